@@ -1,0 +1,35 @@
+"""Shared fixtures: real XLA dumps compiled at test time, and the peer corpus."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+TESTS = Path(__file__).parent
+sys.path.insert(0, str(TESTS))
+
+# The peer corpus lives beside the repository on developer machines and in CI;
+# a user's checkout has none, and its tests are then skipped.
+CORPUS = Path(os.environ.get("XLAVIEW_CORPUS", TESTS.parent.parent / "shared" / "corpus"))
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Path:
+    if not (CORPUS / "MANIFEST.tsv").is_file():
+        pytest.skip(f"peer corpus not found at {CORPUS}")
+    return CORPUS
+
+
+@pytest.fixture(scope="session")
+def zoo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Dump folders of small JAX programs, every pass dumped (compiled, not run)."""
+    pytest.importorskip("jax")
+    from programs.zoo import generate
+
+    return generate(tmp_path_factory.mktemp("zoo"))

@@ -1,0 +1,254 @@
+"""Targeted cases for the HLO parser: errors, tolerance, old text styles, shapes."""
+
+from __future__ import annotations
+
+import pytest
+
+from xlaview.hlo import HloSyntaxError, parse_module, parse_module_tolerant, parse_shape
+from xlaview.hlo.shape import describe_dimension_order
+
+GOOD = """\
+HloModule m, is_scheduled=true, entry_computation_layout={(f32[4]{0})->f32[4]{0}}
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %sum = f32[] add(%a, %b)
+}
+
+ENTRY %main (p: f32[4]) -> f32[4] {
+  %p = f32[4]{0} parameter(0), metadata={op_name="p"}
+  %c = f32[] constant(0)
+  %r = f32[] reduce(%p, %c), dimensions={0}, to_apply=%add
+  %b = f32[4]{0} broadcast(%r), dimensions={}
+  ROOT %out = f32[4]{0} add(%p, %b), metadata={op_name="jit(f)/add" source_file="f.py" source_line=3}
+}
+"""
+
+
+def test_good_module_structure() -> None:
+    m = parse_module(GOOD)
+    assert m.name == "m" and m.is_scheduled
+    assert m.entry_computation_layout == "{(f32[4]{0})->f32[4]{0}}"
+    assert [c.name for c in m.computations] == ["add", "main"]
+    main = m.computation("main")
+    assert main.is_entry and main.root.name == "out"
+    assert [i.name for i in main.instructions] == ["p", "c", "r", "b", "out"]
+    assert main.instruction("r").operand_names == ("p", "c")
+    assert main.instruction("r").called_computations == ("add",)
+    assert main.instruction("r").attributes["dimensions"] == "{0}"
+    assert str(main.instruction("out").shape) == "f32[4]{0}"
+    assert main.instruction("out").op_name == "jit(f)/add"
+    assert m.source_frames(main.instruction("out"))[0].line == 3
+    assert main.instruction("c").literal == "0"
+    assert main.instruction("p").parameter_number == 0
+    assert m.computation_kind("add") == "applied by reduce"
+
+
+def test_spans_point_at_the_text() -> None:
+    m = parse_module(GOOD)
+    out = m.computation("main").instruction("out")
+    assert out.span.line == 14 and out.span.column == 3
+    assert GOOD[out.span.offset : out.span.end].startswith("ROOT %out = f32[4]{0} add(")
+    assert GOOD[out.span.offset : out.span.end].endswith("source_line=3}")
+    comp = m.computation("add")
+    assert comp.span.line == 3 and GOOD[comp.span.offset : comp.span.end].endswith("}")
+
+
+def replace_line(text: str, old: str, new: str) -> str:
+    assert old in text
+    return text.replace(old, new, 1)
+
+
+ERRORS = [
+    # (what is wrong, edit to GOOD, line, words in the message)
+    ("undefined operand", ("add(%p, %b)", "add(%p, %nope)"), 14, "nope"),
+    ("two ROOTs", ("  %b = f32[4]{0} broadcast", "  ROOT %b = f32[4]{0} broadcast"), 14, "ROOT"),
+    ("two ENTRY", ("%add (a: f32[]", "ENTRY %add (a: f32[]"), 9, "ENTRY"),
+    ("stray brace", ("\nENTRY %main", "\n}\nENTRY %main"), 9, "'}'"),
+    ("missing =", ("%c = f32[] constant(0)", "%c f32[] constant(0)"), 11, "'='"),
+    ("bad shape", ("%c = f32[] constant(0)", "%c = f32[x] constant(0)"), 11, "shape"),
+    ("unclosed computation", ("  ROOT %sum = f32[] add(%a, %b)\n}", "  ROOT %sum = f32[] add(%a, %b)"), 8, "close computation add"),
+    ("undefined computation", ("to_apply=%add", "to_apply=%mul"), 12, "mul"),
+    ("duplicate instruction", ("%c = f32[] constant(0)", "%p = f32[] constant(0)"), 11, "twice"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("what,edit,line,words", ERRORS, ids=[e[0] for e in ERRORS])
+def test_errors_are_located(what: str, edit: tuple[str, str], line: int, words: str) -> None:
+    text = replace_line(GOOD, *edit)
+    with pytest.raises(HloSyntaxError) as info:
+        parse_module(text)
+    err = info.value
+    assert err.line == line, f"{what}: reported at {err.line}:{err.column}: {err}"
+    assert isinstance(err.column, int) and err.column >= 1
+    assert words in err.message, f"{what}: {err.message!r}"
+    result = parse_module_tolerant(text)
+    assert result.diagnostics, f"{what}: the tolerant parse saw nothing wrong"
+
+
+def test_truncated_text_keeps_everything_before_the_cut() -> None:
+    cut = GOOD.index("metadata={op_name=\"jit")
+    result = parse_module_tolerant(GOOD[:cut])
+    assert [c.name for c in result.module.computations] == ["add", "main"]
+    assert [i.name for i in result.module.computation("main").instructions] == ["p", "c", "r", "b"]
+    assert result.diagnostics[0].line == 14
+
+
+def test_bad_line_is_skipped_rest_still_opens() -> None:
+    text = replace_line(GOOD, "%c = f32[] constant(0)", "%c = garbage garbage {")
+    result = parse_module_tolerant(text)
+    names = [i.name for i in result.module.computation("main").instructions]
+    assert names == ["p", "r", "b", "out"]
+    assert result.diagnostics[0].line == 11
+
+
+def test_binary_junk_is_an_error_not_a_crash() -> None:
+    with pytest.raises(HloSyntaxError):
+        parse_module("HloModule x\n\x00\x01\x02\xff")
+    assert parse_module_tolerant("\x89PNG\r\n\x1a\n\x00\x00").diagnostics
+
+
+OLD_STYLE = """\
+HloModule cluster_0__XlaCompiledKernel_true__XlaNumResourceArgs_0_.65
+
+%fused_computation (param_0.2: f32[2,3], param_1.3: f32[2,3]) -> f32[2,3] {
+  %param_0.2 = f32[2,3]{1,0} parameter(0)
+  %param_1.3 = f32[2,3]{1,0} parameter(1)
+  ROOT %add.1 = f32[2,3]{1,0} add(f32[2,3]{1,0} %param_0.2, f32[2,3]{1,0} %param_1.3)
+}
+
+ENTRY %cluster_0.65 (arg0.1: f32[2,3], arg1.2: f32[2,3]) -> (f32[2,3]) {
+  %arg0.1 = f32[2,3]{1,0} parameter(0), parameter_replication={false}
+  %arg1.2 = f32[2,3]{1,0} parameter(1)
+  %fusion = f32[2,3]{1,0} fusion(f32[2,3]{1,0} %arg0.1, f32[2,3]{1,0} %arg1.2), kind=kLoop, calls=%fused_computation, backend_config="{\\"a\\":1}"
+  %big = f32[2,3]{1,0} constant({...})
+  ROOT %tuple = (f32[2,3]{1,0}) tuple(f32[2,3]{1,0} %fusion /*index=0*/)
+}
+"""
+
+
+def test_old_text_styles() -> None:
+    m = parse_module(OLD_STYLE)
+    entry = m.entry
+    fusion = entry.instruction("fusion")
+    assert fusion.operand_names == ("arg0.1", "arg1.2")
+    assert fusion.fusion_kind == "kLoop" and fusion.called_computations == ("fused_computation",)
+    assert fusion.backend_config == {"a": 1}
+    assert entry.instruction("big").literal == "{...}"
+    assert entry.instruction("tuple").operand_names == ("fusion",)
+    assert m.computation_kind("fused_computation") == "fusion"
+
+
+SHORT = """\
+HloModule short
+
+add {
+  x = f32[] parameter(0)
+  y = f32[] parameter(1)
+  ROOT s = f32[] add(x, y)
+}
+
+ENTRY main.4 {
+  p = f32[8]{0} parameter(0)
+  z = f32[] constant(0)
+  ROOT r = f32[] reduce(p, z), dimensions={0}, to_apply=add
+}
+"""
+
+
+def test_short_parsable_style_no_percent_no_signature() -> None:
+    m = parse_module(SHORT)
+    assert m.entry.name == "main.4"
+    assert m.entry.instruction("r").called_computations == ("add",)
+
+
+def test_bare_list_of_computations_has_no_header() -> None:
+    m = parse_module(SHORT.split("\n", 2)[2])
+    assert not m.has_header and m.name == "module_main.4"
+
+
+def test_new_opcodes_and_attributes_are_kept_raw() -> None:
+    text = GOOD.replace(
+        "%c = f32[] constant(0)",
+        "%c = f32[] frobnicate-v2(), future_attr={a=[1,2]<=[2] x}, mode=fast",
+    )
+    c = parse_module(text).computation("main").instruction("c")
+    assert c.opcode == "frobnicate-v2"
+    assert c.attributes == {"future_attr": "{a=[1,2]<=[2] x}", "mode": "fast"}
+
+
+def test_multiline_instruction_and_comments() -> None:
+    text = GOOD.replace(
+        "%r = f32[] reduce(%p, %c), dimensions={0}, to_apply=%add",
+        "%r = f32[] reduce(%p, // the input\n      %c), /* init */\n    dimensions={0},\n    to_apply=%add",
+    )
+    r = parse_module(text).computation("main").instruction("r")
+    assert r.operand_names == ("p", "c")
+    assert r.called_computations == ("add",)
+    assert r.span.line == 12
+
+
+def test_stack_frames_resolve_to_the_call_stack() -> None:
+    text = """\
+HloModule m
+
+FileNames
+1 "prog.py"
+
+FunctionNames
+1 "<module>"
+2 "outer"
+3 "inner"
+
+FileLocations
+1 {file_name_id=1 function_name_id=1 line=9 end_line=9 column=0 end_column=4}
+2 {file_name_id=1 function_name_id=2 line=5 end_line=5 column=2 end_column=8}
+3 {file_name_id=1 function_name_id=3 line=2 end_line=2 column=4 end_column=9}
+
+StackFrames
+1 {file_location_id=1 parent_frame_id=1}
+2 {file_location_id=2 parent_frame_id=2}
+3 {file_location_id=3 parent_frame_id=3}
+
+
+ENTRY %main () -> f32[] {
+  ROOT %c = f32[] constant(1), metadata={op_name="jit(outer)/sin" stack_frame_id=3}
+}
+"""
+    m = parse_module(text)
+    frames = m.source_frames(m.entry.instruction("c"))
+    assert [(f.function, f.line) for f in frames] == [("inner", 2), ("outer", 5), ("<module>", 9)]
+
+
+SHAPES = [
+    # text, bytes, dimension order
+    ("f32[16,32]{1,0}", 2048, "row-major"),
+    ("f32[16,32]{0,1}", 2048, "column-major"),
+    ("bf16[3,5]{1,0:T(8,128)(2,1)}", 8 * 128 * 2, "row-major"),
+    ("f32[2,3,4]{0,2,1}", 96, "dimensions 1,2,0 from major to minor"),
+    ("s4[16]{0:E(4)}", 8, "row-major"),
+    ("pred[10]{0}", 10, "row-major"),
+    ("f8e4m3fn[4,4]{1,0}", 16, "row-major"),
+    ("f32[<=8,4]{1,0}", 128, "row-major"),
+    ("(f32[], s32[2]{0})", 12, None),
+    ("token[]", 0, None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text,size,order", SHAPES)
+def test_shapes(text: str, size: int, order: str | None) -> None:
+    shape = parse_shape(text)
+    assert str(shape) == text
+    assert shape.byte_size() == size
+    if order:
+        assert describe_dimension_order(shape) == order
+
+
+def test_layout_attributes() -> None:
+    shape = parse_shape("f32[8,128]{1,0:T(8,128)S(1)}")
+    assert shape.layout.minor_to_major == (1, 0)
+    assert shape.layout.tiles == ((8, 128),) and shape.layout.tile_strings == ("(8,128)",)
+    assert shape.layout.memory_space == 1
+    assert shape.dynamic == (False, False)
+    assert parse_shape("f32[<=8]").dynamic == (True,)

@@ -1,0 +1,194 @@
+"""Attribute lists of instructions and module headers, parsed on demand.
+
+The parser keeps each instruction's attributes as the raw text it found
+(``, dimensions={0}, metadata={...}``); these functions split that text when a
+view asks for it. Values stay as text unless a helper here decodes them, so an
+attribute XLA adds later is kept, not rejected.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from typing import Any
+
+_SKIP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
+_ATTR_NAME = re.compile(r"[A-Za-z_][\w.\-]*")
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', re.S)
+_OPEN = {"{": "}", "(": ")", "[": "]"}
+_BARE_STOP = frozenset(" \t\r\n,)}]")
+_TYPED_LITERAL_SHAPE = re.compile(r"[a-z][a-z0-9]*\[[^\]]*\](?:\{[^}]*\})?")
+_SCALAR_LITERAL = re.compile(r"-?(?:inf|nan|true|false|[0-9.]+(?:[eE][+-]?\d+)?)")
+
+
+class ValueSyntaxError(ValueError):
+    """A value does not end where it should; ``offset`` is where scanning stopped."""
+
+    def __init__(self, message: str, offset: int) -> None:
+        super().__init__(message)
+        self.offset = offset
+
+
+def scan_balanced(text: str, pos: int) -> int:
+    """End offset of the bracketed group that opens at ``pos`` (strings respected)."""
+    stack = [_OPEN[text[pos]]]
+    i = pos + 1
+    n = len(text)
+    while i < n:
+        c = text[i]
+        if c == '"' or c == "'":
+            m = _STRING.match(text, i)
+            if not m:
+                raise ValueSyntaxError("unterminated string", i)
+            i = m.end()
+            continue
+        if c in _OPEN:
+            stack.append(_OPEN[c])
+        elif c in ")}]":
+            if c != stack[-1]:
+                raise ValueSyntaxError(f"expects {stack[-1]!r} but sees {c!r}", i)
+            stack.pop()
+            if not stack:
+                return i + 1
+        elif c == "/" and text.startswith("/*", i):
+            end = text.find("*/", i + 2)
+            if end < 0:
+                raise ValueSyntaxError("unterminated /* comment", i)
+            i = end + 2
+            continue
+        i += 1
+    raise ValueSyntaxError(f"expects {stack[-1]!r} before the end of the text", n)
+
+
+def scan_value(text: str, pos: int) -> int:
+    """End offset of one attribute value starting at ``pos``.
+
+    A value is a bracketed group, a string, or a bare word that may itself hold
+    brackets (``[2,4]<=[8]T(1,0)``, ``b01f_01io->b01f``, ``%computation``).
+    """
+    n = len(text)
+    if pos >= n:
+        raise ValueSyntaxError("expects a value", pos)
+    c = text[pos]
+    if c == '"' or c == "'":
+        m = _STRING.match(text, pos)
+        if not m:
+            raise ValueSyntaxError("unterminated string", pos)
+        return m.end()
+    if c in _OPEN:
+        return scan_balanced(text, pos)
+    i = pos
+    while i < n:
+        c = text[i]
+        if c in _OPEN:
+            i = scan_balanced(text, i)
+            continue
+        if c in _BARE_STOP:
+            break
+        i += 1
+    if i == pos:
+        raise ValueSyntaxError(f"expects a value but sees {text[pos]!r}", pos)
+    # Two values hold a space: a mesh replica-group list
+    # (``replica_groups=mesh['x'=2] {'x'}``) and a typed literal
+    # (``literal=s32[2]{0} {1, 2}``).
+    j = i
+    while j < n and text[j] in " \t":
+        j += 1
+    if j > i and j < n and text[i - 1] in "]}":
+        if text[j] == "{":
+            return scan_balanced(text, j)
+        if _TYPED_LITERAL_SHAPE.fullmatch(text, pos, i):
+            m = _SCALAR_LITERAL.match(text, j)
+            if m:
+                return m.end()
+    return i
+
+
+def scan_attributes(text: str, pos: int) -> tuple[list[tuple[str, str, int]], int]:
+    """Parse ``, name=value`` pairs from ``pos``; returns them and the end offset.
+
+    Each item is (name, raw value, value offset). Scanning stops at the first
+    character after a value that is not a comma.
+    """
+    items: list[tuple[str, str, int]] = []
+    while True:
+        p = _SKIP.match(text, pos).end()  # type: ignore[union-attr]
+        if p >= len(text) or text[p] != ",":
+            return items, pos
+        p = _SKIP.match(text, p + 1).end()  # type: ignore[union-attr]
+        m = _ATTR_NAME.match(text, p)
+        if not m:
+            raise ValueSyntaxError("expects attribute name", p)
+        p = _SKIP.match(text, m.end()).end()  # type: ignore[union-attr]
+        if p >= len(text) or text[p] != "=":
+            raise ValueSyntaxError(f"expects '=' after attribute {m.group()!r}", p)
+        p = _SKIP.match(text, p + 1).end()  # type: ignore[union-attr]
+        end = scan_value(text, p)
+        items.append((m.group(), text[p:end], p))
+        pos = end
+
+
+@lru_cache(maxsize=8192)
+def split_attributes(text: str) -> dict[str, str]:
+    """``", a=1, b={2}"`` -> ``{"a": "1", "b": "{2}"}`` (raw values, text order)."""
+    try:
+        items, _ = scan_attributes(text, 0)
+    except ValueSyntaxError:
+        return {}
+    return {name: value for name, value, _ in items}
+
+
+_META_ITEM = re.compile(r'([A-Za-z_]\w*)=("(?:[^"\\]|\\.)*"|[^\s}]+)')
+
+
+@lru_cache(maxsize=8192)
+def parse_metadata(value: str) -> dict[str, str | int]:
+    """``{op_name="x" source_line=3}`` -> ``{"op_name": "x", "source_line": 3}``."""
+    out: dict[str, str | int] = {}
+    for key, raw in _META_ITEM.findall(value):
+        if raw.startswith('"'):
+            out[key] = unquote(raw)
+        else:
+            try:
+                out[key] = int(raw)
+            except ValueError:
+                out[key] = raw
+    return out
+
+
+def unquote(value: str) -> str:
+    """The content of a C-escaped HLO string literal (quotes removed)."""
+    if len(value) >= 2 and value[0] in "\"'" and value[-1] == value[0]:
+        body = value[1:-1]
+        if "\\" not in body:
+            return body
+        try:
+            return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+        except UnicodeDecodeError:
+            return body
+    return value
+
+
+_NAME_IN_LIST = re.compile(r"%?([A-Za-z_][\w.\-]*)")
+
+
+def computation_names(value: str) -> tuple[str, ...]:
+    """``%c`` or ``{%a, %b}`` -> names without ``%``."""
+    return tuple(_NAME_IN_LIST.findall(value))
+
+
+def decode_backend_config(value: str) -> Any:
+    """The backend_config as a Python object when it is JSON, else its text."""
+    raw = unquote(value) if value[:1] in "\"'" else value
+    if not raw:
+        return {}
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw
+
+
+def parse_braced_ints(value: str) -> tuple[int, ...]:
+    """``{1,0}`` -> ``(1, 0)``."""
+    return tuple(int(x) for x in re.findall(r"-?\d+", value))

@@ -1,0 +1,417 @@
+"""The immutable HLO model: modules, computations, instructions, stack frames.
+
+Instructions are named tuples (cheap to build 20k of, immutable, hashable).
+What is rarely needed (attributes, metadata, backend_config, literals) is kept
+as the raw text XLA printed and decoded on demand by properties.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, NamedTuple
+
+from xlaview.hlo.attributes import (
+    computation_names,
+    decode_backend_config,
+    parse_metadata,
+    split_attributes,
+    unquote,
+)
+from xlaview.hlo.errors import HloSyntaxError
+from xlaview.hlo.shape import Shape
+
+# Attributes whose value names the computations an instruction calls.
+CALLED_COMPUTATION_ATTRIBUTES = (
+    "calls",
+    "to_apply",
+    "body",
+    "condition",
+    "true_computation",
+    "false_computation",
+    "branch_computations",
+    "called_computations",
+    "select",
+    "scatter",
+    "async_wrapped_computation",
+)
+
+
+class Span(NamedTuple):
+    """Where something is in the text: 1-based line and column, 0-based offsets."""
+
+    line: int
+    column: int
+    offset: int
+    end: int
+
+
+class Frame(NamedTuple):
+    """One resolved stack frame: source file, line, column and function."""
+
+    file: str
+    line: int
+    column: int
+    function: str
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line} ({self.function})"
+
+
+class Instruction(NamedTuple):
+    """One HLO instruction, as printed in the text.
+
+    ``operand_names`` are the operands' names without ``%``; ``attribute_text``
+    is everything after the operand list, raw; ``payload`` is the text inside
+    the parentheses of ``constant(...)`` and ``parameter(...)``.
+    """
+
+    name: str
+    opcode: str
+    shape: Shape
+    operand_names: tuple[str, ...]
+    is_root: bool
+    computation: str
+    span: Span
+    attribute_text: str = ""
+    payload: str | None = None
+
+    @property
+    def attributes(self) -> dict[str, str]:
+        """Every attribute as raw text, in text order."""
+        return split_attributes(self.attribute_text) if self.attribute_text else {}
+
+    def attribute(self, name: str) -> str | None:
+        if not self.attribute_text or name not in self.attribute_text:
+            return None
+        return self.attributes.get(name)
+
+    @property
+    def metadata(self) -> dict[str, str | int]:
+        value = self.attribute("metadata")
+        return parse_metadata(value) if value else {}
+
+    @property
+    def op_name(self) -> str | None:
+        value = self.metadata.get("op_name")
+        return str(value) if value is not None else None
+
+    @property
+    def stack_frame_id(self) -> int | None:
+        value = self.metadata.get("stack_frame_id")
+        return value if isinstance(value, int) else None
+
+    @property
+    def backend_config(self) -> Any:
+        """Decoded JSON (dict) where possible, else the raw text; None if absent."""
+        value = self.attribute("backend_config")
+        return decode_backend_config(value) if value is not None else None
+
+    @property
+    def sharding(self) -> str | None:
+        return self.attribute("sharding")
+
+    @property
+    def frontend_attributes(self) -> dict[str, str]:
+        value = self.attribute("frontend_attributes")
+        if not value:
+            return {}
+        return {k: str(v) for k, v in parse_metadata(value).items()}
+
+    @property
+    def control_predecessors(self) -> tuple[str, ...]:
+        value = self.attribute("control-predecessors")
+        return computation_names(value) if value else ()
+
+    @property
+    def called_computations(self) -> tuple[str, ...]:
+        """Names of the computations this instruction calls, in attribute order."""
+        text = self.attribute_text
+        if not text or "=" not in text:
+            return ()
+        attrs = self.attributes
+        names: list[str] = []
+        for key in CALLED_COMPUTATION_ATTRIBUTES:
+            value = attrs.get(key)
+            if value is not None and (value.startswith(("%", "{")) or value[:1].isalpha()):
+                names.extend(computation_names(value))
+        return tuple(names)
+
+    @property
+    def fusion_kind(self) -> str | None:
+        """``kLoop``, ``kInput``, ``kOutput``, ``kCustom``... for fusions."""
+        return self.attribute("kind") if self.opcode == "fusion" else None
+
+    @property
+    def parameter_number(self) -> int | None:
+        if self.opcode != "parameter" or self.payload is None:
+            return None
+        try:
+            return int(self.payload)
+        except ValueError:
+            return None
+
+    @property
+    def literal(self) -> str | None:
+        """The literal text of a constant (``{...}`` when XLA elided it)."""
+        return self.payload if self.opcode == "constant" else None
+
+
+class Computation:
+    """A computation: its instructions in text order, the ENTRY mark, its span."""
+
+    __slots__ = (
+        "name",
+        "is_entry",
+        "instructions",
+        "span",
+        "signature",
+        "attribute_text",
+        "_index",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        is_entry: bool,
+        instructions: tuple[Instruction, ...],
+        span: Span,
+        signature: str = "",
+        attribute_text: str = "",
+    ) -> None:
+        self.name = name
+        self.is_entry = is_entry
+        self.instructions = instructions
+        self.span = span
+        self.signature = signature
+        self.attribute_text = attribute_text
+        self._index: dict[str, Instruction] | None = None
+
+    @property
+    def root(self) -> Instruction | None:
+        for instr in self.instructions:
+            if instr.is_root:
+                return instr
+        return self.instructions[-1] if self.instructions else None
+
+    @property
+    def parameters(self) -> tuple[Instruction, ...]:
+        params = [i for i in self.instructions if i.opcode == "parameter"]
+        params.sort(key=lambda i: i.parameter_number if i.parameter_number is not None else 0)
+        return tuple(params)
+
+    def instruction(self, name: str) -> Instruction:
+        """The instruction called ``name`` (KeyError if there is none)."""
+        if self._index is None:
+            self._index = {i.name: i for i in self.instructions}
+        return self._index[name.lstrip("%")]
+
+    def __contains__(self, name: object) -> bool:
+        if self._index is None:
+            self._index = {i.name: i for i in self.instructions}
+        return name in self._index
+
+    def __iter__(self) -> Iterator[Instruction]:
+        return iter(self.instructions)
+
+    def __len__(self) -> int:
+        return len(self.instructions)
+
+    def __repr__(self) -> str:
+        entry = "ENTRY " if self.is_entry else ""
+        return f"<Computation {entry}{self.name}: {len(self.instructions)} instructions>"
+
+
+class StackFrames:
+    """The ``FileNames`` / ``FunctionNames`` / ``FileLocations`` / ``StackFrames``
+    tables newer XLA prints, resolving a ``stack_frame_id`` to frames."""
+
+    __slots__ = ("file_names", "function_names", "file_locations", "frames")
+
+    def __init__(
+        self,
+        file_names: dict[int, str],
+        function_names: dict[int, str],
+        file_locations: dict[int, dict[str, int]],
+        frames: dict[int, tuple[int, int]],
+    ) -> None:
+        self.file_names = file_names
+        self.function_names = function_names
+        self.file_locations = file_locations
+        # frame id -> (file_location_id, parent frame id or 0)
+        self.frames = frames
+
+    def __bool__(self) -> bool:
+        return bool(self.frames)
+
+    def frame(self, frame_id: int) -> Frame | None:
+        entry = self.frames.get(frame_id)
+        if entry is None:
+            return None
+        loc = self.file_locations.get(entry[0], {})
+        return Frame(
+            self.file_names.get(loc.get("file_name_id", 0), "?"),
+            loc.get("line", 0),
+            loc.get("column", 0),
+            self.function_names.get(loc.get("function_name_id", 0), "?"),
+        )
+
+    def resolve(self, frame_id: int) -> tuple[Frame, ...]:
+        """The call stack of ``frame_id``, innermost frame first."""
+        out: list[Frame] = []
+        seen: set[int] = set()
+        while frame_id and frame_id not in seen and frame_id in self.frames:
+            seen.add(frame_id)
+            frame = self.frame(frame_id)
+            if frame:
+                out.append(frame)
+            frame_id = self.frames[frame_id][1]
+        return tuple(out)
+
+
+class Module:
+    """A parsed HLO module.
+
+    ``computations`` are in text order; ``diagnostics`` lists the syntax errors
+    a tolerant parse skipped over (empty after a strict parse).
+    """
+
+    __slots__ = (
+        "name",
+        "attribute_text",
+        "computations",
+        "stack_frames",
+        "text",
+        "diagnostics",
+        "has_header",
+        "_by_name",
+        "_instr_index",
+        "_callers",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        attribute_text: str,
+        computations: tuple[Computation, ...],
+        stack_frames: StackFrames,
+        text: str,
+        diagnostics: tuple[HloSyntaxError, ...] = (),
+        has_header: bool = True,
+    ) -> None:
+        self.name = name
+        self.attribute_text = attribute_text
+        self.computations = computations
+        self.stack_frames = stack_frames
+        self.text = text
+        self.diagnostics = diagnostics
+        self.has_header = has_header
+        self._by_name = {c.name: c for c in computations}
+        self._instr_index: dict[str, tuple[Computation, Instruction]] | None = None
+        self._callers: dict[str, list[Instruction]] | None = None
+
+    # -- header ---------------------------------------------------------------
+    @property
+    def attributes(self) -> dict[str, str]:
+        return split_attributes(self.attribute_text) if self.attribute_text else {}
+
+    @property
+    def is_scheduled(self) -> bool:
+        return self.attributes.get("is_scheduled") == "true"
+
+    @property
+    def entry_computation_layout(self) -> str | None:
+        return self.attributes.get("entry_computation_layout")
+
+    @property
+    def input_output_alias(self) -> str | None:
+        return self.attributes.get("input_output_alias")
+
+    # -- lookups --------------------------------------------------------------
+    @property
+    def entry(self) -> Computation | None:
+        for comp in self.computations:
+            if comp.is_entry:
+                return comp
+        return self.computations[-1] if self.computations else None
+
+    def computation(self, name: str) -> Computation:
+        """The computation called ``name`` (KeyError if there is none)."""
+        return self._by_name[name.lstrip("%")]
+
+    def has_computation(self, name: str) -> bool:
+        return name.lstrip("%") in self._by_name
+
+    def find(self, name: str) -> tuple[Computation, Instruction]:
+        """The instruction called ``name`` and its computation (KeyError if absent).
+
+        XLA keeps instruction names unique in a module; where a hand-written
+        text reuses one, the first definition wins.
+        """
+        if self._instr_index is None:
+            index: dict[str, tuple[Computation, Instruction]] = {}
+            for comp in self.computations:
+                for instr in comp.instructions:
+                    index.setdefault(instr.name, (comp, instr))
+            self._instr_index = index
+        return self._instr_index[name.lstrip("%")]
+
+    def instruction(self, name: str) -> Instruction:
+        return self.find(name)[1]
+
+    def instructions(self) -> Iterator[Instruction]:
+        for comp in self.computations:
+            yield from comp.instructions
+
+    @property
+    def instruction_count(self) -> int:
+        return sum(len(c.instructions) for c in self.computations)
+
+    def callers(self, computation: str) -> list[Instruction]:
+        """Instructions that call ``computation`` (fusions, whiles, reduces...)."""
+        if self._callers is None:
+            callers: dict[str, list[Instruction]] = {}
+            for comp in self.computations:
+                for instr in comp.instructions:
+                    if instr.attribute_text and "=" in instr.attribute_text:
+                        for called in instr.called_computations:
+                            callers.setdefault(called, []).append(instr)
+            self._callers = callers
+        return self._callers.get(computation, [])
+
+    def computation_kind(self, name: str) -> str:
+        """What calls a computation: ``entry``, ``fusion``, ``while body``, ..."""
+        comp = self.computation(name)
+        if comp.is_entry or comp is self.entry:
+            return "entry"
+        for caller in self.callers(name):
+            attrs = caller.attributes
+            if caller.opcode == "fusion":
+                return "fusion"
+            if attrs.get("body", "").lstrip("%") == name:
+                return "while body"
+            if attrs.get("condition", "").lstrip("%") == name:
+                return "while condition"
+            if caller.opcode == "conditional":
+                return "branch"
+            if caller.opcode in ("async-start", "async-update", "async-done"):
+                return "async wrapped"
+            if caller.opcode == "call":
+                return "call"
+            return f"applied by {caller.opcode}"
+        return "unused"
+
+    def source_frames(self, instr: Instruction) -> tuple[Frame, ...]:
+        """The Python stack an instruction came from (StackFrames or metadata)."""
+        frame_id = instr.stack_frame_id
+        if frame_id and self.stack_frames:
+            frames = self.stack_frames.resolve(frame_id)
+            if frames:
+                return frames
+        meta = instr.metadata
+        if "source_file" in meta:
+            line = meta.get("source_line", 0)
+            return (Frame(str(meta["source_file"]), line if isinstance(line, int) else 0, 0, ""),)
+        return ()
+
+    def __repr__(self) -> str:
+        return f"<Module {self.name}: {len(self.computations)} computations>"
