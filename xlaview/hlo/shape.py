@@ -124,6 +124,16 @@ class Shape:
             return -(-count * packed // 8)
         return count * bits // 8
 
+    def unpadded_byte_size(self) -> int:
+        """Bytes the elements themselves take, without tile padding."""
+        if self.is_tuple:
+            return sum(e.unpadded_byte_size() for e in self.elements)
+        packed = self.layout.element_size_bits if self.layout else None
+        count = math.prod(max(d, 0) for d in self.dims)
+        if packed:
+            return -(-count * packed // 8)
+        return count * ELEMENT_BITS.get(self.element_type, 0) // 8
+
     def _count_with_subtiles(self) -> int:
         # Later tiles apply inside the first tile's shape (e.g. (2,1) packing
         # of bf16 inside an (8,128) tile): pad the tile, then count tiles.

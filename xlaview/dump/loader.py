@@ -1,0 +1,193 @@
+"""Reading the files of a dump: HLO modules (parsed once, cached) and quick
+checks that find broken files without parsing them."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+from xlaview.dump.index import DumpFile, DumpIndex, DumpModule, Problem
+from xlaview.dump.reports import (
+    BufferAssignment,
+    LiveRange,
+    MemoryUsageReport,
+    ReportError,
+    read_buffer_assignment,
+    read_live_range,
+    read_memory_usage,
+)
+from xlaview.hlo import HloSyntaxError, Module, parse_module_tolerant
+
+_SNIFF_HEAD = 4096
+_SNIFF_TAIL = 256
+CACHE_SIZE = 12  # parsed modules kept: a pass step re-reads its neighbours
+
+
+class DumpReadError(OSError):
+    """A file that cannot be read as text: missing, unreadable or binary."""
+
+    def __init__(self, path: str | Path, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.path = str(path)
+        self.message = message
+        self.line = line
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        return f"{where}: {self.message}"
+
+
+def read_text(path: str | Path) -> str:
+    """A dump file as text. Binary files are refused with the line of the first
+    NUL byte; bytes that are not UTF-8 are replaced, not fatal."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as err:
+        raise DumpReadError(path, f"cannot read: {err.strerror or err}") from None
+    nul = data.find(b"\0")
+    if nul >= 0:
+        line = data.count(b"\n", 0, nul) + 1
+        raise DumpReadError(path, "binary data (NUL byte), not a text dump", line)
+    return data.decode("utf-8", errors="replace")
+
+
+@dataclass(frozen=True, slots=True)
+class LoadedModule:
+    """A parsed HLO file and what went wrong parsing it (empty when nothing)."""
+
+    module: Module
+    problems: tuple[Problem, ...]
+
+
+class ModuleCache:
+    """Parsed HLO files by (path, size, mtime): nothing is parsed twice, and a
+    file rewritten while a program runs is parsed again. Thread-safe."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self._size = size
+        self._items: OrderedDict[tuple[str, int, int], LoadedModule] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def load(self, dump_file: DumpFile | str | Path) -> LoadedModule:
+        path = dump_file.path if isinstance(dump_file, DumpFile) else Path(dump_file)
+        try:
+            st = path.stat()
+        except OSError as err:
+            raise DumpReadError(path, f"cannot read: {err.strerror or err}") from None
+        key = (str(path), st.st_size, st.st_mtime_ns)
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        loaded = load_module(path)
+        with self._lock:
+            self._items[key] = loaded
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return loaded
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+def load_module(path: str | Path) -> LoadedModule:
+    """Parse one HLO file tolerantly; raises `DumpReadError` only if it cannot
+    be read as text at all."""
+    text = read_text(path)
+    result = parse_module_tolerant(text)
+    problems = tuple(_problem(path, d) for d in result.diagnostics)
+    if not result.module.computations and not problems:
+        problems = (Problem(str(path), "no HLO computation in this file"),)
+    return LoadedModule(result.module, problems)
+
+
+def _problem(path: str | Path, err: HloSyntaxError) -> Problem:
+    return Problem(str(path), f"{err.message} (column {err.column})", err.line)
+
+
+def sniff(index: DumpIndex) -> list[Problem]:
+    """Broken HLO and report files, found from a few bytes at each end of each
+    file: binary data, and HLO text cut short (it always ends with ``}``)."""
+    problems: list[Problem] = []
+    for module in index.modules:
+        hlo_files = [f for _, f in module.timeline()] + list(module.stages.values())
+        reports = [f for _, f in module.reports.items() if f]
+        for f in hlo_files + reports:
+            if f.size == 0:
+                continue  # reported by the index
+            try:
+                with open(f.path, "rb") as fh:
+                    head = fh.read(_SNIFF_HEAD)
+                    fh.seek(max(0, f.size - _SNIFF_TAIL))
+                    tail = fh.read(_SNIFF_TAIL)
+            except OSError as err:
+                problems.append(Problem(f.rel, f"cannot read: {err.strerror or err}"))
+                continue
+            if b"\0" in head or b"\0" in tail:
+                problems.append(Problem(f.rel, "binary data, not a text dump"))
+            elif f in hlo_files and not tail.rstrip().endswith(b"}"):
+                problems.append(Problem(f.rel, "HLO text cut short: it does not end with '}'"))
+    return problems
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleReports:
+    """The memory reports of a module, read tolerantly (None where absent)."""
+
+    buffer_assignment: BufferAssignment | None
+    live_range: LiveRange | None
+    memory_usage: MemoryUsageReport | None
+    problems: tuple[Problem, ...]
+
+    @property
+    def peak_bytes(self) -> int | None:
+        if self.live_range and self.live_range.peak_bytes:
+            return self.live_range.peak_bytes
+        if self.memory_usage and self.memory_usage.total_bytes:
+            return self.memory_usage.total_bytes
+        return None
+
+
+def load_reports(module: DumpModule) -> ModuleReports:
+    """Read the buffer-assignment, live-range and memory-usage reports of a module."""
+    problems: list[Problem] = []
+
+    def text_of(f: DumpFile | None) -> str | None:
+        if f is None:
+            return None
+        try:
+            return read_text(f.path)
+        except DumpReadError as err:
+            problems.append(Problem(f.rel, err.message, err.line))
+            return None
+
+    reports = module.reports
+    assignment = live = usage = None
+    ba_text = text_of(reports.buffer_assignment)
+    if ba_text is not None:
+        assert reports.buffer_assignment is not None
+        values_text = text_of(reports.buffer_assignment_values)
+        assignment = read_buffer_assignment(ba_text, reports.buffer_assignment.rel, values_text)
+        problems += _report_problems(assignment.diagnostics)
+    live_text = text_of(reports.live_range)
+    if live_text is not None:
+        assert reports.live_range is not None
+        live = read_live_range(live_text, reports.live_range.rel)
+    elif ba_text is not None and "HloLiveRange" in ba_text:
+        assert reports.buffer_assignment is not None
+        live = read_live_range(ba_text, reports.buffer_assignment.rel)  # the pre-2026 layout
+    if live is not None:
+        problems += _report_problems(live.diagnostics)
+    usage_text = text_of(reports.memory_usage)
+    if usage_text is not None:
+        assert reports.memory_usage is not None
+        usage = read_memory_usage(usage_text, reports.memory_usage.rel)
+        problems += _report_problems(usage.diagnostics)
+    return ModuleReports(assignment, live, usage, tuple(problems))
+
+
+def _report_problems(diagnostics: tuple[ReportError, ...]) -> list[Problem]:
+    return [Problem(d.path or "", d.message, d.line or None) for d in diagnostics]

@@ -1,0 +1,151 @@
+"""The names XLA gives the files of a dump folder (``--xla_dump_to``).
+
+``[timestamp.]module_NNNN[.name][.cl_N].suffix``: module names contain dots
+and so do suffixes, so suffixes are matched from the right, against the forms
+XLA has used since 2019 (``shared/corpus/NAMING.md`` has the history).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+
+
+class FileKind(str, Enum):
+    PASS = "pass"  # SEQ.pipeline.after_X.before_Y
+    SNAPSHOT = "snapshot"  # SEQ.pass.after_step, a dump taken inside a pass
+    STAGE = "stage"  # a whole-module dump: before/after optimizations, ...
+    REPORT = "report"  # buffer assignment, its values, live range, memory usage
+    OTHER = "other"  # anything else of a module: .dot, .ll, .o, debug_options...
+
+
+# The text dump formats come first in each alternation: the regexes are
+# anchored at the end, and "hlo.pb.gz" must win over "gz".
+_FORMATS = r"txt|dot|top_level\.html|html|url|hlo\.pb\.gz|hlo\.pb|pb\.gz|pb|riegeli|fdo_profile"
+_BACKEND = r"cpu|tpu|sm_\d+\.\d+_gpu|gfx[0-9a-z]+_gpu|[a-z][a-z0-9]*_gpu"
+_STAGES = (
+    r"after_optimizations_before_buffer_assignment|after_optimizations_after_buffer_assignment"
+    r"|after_optimizations|before_optimizations|after_optimization|before_optimization"
+    r"|after_spmd_partitioner|before_config_assignment|after_codegen|host_transfers"
+)
+_REPORTS = r"-buffer-assignment-values|-buffer-assignment|-live-range|-memory-usage-report"
+
+_PREFIX = re.compile(r"(?:(\d{10,})\.)?module_(\d{4,})(?:\.(.*))?\Z", re.S)
+_PASS = re.compile(rf"(?:^|\.)(\d{{4,}})\.([^.]+)\.after_(.+?)\.before_(.+)\.({_FORMATS})\Z")
+_SNAPSHOT = re.compile(rf"(?:^|\.)(\d{{4,}})\.([^.]+)\.after_([^.]+)\.({_FORMATS})\Z")
+_STAGE = re.compile(
+    rf"(?:^|\.)(?:({_BACKEND})_)?({_STAGES})({_REPORTS})?\.({_FORMATS})\Z"
+)
+_CHANGELIST = re.compile(r"\.cl_(\d+)\Z")
+_FUSION_VISUALIZATION = re.compile(
+    r"(.+)\.module_(\d{4,})\.(.*)\._fusion\.(html|pyz)\Z|(.+)_fusion_visualization\.html\Z"
+)
+# Suffixes of other per-module files, used to split an unknown module name
+# off them when no HLO dump of the module names it.
+_OTHER_SUFFIX = re.compile(
+    r"\.(?:debug_options|config\.pbtxt|metadata\.textproto|autotune_results\.pbtxt"
+    r"|gpu_target_config\.pbtxt|thunk_sequence[\w.]*|thunk_metadata\.\w+|priority_fusion_dump\.\w+"
+    r"|schedule\.\w+|obj-file\..+|.*ir-(?:no|with)-opt(?:\.part_\d+)?\.ll|.*\.ptx|ptx|spv"
+    r"|.*\.mlir|mlir|.*\.ll|.*\.o|execution_\d+\..+|.*\.ttir\.txt|.*\.hlo)\Z"
+)
+
+REPORT_NAMES = {
+    "-buffer-assignment": "buffer_assignment",
+    "-buffer-assignment-values": "buffer_assignment_values",
+    "-live-range": "live_range",
+    "-memory-usage-report": "memory_usage",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class DumpFileName:
+    """What a file name says. ``module_name`` is None when the name does not
+    tell it (pre-2021 dumps have none; other files need the index to split it)."""
+
+    module_id: int
+    module_name: str | None
+    kind: FileKind
+    format: str
+    rest: str  # everything after "module_NNNN."
+    timestamp: int | None = None
+    changelist: int | None = None
+    seq: int | None = None
+    pipeline: str | None = None
+    after: str | None = None
+    before: str | None = None
+    stage: str | None = None  # e.g. "after_optimizations", "before_optimizations"
+    backend_prefix: str | None = None  # e.g. "cpu", "sm_8.0_gpu", "gfx942_gpu"
+    report: str | None = None  # a key of REPORT_NAMES' values
+
+
+def parse_file_name(name: str) -> DumpFileName | None:
+    """Classify one file name of a dump folder; None if it is not a module's file."""
+    m = _PREFIX.match(name)
+    if not m:
+        v = _FUSION_VISUALIZATION.match(name)
+        if v and v.group(2):
+            return DumpFileName(
+                int(v.group(2)), _clean_name(v.group(3))[0], FileKind.OTHER, v.group(4), name
+            )
+        return None
+    timestamp = int(m.group(1)) if m.group(1) else None
+    module_id = int(m.group(2))
+    rest = m.group(3) or ""
+    if p := _PASS.search(rest):
+        module_name, cl = _clean_name(rest[: p.start()])
+        return DumpFileName(
+            module_id, module_name, FileKind.PASS, p.group(5), rest, timestamp, cl,
+            seq=int(p.group(1)), pipeline=p.group(2), after=p.group(3), before=p.group(4),
+        )  # fmt: skip
+    if s := _STAGE.search(rest):
+        module_name, cl = _clean_name(rest[: s.start()])
+        report = REPORT_NAMES[s.group(3)] if s.group(3) else None
+        return DumpFileName(
+            module_id, module_name, FileKind.REPORT if report else FileKind.STAGE, s.group(4),
+            rest, timestamp, cl, stage=s.group(2), backend_prefix=s.group(1), report=report,
+        )  # fmt: skip
+    if p := _SNAPSHOT.search(rest):
+        module_name, cl = _clean_name(rest[: p.start()])
+        return DumpFileName(
+            module_id, module_name, FileKind.SNAPSHOT, p.group(4), rest, timestamp, cl,
+            seq=int(p.group(1)), pipeline=p.group(2), after=p.group(3),
+        )  # fmt: skip
+    return DumpFileName(module_id, None, FileKind.OTHER, "", rest, timestamp)
+
+
+def guess_module_name(rest: str) -> str | None:
+    """The module name in front of another file's suffix, when nothing else tells."""
+    if not rest or rest in ("metadata.textproto",):
+        return None
+    m = _OTHER_SUFFIX.search(rest)
+    head = rest[: m.start()] if m and m.start() > 0 else rest.split(".", 1)[0]
+    return _clean_name(head)[0]
+
+
+def _clean_name(head: str) -> tuple[str | None, int | None]:
+    head = head.rstrip(".")
+    cl = None
+    if m := _CHANGELIST.search(head):
+        cl = int(m.group(1))
+        head = head[: m.start()]
+    return (head or None), cl
+
+
+def backend_of(prefix: str | None, stage: str | None = None) -> str | None:
+    """``cpu`` / ``gpu`` / ``tpu`` from an after-optimizations prefix or a stage name."""
+    if prefix:
+        if prefix == "cpu":
+            return "cpu"
+        if prefix.endswith("gpu"):
+            return "gpu"
+        if prefix == "tpu":
+            return "tpu"
+    if stage in (
+        "after_codegen",
+        "host_transfers",
+        "after_optimizations_before_buffer_assignment",
+        "after_optimizations_after_buffer_assignment",
+    ):
+        return "tpu"
+    return None
