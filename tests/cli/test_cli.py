@@ -1,0 +1,100 @@
+"""The headless commands, run as a user runs them (a new process each)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from xlaview.resources import sample_dump
+
+SAMPLE = sample_dump()  # the seed: attention, seq 8192, bf16, CPU, unfused
+
+
+def xlaview(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run([sys.executable, "-m", "xlaview", *args], capture_output=True,
+                          text=True, timeout=120)
+    if check:
+        assert proc.returncode == 0, f"xlaview {' '.join(args)}: {proc.stderr}"
+    return proc
+
+
+def test_summary_json_contract() -> None:
+    document = json.loads(xlaview("summary", "--json", str(SAMPLE)).stdout)
+    assert set(document) >= {"root", "modules", "unrecognized"}
+    (module,) = document["modules"]
+    assert set(module) >= {"id", "name", "backend", "before_optimizations", "after_optimizations",
+                           "passes", "reports", "other_files"}
+    assert (module["id"], module["name"], module["backend"]) == (0, "jit_attention", "cpu")
+    assert module["after_optimizations"] == "module_0000.jit_attention.cpu_after_optimizations.txt"
+    seqs = [p["seq"] for p in module["passes"]]
+    assert seqs == sorted(seqs) and len(seqs) == len(list(SAMPLE.glob("*.[0-9][0-9][0-9][0-9].*.txt")))
+    assert all(set(p) == {"seq", "pipeline", "after", "before", "file"} for p in module["passes"])
+    assert all(module["reports"].values()), "the four reports"
+    assert all(not Path(f).is_absolute() for f in module["other_files"])
+    assert document["unrecognized"] == []
+
+
+def test_summary_table() -> None:
+    out = xlaview("summary", str(SAMPLE)).stdout
+    assert "jit_attention" in out and "cpu" in out and "live-range" in out
+
+
+def test_inspect_the_score_fusion() -> None:
+    """The seed's f32[8192,8192] fusion: kind, body, operands, layout, bytes, memory."""
+    after = next(SAMPLE.glob("*cpu_after_optimizations.txt"))
+    out = json.loads(xlaview("inspect", "--json", str(after), "--instruction",
+                             "convert_exponential_fusion").stdout)
+    assert out["module"] == "jit_attention"
+    d = out["instruction"]
+    assert (d["opcode"], d["fusion_kind"], d["shape"]) == ("fusion", "kLoop", "f32[8192,8192]{1,0}")
+    assert d["fused_computation"] == "fused_computation.2"
+    assert d["operands"] == [{"name": "wrapped_reduce", "shape": "bf16[8192]{0}"},
+                             {"name": "wrapped_convert.3", "shape": "bf16[8192,8192]{1,0}"}]
+    assert d["layout"] == {"minor_to_major": [1, 0], "tiles": [], "memory_space": None}
+    assert d["bytes"] == {"output": 268435456, "operands": 16384 + 134217728}
+    ba = next(SAMPLE.glob("*-buffer-assignment.txt")).read_text()
+    assert d["allocation"]["kind"] == "preallocated-temp"
+    assert f"allocation {d['allocation']['index']}: size {d['allocation']['allocation_size']}," in ba
+    assert (f"convert_exponential_fusion @0> (size={d['allocation']['size']},"
+            f"offset={d['allocation']['offset']})") in ba
+    live = next(SAMPLE.glob("*-live-range.txt")).read_text()
+    start, end = d["live_range"]
+    assert f"convert_exponential_fusion{{}}:{start}-{end}" in live
+
+
+def test_inspect_module_summary() -> None:
+    after = next(SAMPLE.glob("*cpu_after_optimizations.txt"))
+    out = json.loads(xlaview("inspect", "--json", str(after)).stdout)
+    assert out["summary"]["fusions"] == {"kLoop": 15}
+    assert out["summary"]["peak_memory_bytes"] > 268435456
+
+
+def test_inspect_of_a_broken_file_says_where(tmp_path: Path) -> None:
+    after = next(SAMPLE.glob("*cpu_after_optimizations.txt"))
+    text = after.read_text()
+    cut = text.index("%convert_divide_fusion = ")
+    broken = tmp_path / after.name
+    broken.write_text(text[:cut] + "%convert_divide_fusion = f32[8192]{0} fusion(%wrapped_red")
+    proc = xlaview("inspect", "--json", str(broken), "-i", "convert_convert_fusion", check=False)
+    assert proc.returncode == 2
+    line = text[:cut].count("\n") + 1
+    assert f":{line}:" in proc.stderr or f"line {line}" in proc.stderr, proc.stderr
+    ok = xlaview("inspect", "--json", str(broken), "-i", "convert_exponential_fusion")
+    assert json.loads(ok.stdout)["instruction"]["fusion_kind"] == "kLoop"
+    assert "warning" in ok.stderr
+
+
+@pytest.mark.parametrize("args,message", [
+    (["summary", "/no/such/folder"], "not a folder"),
+    (["inspect", "/no/such/file.txt"], "no such file"),
+    (["inspect", "SAMPLE_AFTER", "-i", "nope"], "no instruction"),
+])  # fmt: skip
+def test_user_errors_are_one_clear_line(args: list[str], message: str) -> None:
+    after = str(next(SAMPLE.glob("*cpu_after_optimizations.txt")))
+    proc = xlaview(*[after if a == "SAMPLE_AFTER" else a for a in args], check=False)
+    assert proc.returncode == 2
+    assert message in proc.stderr and "Traceback" not in proc.stderr

@@ -1,0 +1,132 @@
+"""Everything the dump says about one instruction, joined: the HLO line, its
+layouts decoded, the bytes it moves, and its buffer-assignment entry, live
+range and share of peak memory. The CLI prints it; the inspector shows it."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from xlaview.dump.loader import ModuleReports
+from xlaview.dump.reports import memory_of
+from xlaview.hlo import Module, Shape, describe_dimension_order
+from xlaview.hlo.shape import MEMORY_SPACE_NAMES
+
+
+def layout_of(shape: Shape) -> dict[str, Any] | None:
+    """The contract's layout object: None for tuples, tokens and unknown shapes."""
+    if not shape.is_array:
+        return None
+    layout = shape.layout
+    return {
+        "minor_to_major": list(layout.minor_to_major) if layout else list(range(shape.rank - 1, -1, -1)),
+        "tiles": list(layout.tile_strings) if layout else [],
+        "memory_space": layout.memory_space if layout else None,
+    }
+
+
+def decode_layout(shape: Shape) -> dict[str, Any]:
+    """A layout in words, for people: dimension order, tiles, packing, memory space."""
+    out: dict[str, Any] = {"shape": str(shape)}
+    if not shape.is_array:
+        out["elements"] = [decode_layout(e) for e in shape.elements] if shape.is_tuple else []
+        out["bytes"] = shape.byte_size()
+        return out
+    layout = shape.layout
+    out["dimension_order"] = describe_dimension_order(shape)
+    out["tiles"] = list(layout.tile_strings) if layout else []
+    out["element_size_bits"] = layout.element_size_bits if layout else None
+    space = layout.memory_space if layout else None
+    out["memory_space"] = space
+    out["memory_space_name"] = MEMORY_SPACE_NAMES.get(space or 0, f"S({space})")
+    out["bytes"] = shape.byte_size()
+    out["padding_bytes"] = shape.byte_size() - shape.unpadded_byte_size()
+    return out
+
+
+def describe_instruction(
+    module: Module, name: str, reports: ModuleReports | None = None
+) -> dict[str, Any]:
+    """The ``inspect --json`` "instruction" object (plus extra keys the GUI shows).
+
+    Raises KeyError when the module has no such instruction.
+    """
+    comp, instr = module.find(name)
+    shapes = {i.name: i.shape for i in comp.instructions}
+    operands = [
+        {"name": o, "shape": str(shapes[o]) if o in shapes else None} for o in instr.operand_names
+    ]
+    operand_bytes = sum(shapes[o].byte_size() for o in dict.fromkeys(instr.operand_names) if o in shapes)
+    called = list(instr.called_computations)
+    fused = called[0] if instr.opcode == "fusion" and called else None
+    if fused is None and instr.attribute("calls"):
+        fused = called[0] if called else None
+    described: dict[str, Any] = {
+        "name": instr.name,
+        "opcode": instr.opcode,
+        "computation": comp.name,
+        "shape": str(instr.shape),
+        "fusion_kind": instr.fusion_kind,
+        "fused_computation": fused,
+        "operands": operands,
+        "layout": layout_of(instr.shape),
+        "bytes": {"output": instr.shape.byte_size(), "operands": operand_bytes},
+        "allocation": None,
+        "live_range": None,
+        # Extras beyond the contract.
+        "line": instr.span.line,
+        "called_computations": called,
+        "layout_decoded": decode_layout(instr.shape),
+        "operand_layouts": [
+            {"name": o, **decode_layout(shapes[o])} for o in dict.fromkeys(instr.operand_names)
+            if o in shapes
+        ],
+        "op_name": instr.op_name,
+        "metadata": instr.metadata,
+        "source": [str(f) for f in module.source_frames(instr)],
+        "backend_config": instr.backend_config,
+        "peak_share": None,
+        "peak_bytes": reports.peak_bytes if reports else None,
+    }
+    if reports and reports.buffer_assignment:
+        memory = memory_of(instr.name, reports.buffer_assignment, reports.live_range)
+        if memory is None:
+            slices = reports.buffer_assignment.values_of(instr.name)
+            if slices:  # a tuple-shaped result: its first element's slice
+                index = slices[0][1].shape_index
+                memory = memory_of(instr.name, reports.buffer_assignment, reports.live_range, index)
+        if memory is not None:
+            described["allocation"] = {
+                "index": memory.allocation.index,
+                "kind": memory.allocation.kind,
+                "offset": memory.value.offset,
+                "size": memory.value.size,
+                "allocation_size": memory.allocation_size,
+            }
+            described["allocation_flags"] = list(memory.allocation.flags)
+            described["live_range"] = list(memory.live_range) if memory.live_range else None
+            described["peak_share"] = memory.peak_share
+    if described["live_range"] is None and reports and reports.live_range:
+        live = reports.live_range.range_of(instr.name)
+        described["live_range"] = list(live) if live else None
+    return described
+
+
+def describe_module(module: Module, reports: ModuleReports | None = None) -> dict[str, Any]:
+    """What ``inspect FILE`` prints without ``--instruction``."""
+    fusions = Counter(
+        i.fusion_kind or "unknown" for i in module.instructions() if i.opcode == "fusion"
+    )
+    entry = module.entry
+    return {
+        "module": module.name,
+        "computations": len(module.computations),
+        "instructions": module.instruction_count,
+        "entry": entry.name if entry else None,
+        "entry_instructions": len(entry.instructions) if entry else 0,
+        "fusions": dict(sorted(fusions.items())),
+        "peak_memory_bytes": reports.peak_bytes if reports else None,
+        "allocations": len(reports.buffer_assignment.allocations)
+        if reports and reports.buffer_assignment
+        else None,
+    }

@@ -1,0 +1,316 @@
+"""The ``xlaview`` command: the GUI, and headless commands over the core.
+
+``xlaview [PATH]`` opens the window; ``xlaview summary|inspect|...`` print
+tables, or JSON with ``--json``. Heavy modules (Qt, jax) are imported only by
+the commands that need them, so that ``summary`` starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from xlaview import __version__
+
+COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {}
+
+
+def command(name: str, help: str) -> Callable:
+    def register(fn: Callable[[argparse.Namespace], int]) -> Callable:
+        COMMANDS[name] = (help, fn)  # type: ignore[assignment]
+        return fn
+
+    return register
+
+
+class CliError(Exception):
+    """A user error: printed as one line, exit status 2."""
+
+
+def human_bytes(n: int | float | None) -> str:
+    if n is None:
+        return "-"
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
+def print_table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> None:
+    cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    for k, row in enumerate(cells):
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+        if k == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+def emit_json(document: object) -> None:
+    json.dump(document, sys.stdout, indent=1)
+    sys.stdout.write("\n")
+
+
+# -- summary ----------------------------------------------------------------------
+
+_REPORT_ABBREVIATIONS = {
+    "buffer_assignment": "buffers",
+    "buffer_assignment_values": "values",
+    "live_range": "live-range",
+    "memory_usage": "memory-usage",
+}
+
+
+def cmd_summary(args: argparse.Namespace) -> int:
+    from xlaview.dump.index import index_dump
+    from xlaview.dump.loader import sniff
+
+    try:
+        index = index_dump(args.dir)
+    except (NotADirectoryError, FileNotFoundError) as err:
+        raise CliError(str(err)) from None
+    index.problems += sniff(index)
+    if args.json:
+        emit_json(index.to_json())
+        return 0
+    files = sum(len(m.all_files()) for m in index.modules) + len(index.unrecognized)
+    size = sum(f.size for m in index.modules for f in m.all_files())
+    print(f"{index.root}: {len(index.modules)} modules, {files} files, {human_bytes(size)}")
+    if len(index.dumps) > 1:
+        print(f"{len(index.dumps)} dumps: " + ", ".join(d or "." for d in index.dumps))
+    rows = []
+    for m in index.modules:
+        reports = [_REPORT_ABBREVIATIONS[k] for k, v in m.reports.items() if v]
+        rows.append(
+            (
+                f"{m.dump}/" if m.dump else "",
+                f"{m.id:04d}",
+                m.name or "-",
+                m.backend or "?",
+                len(m.passes),
+                "yes" if m.before_optimizations else "-",
+                "yes" if m.after_optimizations else "-",
+                ", ".join(reports) or "-",
+            )
+        )
+    if rows:
+        print()
+        header = ("dump", "id", "name", "backend", "passes", "before", "after", "reports")
+        if len(index.dumps) == 1:
+            rows, header = [r[1:] for r in rows], header[1:]
+        print_table(rows, header)
+    if index.unrecognized:
+        print(f"\n{len(index.unrecognized)} files not from XLA's dumper:")
+        for f in index.unrecognized[:50]:
+            print(f"  {f.rel}")
+        if len(index.unrecognized) > 50:
+            print(f"  ... and {len(index.unrecognized) - 50} more")
+    if index.problems:
+        print(f"\n{len(index.problems)} problems:")
+        for p in index.problems:
+            print(f"  {p}")
+    return 0
+
+
+# -- inspect ----------------------------------------------------------------------
+
+
+def load_for_inspection(path: Path):
+    """(loaded module, reports or None, problems) for an HLO file of a dump."""
+    from xlaview.dump.index import index_dump
+    from xlaview.dump.loader import DumpReadError, load_module, load_reports
+
+    if not path.is_file():
+        raise CliError(f"{path}: no such file")
+    try:
+        loaded = load_module(path)
+    except DumpReadError as err:
+        raise CliError(str(err)) from None
+    reports = None
+    index = index_dump(path.parent)
+    module = index.module_of(path)
+    # The reports describe the final module: joined only with that file.
+    if module is not None and module.after_optimizations and (
+        module.after_optimizations.path == path.absolute()
+    ):
+        reports = load_reports(module)
+    return loaded, reports
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from xlaview.analysis.inspect import describe_instruction, describe_module
+
+    loaded, reports = load_for_inspection(args.file)
+    problems = list(loaded.problems) + (list(reports.problems) if reports else [])
+    for problem in problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    module = loaded.module
+    if args.instruction is None:
+        summary = describe_module(module, reports)
+        if args.json:
+            emit_json({"module": module.name, "file": str(args.file), "summary": summary})
+        else:
+            print_module_summary(args.file, summary)
+        return 0
+    try:
+        described = describe_instruction(module, args.instruction, reports)
+    except KeyError:
+        where = ""
+        if loaded.problems:
+            first = loaded.problems[0]
+            where = f"; the file is broken at line {first.line}: {first.message}"
+        raise CliError(f"no instruction {args.instruction!r} in {args.file}{where}") from None
+    if args.json:
+        emit_json({"module": module.name, "file": str(args.file), "instruction": described})
+    else:
+        print_instruction(described)
+    return 0
+
+
+def print_module_summary(path: Path, summary: dict) -> None:
+    print(f"{path}: module {summary['module']}")
+    print(f"  {summary['computations']} computations, {summary['instructions']} instructions "
+          f"(entry {summary['entry']}: {summary['entry_instructions']})")
+    fusions = ", ".join(f"{k} {v}" for k, v in summary["fusions"].items()) or "none"
+    print(f"  fusions: {fusions}")
+    print(f"  peak memory: {human_bytes(summary['peak_memory_bytes'])}")
+
+
+def print_instruction(d: dict) -> None:
+    kind = f" ({d['fusion_kind']})" if d["fusion_kind"] else ""
+    print(f"{d['name']} = {d['shape']} {d['opcode']}{kind}   in {d['computation']}, line {d['line']}")
+    if d["fused_computation"]:
+        print(f"  calls: {d['fused_computation']}")
+    layout = d["layout_decoded"]
+    if "dimension_order" in layout:
+        tiles = f", tiles {''.join(layout['tiles'])}" if layout["tiles"] else ""
+        print(f"  layout: {layout['dimension_order']}{tiles}, {layout['memory_space_name']}")
+    print(f"  bytes: writes {human_bytes(d['bytes']['output'])}, "
+          f"reads {human_bytes(d['bytes']['operands'])}")
+    for op in d["operands"]:
+        print(f"  operand {op['name']}: {op['shape']}")
+    a = d["allocation"]
+    if a:
+        print(f"  allocation {a['index']} ({a['kind']}): offset {a['offset']}, "
+              f"size {human_bytes(a['size'])} of {human_bytes(a['allocation_size'])}")
+    if d["live_range"]:
+        share = f", {d['peak_share']:.1%} of peak" if d["peak_share"] else ""
+        print(f"  live range: {d['live_range'][0]}..{d['live_range'][1]}{share}")
+    if d["op_name"]:
+        print(f"  op_name: {d['op_name']}")
+    for frame in d["source"][:3]:
+        print(f"  at {frame}")
+
+
+# -- export -----------------------------------------------------------------------
+
+
+def _size(text: str) -> tuple[int, int]:
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expects WxH, e.g. 1600x1000, not {text!r}") from None
+    if w < 200 or h < 200:
+        raise argparse.ArgumentTypeError("the window needs at least 200x200")
+    return w, h
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Render the window offscreen, as a user would see it, to PNG (or the graph to SVG)."""
+    import os
+
+    if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from xlaview.qt import export
+    from xlaview.qt.app import application
+    from xlaview.qt.main_window import MainWindow
+
+    if args.out.suffix.lower() not in (".png", ".svg"):
+        raise CliError(f"--out must end in .png or .svg, not {args.out.name!r}")
+    if not args.dir.exists():
+        raise CliError(f"{args.dir}: no such file or folder")
+    application()
+    window = MainWindow(persist=False)  # restores no window state, records no recent folder
+    try:
+        window.resize(*args.size)
+        window.show()
+        window.open_dump(args.dir)
+        if args.module is not None:
+            window.select_module(args.module)
+        if args.pass_ is not None:
+            window.select_pass(args.pass_)
+        window.wait_idle()
+        if args.select is not None:
+            window.select_instruction(args.select)
+        window.wait_idle()
+        if args.out.suffix.lower() == ".svg":
+            export.graph_svg(window.graph, args.out)
+        else:
+            export.window_png(window, args.out)
+    except KeyError as err:
+        raise CliError(str(err).strip('"')) from None
+    finally:
+        window.close()
+    print(args.out)
+    return 0
+
+
+# -- entry point -------------------------------------------------------------------
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="xlaview",
+        description="Explore XLA dump folders (--xla_dump_to). Without a command, open the "
+        "window on PATH (a dump folder or an HLO file; default: a small bundled dump).",
+    )
+    parser.add_argument("--version", action="version", version=f"xlaview {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("summary", help="list the modules, passes and reports of a dump folder")
+    p.add_argument("dir", type=Path, help="a dump folder (--xla_dump_to)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=cmd_summary)
+
+    p = sub.add_parser("inspect", help="what the dump says about a module or one instruction")
+    p.add_argument("file", type=Path, help="an HLO text of the dump (its reports are read beside it)")
+    p.add_argument("--instruction", "-i", metavar="NAME", help="the instruction to describe")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=cmd_inspect)
+
+    p = sub.add_parser("export", help="render the window (PNG) or the graph (SVG) headless")
+    p.add_argument("dir", type=Path, help="a dump folder, or an HLO file of one")
+    p.add_argument("--module", help="module name or id (default: the one with most passes)")
+    p.add_argument("--pass", dest="pass_", metavar="SEQ|before|after",
+                   help="the point of the pass timeline (default: after)")
+    p.add_argument("--select", metavar="INSTR", help="the instruction to select")
+    p.add_argument("--out", type=Path, required=True, help="FILE.png (the window) or FILE.svg (the graph)")
+    p.add_argument("--size", type=_size, default=(1600, 1000), metavar="WxH",
+                   help="window size in pixels (default 1600x1000)")
+    p.set_defaults(run=cmd_export)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    commands = set(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    if not argv or (argv[0] not in commands and not argv[0].startswith("-")):
+        from xlaview.qt.app import run_gui  # imports Qt
+
+        return run_gui(argv)
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except CliError as err:
+        print(f"xlaview {args.command}: {err}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # `xlaview summary DIR | head`
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
