@@ -1,0 +1,80 @@
+"""Compare two dumps of the same program (other flags, another XLA): for each
+module both have, what the after-optimizations modules differ in."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from xlaview.analysis.traffic import Traffic, analyze_traffic
+from xlaview.dump.index import DumpIndex, DumpModule
+from xlaview.dump.loader import ModuleCache, load_reports
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleComparison:
+    name: str
+    left: DumpModule
+    right: DumpModule
+    left_traffic: Traffic
+    right_traffic: Traffic
+    left_peak: int | None
+    right_peak: int | None
+    only_left: tuple[str, ...]  # instruction names
+    only_right: tuple[str, ...]
+    left_instructions: int
+    right_instructions: int
+
+    def to_json(self) -> dict[str, Any]:
+        def side(traffic: Traffic, peak: int | None, count: int, only: tuple[str, ...]) -> dict:
+            large = [i.shape for i in traffic.intermediates[:5]]
+            return {
+                "instructions": count,
+                "fusion_counts": traffic.fusion_counts,
+                "total_traffic_bytes": traffic.total_traffic_bytes,
+                "intermediate_traffic_bytes": traffic.intermediate_traffic_bytes,
+                "largest_intermediates": large,
+                "peak_memory_bytes": peak,
+                "only_here": list(only),
+            }
+
+        return {
+            "module": self.name,
+            "left": side(self.left_traffic, self.left_peak, self.left_instructions, self.only_left),
+            "right": side(self.right_traffic, self.right_peak, self.right_instructions,
+                          self.only_right),
+        }
+
+
+def match_modules(left: DumpIndex, right: DumpIndex) -> list[tuple[DumpModule, DumpModule]]:
+    """Modules of the same name (in dump order when a name repeats)."""
+    pairs = []
+    used: set[int] = set()
+    for a in left.modules:
+        if a.after_optimizations is None:
+            continue
+        for k, b in enumerate(right.modules):
+            if k not in used and b.name == a.name and b.after_optimizations is not None:
+                pairs.append((a, b))
+                used.add(k)
+                break
+    return pairs
+
+
+def compare_dumps(left: DumpIndex, right: DumpIndex,
+                  cache: ModuleCache | None = None) -> list[ModuleComparison]:
+    cache = cache or ModuleCache()
+    out = []
+    for a, b in match_modules(left, right):
+        assert a.after_optimizations and b.after_optimizations
+        ma = cache.load(a.after_optimizations).module
+        mb = cache.load(b.after_optimizations).module
+        names_a = {i.name for i in ma.instructions()}
+        names_b = {i.name for i in mb.instructions()}
+        out.append(ModuleComparison(
+            a.name or a.key, a, b, analyze_traffic(ma), analyze_traffic(mb),
+            load_reports(a).peak_bytes, load_reports(b).peak_bytes,
+            tuple(sorted(names_a - names_b)), tuple(sorted(names_b - names_a)),
+            len(names_a), len(names_b),
+        ))
+    return out

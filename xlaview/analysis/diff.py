@@ -1,0 +1,289 @@
+"""What a compiler pass changed: instructions added, removed and changed
+between two HLO modules (usually a pass dump and the one before it).
+
+Instructions are matched by computation and name, then, where a pass renamed
+them, by structure (same opcode, shape and matched operands). A fusion that a
+pass created lists the instructions it absorbed: removed ones whose clones
+(same opcode and name root, or same op_name and shape) are in its body.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from xlaview.hlo import Computation, Instruction, Module
+
+_SUFFIX = re.compile(r"(\.(\d+|clone|remat\d*|cloned))+$")
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    computation: str
+    name: str
+    old_name: str | None  # when matched by structure under another name
+    aspects: tuple[str, ...]  # "opcode", "shape", "layout", "operands", "attributes"
+    before: str
+    after: str
+
+
+@dataclass(frozen=True, slots=True)
+class Added:
+    computation: str
+    name: str
+    opcode: str
+    shape: str
+    absorbed: tuple[str, ...] = ()  # for a new fusion: the instructions it took in
+
+
+@dataclass(frozen=True, slots=True)
+class Removed:
+    computation: str
+    name: str
+    opcode: str
+    shape: str
+    absorbed_into: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleDiff:
+    added: tuple[Added, ...]
+    removed: tuple[Removed, ...]
+    changed: tuple[Change, ...]
+    computations_added: tuple[str, ...]
+    computations_removed: tuple[str, ...]
+    renamed: dict[str, str] = field(default_factory=dict)  # new name -> old name
+
+    @property
+    def size(self) -> int:
+        return len(self.added) + len(self.removed) + len(self.changed)
+
+    @property
+    def empty(self) -> bool:
+        return self.size == 0 and not self.computations_added and not self.computations_removed
+
+    def status_of(self, name: str) -> str | None:
+        for a in self.added:
+            if a.name == name:
+                return "added"
+        for c in self.changed:
+            if c.name == name:
+                return "changed"
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "added": [
+                {"computation": a.computation, "name": a.name, "opcode": a.opcode,
+                 "shape": a.shape, "absorbed": list(a.absorbed)}
+                for a in self.added
+            ],
+            "removed": [
+                {"computation": r.computation, "name": r.name, "opcode": r.opcode,
+                 "shape": r.shape, "absorbed_into": r.absorbed_into}
+                for r in self.removed
+            ],
+            "changed": [
+                {"computation": c.computation, "name": c.name, "old_name": c.old_name,
+                 "aspects": list(c.aspects), "before": c.before, "after": c.after}
+                for c in self.changed
+            ],
+            "computations_added": list(self.computations_added),
+            "computations_removed": list(self.computations_removed),
+        }
+
+
+def _root(name: str) -> str:
+    return _SUFFIX.sub("", name)
+
+
+def _attributes(instr: Instruction) -> dict[str, str]:
+    # Metadata and backend configs churn without meaning; the rest is semantics.
+    return {k: v for k, v in instr.attributes.items() if k not in ("metadata", "backend_config")}
+
+
+def _line(instr: Instruction) -> str:
+    ops = ", ".join(instr.operand_names)
+    return f"{instr.name} = {instr.shape} {instr.opcode}({ops}){instr.attribute_text}"
+
+
+def _compare(a: Instruction, b: Instruction, mapping: dict[str, str]) -> tuple[str, ...]:
+    aspects = []
+    if a.opcode != b.opcode:
+        aspects.append("opcode")
+    if a.shape != b.shape:
+        sa, sb = a.shape, b.shape
+        if sa.element_type == sb.element_type and sa.dims == sb.dims:
+            aspects.append("layout")
+        else:
+            aspects.append("shape")
+    if tuple(mapping.get(o, o) for o in b.operand_names) != a.operand_names:
+        aspects.append("operands")
+    if a.attribute_text != b.attribute_text and _attributes(a) != _attributes(b):
+        aspects.append("attributes")
+    return tuple(aspects)
+
+
+def diff_modules(old: Module, new: Module) -> ModuleDiff:
+    """What changed from ``old`` to ``new``."""
+    old_comps = {c.name: c for c in old.computations}
+    new_comps = {c.name: c for c in new.computations}
+    added: list[Added] = []
+    removed: list[Removed] = []
+    changed: list[Change] = []
+    renamed: dict[str, str] = {}
+    for name, comp in new_comps.items():
+        before = old_comps.get(name)
+        if before is None:
+            continue
+        a, r, c, mapping = _diff_computation(before, comp)
+        a, r = _absorptions(before, comp, mapping, a, r, new_comps)
+        added += a
+        removed += r
+        changed += c
+        renamed.update({n: o for n, o in mapping.items() if n != o})
+    return ModuleDiff(
+        tuple(added), tuple(removed), tuple(changed),
+        tuple(n for n in new_comps if n not in old_comps),
+        tuple(n for n in old_comps if n not in new_comps),
+        renamed,
+    )
+
+
+def _diff_computation(
+    old: Computation, new: Computation
+) -> tuple[list[Added], list[Removed], list[Change], dict[str, str]]:
+    old_by = {i.name: i for i in old.instructions}
+    new_by = {i.name: i for i in new.instructions}
+    mapping = {n: n for n in new_by if n in old_by}  # new name -> old name
+    # Renamed instructions: same opcode and shape, operands already matched,
+    # in text order (a few rounds: matches enable matches of their users).
+    for _ in range(3):
+        unmatched_old = [i for i in old.instructions if i.name not in mapping.values()]
+        if not unmatched_old:
+            break
+        candidates: dict[tuple, list[Instruction]] = {}
+        for i in unmatched_old:
+            candidates.setdefault((i.opcode, i.shape, i.operand_names), []).append(i)
+        progress = False
+        for instr in new.instructions:
+            if instr.name in mapping:
+                continue
+            operands = tuple(mapping.get(o, "?") for o in instr.operand_names)
+            if "?" in operands and instr.operand_names:
+                continue
+            pool = candidates.get((instr.opcode, instr.shape, operands))
+            if pool:
+                mapping[instr.name] = pool.pop(0).name
+                progress = True
+        if not progress:
+            break
+    added = [Added(new.name, i.name, i.opcode, str(i.shape)) for i in new.instructions
+             if i.name not in mapping]
+    matched_old = set(mapping.values())
+    removed = [Removed(old.name, i.name, i.opcode, str(i.shape)) for i in old.instructions
+               if i.name not in matched_old]
+    changes = []
+    for new_name, old_name in mapping.items():
+        a, b = old_by[old_name], new_by[new_name]
+        aspects = _compare(a, b, {k: v for k, v in mapping.items()})
+        if aspects:
+            changes.append(Change(new.name, new_name, old_name if old_name != new_name else None,
+                                  aspects, _line(a), _line(b)))
+    return added, removed, changes, mapping
+
+
+def _absorptions(
+    old: Computation, new: Computation, mapping: dict[str, str],
+    added: list[Added], removed: list[Removed], comps: dict[str, Computation],
+) -> tuple[list[Added], list[Removed]]:
+    """Which removed instructions each new fusion took in.
+
+    A new fusion replaces the old instructions its users used to read: from
+    those, walk back over operands through removed instructions; the walk stops
+    at instructions that still exist (the fusion's operands).
+    """
+    removed_names = {r.name for r in removed}
+    old_by = {i.name: i for i in old.instructions}
+    users: dict[str, list[Instruction]] = {}
+    for instr in new.instructions:
+        for operand in instr.operand_names:
+            users.setdefault(operand, []).append(instr)
+    roots = {
+        a.name: _replaced_roots(new.instruction(a.name), new, old, mapping, users)
+        for a in added
+        if a.opcode == "fusion"
+    }
+    # A fusion read only by other new fusions has no old reader to ask: its
+    # root is the removed instruction its body's root was cloned from.
+    claimed = {root: fusion for fusion, rs in roots.items() for root in rs}
+    for a in added:
+        if a.name in roots and not roots[a.name]:
+            body_root = _body_root(new.instruction(a.name), comps)
+            if body_root is None:
+                continue
+            for r in removed:
+                if (r.opcode, r.shape) == (body_root.opcode, str(body_root.shape)) and (
+                    r.name not in claimed
+                ):
+                    roots[a.name] = {r.name}
+                    claimed[r.name] = a.name
+                    break
+    order = {i.name: k for k, i in enumerate(old.instructions)}
+    taken: dict[str, str] = {}
+    out_added = []
+    for a in added:
+        if a.name not in roots:
+            out_added.append(a)
+            continue
+        absorbed = []
+        stack = [r for r in roots[a.name] if r in removed_names]
+        while stack:
+            name = stack.pop()
+            if name in taken or name not in removed_names or claimed.get(name, a.name) != a.name:
+                continue
+            taken[name] = a.name
+            absorbed.append(name)
+            stack.extend(old_by[name].operand_names)
+        absorbed.sort(key=lambda n: order.get(n, 0))
+        out_added.append(Added(a.computation, a.name, a.opcode, a.shape, tuple(absorbed)))
+    out_removed = [
+        Removed(r.computation, r.name, r.opcode, r.shape, taken.get(r.name)) for r in removed
+    ]
+    return out_added, out_removed
+
+
+def _body_root(fusion: Instruction, comps: dict[str, Computation]) -> Instruction | None:
+    for name in fusion.called_computations:
+        if name in comps:
+            return comps[name].root
+    return None
+
+
+def _replaced_roots(
+    fusion: Instruction, new: Computation, old: Computation, mapping: dict[str, str],
+    users: dict[str, list[Instruction]],
+) -> set[str]:
+    """Old instructions whose place a new instruction took (its users' old operands)."""
+    roots: set[str] = set()
+    frontier = [fusion.name]
+    seen = set()
+    while frontier:
+        name = frontier.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if new.root is not None and new.root.name == name and old.root is not None:
+            roots.add(old.root.name)
+        for user in users.get(name, []):
+            old_user = mapping.get(user.name)
+            if old_user is None:
+                if user.opcode in ("get-tuple-element", "bitcast", "tuple"):
+                    frontier.append(user.name)  # look through to the real readers
+                continue
+            old_operands = old.instruction(old_user).operand_names
+            for k, operand in enumerate(user.operand_names):
+                if operand == name and k < len(old_operands):
+                    roots.add(old_operands[k])
+    return roots
