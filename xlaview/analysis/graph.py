@@ -15,6 +15,17 @@ from xlaview.hlo import Computation, Module
 SHARED_OPCODES = frozenset(("parameter", "constant", "iota"))
 
 
+def _is_cheap(instr, by_name) -> bool:
+    """Shared values worth a private copy per user: parameters, constants, iotas,
+    and broadcasts of those (the copy of a broadcast is drawn without its input)."""
+    if instr.opcode in SHARED_OPCODES:
+        return True
+    if instr.opcode == "broadcast" and instr.operand_names:
+        operand = by_name.get(instr.operand_names[0])
+        return operand is not None and operand.opcode in SHARED_OPCODES
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class GraphNode:
     key: str  # unique in the graph; the instruction name, or name@user for a copy
@@ -62,10 +73,11 @@ def build_graph(module: Module, computation: Computation | str) -> ComputationGr
     nodes: list[GraphNode] = []
     keys_of: dict[str, list[str]] = {}
     shared: set[str] = set()
+    by_name = {i.name: i for i in comp.instructions}
     for instr in comp.instructions:
         kind = kind_of(instr)
         called = instr.called_computations if instr.attribute_text else ()
-        copies = instr.opcode in SHARED_OPCODES and len(users.get(instr.name, ())) > 1
+        copies = len(users.get(instr.name, ())) > 1 and _is_cheap(instr, by_name)
         if copies:
             shared.add(instr.name)
             for user in users[instr.name]:
@@ -84,11 +96,12 @@ def build_graph(module: Module, computation: Computation | str) -> ComputationGr
     shapes = {i.name: str(i.shape) for i in comp.instructions}
     edges: list[GraphEdge] = []
     for instr in comp.instructions:
+        if instr.name in shared:
+            continue  # a copied broadcast is drawn without its input
         for index, operand in enumerate(instr.operand_names):
             if operand not in shapes:
                 continue  # an undefined operand (tolerant parse): nothing to draw
             source = f"{operand}@{instr.name}" if operand in shared else operand
-            # Shared opcodes take no operands, so a target is never a copy.
             edges.append(GraphEdge(source, instr.name, index, shapes[operand]))
     return ComputationGraph(
         comp.name, tuple(nodes), tuple(edges), {k: tuple(v) for k, v in keys_of.items()}
