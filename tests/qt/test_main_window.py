@@ -1,0 +1,257 @@
+"""The desktop app on real dumps: open, step passes, select, inspect, export."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent, QImage, QTextCursor
+from PySide6.QtWidgets import QGraphicsView, QPlainTextEdit, QTreeWidget, QWidget
+
+from xlaview.dump.reports import read_buffer_assignment
+from xlaview.resources import sample_dump
+
+SAMPLE = sample_dump()
+SCORE_FUSION = "convert_exponential_fusion"  # f32[8192,8192]: the materialized scores
+
+
+def after_file(folder: Path) -> Path:
+    (path,) = folder.glob("*cpu_after_optimizations.txt")
+    return path
+
+
+def click_text_line(qtbot, window, line: int) -> None:
+    view = window.text
+    view.show_span(line)
+    cursor = QTextCursor(view.document().findBlockByNumber(line - 1))
+    cursor.movePosition(QTextCursor.MoveOperation.EndOfWord)
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.cursorRect(cursor).center())
+
+
+def test_contract_object_names(window) -> None:
+    assert isinstance(window.findChild(QTreeWidget, "moduleList"), QTreeWidget)
+    assert window.findChild(QWidget, "passTimeline") is not None
+    assert isinstance(window.findChild(QPlainTextEdit, "hloText"), QPlainTextEdit)
+    assert isinstance(window.findChild(QGraphicsView, "graphView"), QGraphicsView)
+    assert window.findChild(QWidget, "inspector") is not None
+
+
+def test_open_shows_after_optimizations(window, qtbot) -> None:
+    window.open_dump(SAMPLE)
+    window.wait_idle()
+    modules = window.findChild(QTreeWidget, "moduleList")
+    assert modules.topLevelItemCount() == 1
+    assert modules.topLevelItem(0).text(1) == "jit_attention"
+    assert window.text.toPlainText() == after_file(SAMPLE).read_text()
+    assert window.graph.graph is not None and window.graph.graph.computation == "main.3"
+    points = window.timeline.points
+    assert points[0].label == "before" and points[-1].label == "after"
+    assert len(points) == len(window.dump_module.passes) + 2
+
+
+def test_keyboard_steps_through_passes(window, qtbot) -> None:
+    window.open_dump(SAMPLE)
+    window.wait_idle()
+    module = window.dump_module
+    window.timeline.setFocus()
+    qtbot.keyClick(window.timeline, Qt.Key.Key_Home)
+    window.wait_idle()
+    assert window.point == "before"
+    assert window.text.toPlainText() == module.before_optimizations.path.read_text()
+    for expected in module.passes[:3]:
+        qtbot.keyClick(window.timeline, Qt.Key.Key_Right)
+        window.wait_idle()
+        assert window.point == str(expected.seq)
+        assert window.text.toPlainText() == expected.file.path.read_text(), expected.file.name
+        assert window.graph.graph is not None
+        nodes = {n.instruction for n in window.graph.graph.nodes}
+        entry = window.loaded.module.entry
+        assert nodes == {i.name for i in entry.instructions}, "the graph shows this pass's entry"
+    qtbot.keyClick(window.timeline, Qt.Key.Key_End)
+    window.wait_idle()
+    assert window.point == "after"
+    qtbot.keyClick(window.timeline, Qt.Key.Key_Left)
+    window.wait_idle()
+    assert window.point == str(module.passes[-1].seq)
+
+
+def test_select_fusion_from_text_fills_the_inspector(window, qtbot) -> None:
+    window.open_dump(SAMPLE)
+    window.wait_idle()
+    module = window.loaded.module
+    instr = module.instruction(SCORE_FUSION)
+    click_text_line(qtbot, window, instr.span.line)
+    window.wait_idle()
+    assert window.selection.instruction == SCORE_FUSION
+    text = window.inspector.toPlainText()
+    # The allocation, as the buffer-assignment file says, independently read.
+    ba = next(SAMPLE.glob("*cpu_after_optimizations-buffer-assignment.txt")).read_text()
+    match = re.search(
+        r"allocation (\d+): size (\d+), ([^\n]*):\n(?:(?: value:[^\n]*)\n)*? value: <\d+ "
+        + re.escape(SCORE_FUSION) + r" @0> \(size=(\d+),offset=(\d+)\)", ba)
+    assert match, "the fusion is in the buffer-assignment file"
+    index, alloc_size, _, size, offset = match.groups()
+    assert f"#{index}" in text
+    assert f"{int(size):,}" in text and f"{int(offset):,}" in text or offset == "0"
+    assert "row-major" in text and "[1, 0]" in text
+    assert "256.00 MiB" in text  # writes f32[8192,8192]
+    assert "live range" in text
+    # Its fused computation is shown beside the graph, and highlighted in the text.
+    assert window.fusion_graph.graph.computation == instr.called_computations[0]
+    assert window.fusion_box.isVisible()
+
+
+def test_select_from_graph_and_enter_fusion(window, qtbot) -> None:
+    window.open_dump(SAMPLE)
+    window.wait_idle()
+    view = window.graph
+    rect = view.canvas.rect_of("dot_general.6")
+    view.centerOn(rect.center())
+    pos = view.mapFromScene(rect.center())
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    window.wait_idle()
+    assert window.selection.instruction == "dot_general.6"
+    assert "dot_general.6" in window.inspector.toPlainText()
+    cursor_line = window.text.textCursor().blockNumber() + 1
+    assert cursor_line == window.loaded.module.instruction("dot_general.6").span.line
+    # Double-click a fusion: its body opens, and the breadcrumb leads back.
+    rect = view.canvas.rect_of(SCORE_FUSION)
+    view.centerOn(rect.center())
+    qtbot.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(rect.center()))
+    window.wait_idle()
+    assert window.graph_path[-1] == "fused_computation.2"
+    assert view.graph.computation == "fused_computation.2"
+    window.back_to_entry()
+    window.wait_idle()
+    assert view.graph.computation == "main.3"
+
+
+def test_ctrl_click_goes_to_definition(window, qtbot) -> None:
+    window.open_dump(SAMPLE)
+    window.wait_idle()
+    module = window.loaded.module
+    user = module.instruction("convert_convert_fusion")
+    view = window.text
+    view.show_span(user.span.line)
+    block = view.document().findBlockByNumber(user.span.line - 1)
+    column = block.text().index("%convert_divide_fusion") + 3
+    cursor = QTextCursor(block)
+    cursor.setPosition(block.position() + column)
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier,
+                     view.cursorRect(cursor).center())
+    window.wait_idle()
+    assert window.selection.instruction == "convert_divide_fusion"
+
+
+def test_find_bar(window, qtbot) -> None:
+    window.open_dump(SAMPLE)
+    window.wait_idle()
+    window.text.setFocus()
+    qtbot.keyClick(window.text, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    bar = window.text_panel.find_bar
+    assert bar.isVisible()
+    qtbot.keyClicks(bar.edit, "reduce-window")
+    assert "reduce-window" in window.text.textCursor().selectedText()
+    assert "matches" in bar.count.text()
+
+
+def test_export_png_and_svg(window, qtbot, tmp_path: Path) -> None:
+    from xlaview.qt import export
+
+    window.open_dump(SAMPLE)
+    window.wait_idle()
+    window.select_instruction(SCORE_FUSION)
+    window.wait_idle()
+    png = export.window_png(window, tmp_path / "w.png")
+    image = QImage(str(png))
+    assert image.width() >= 1280 and image.height() >= 720
+    big = export.graph_png(window.graph, tmp_path / "g.png", scale=2.0)
+    assert QImage(str(big)).width() >= 2 * window.graph.viewport().width() - 4
+    svg = export.graph_svg(window.graph, tmp_path / "g.svg").read_text()
+    assert SCORE_FUSION in svg and "<svg" in svg
+
+
+def test_drop_a_folder_opens_it(window, qtbot, zoo) -> None:
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(zoo["scan"]))])
+    event = QDropEvent(QPointF(100, 100), Qt.DropAction.CopyAction, mime,
+                       Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    window.dropEvent(event)
+    window.wait_idle()
+    assert window.index.root == zoo["scan"].absolute()
+    assert str(zoo["scan"].absolute()) == window.recent_folders()[0]
+
+
+def test_window_state_is_restored(qtbot, tmp_path: Path) -> None:
+    from PySide6.QtCore import QSettings
+
+    from xlaview.qt import MainWindow
+
+    settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
+    first = MainWindow(settings=settings)
+    qtbot.addWidget(first)
+    first.resize(720, 540)  # within the offscreen screen: restoreGeometry clamps to it
+    first.show()
+    first.close()
+    second = MainWindow(settings=settings)
+    qtbot.addWidget(second)
+    assert (second.width(), second.height()) == (720, 540)
+
+
+def test_broken_dump_shows_problems_and_stays_usable(window, qtbot, zoo, tmp_path: Path) -> None:
+    import shutil
+
+    folder = tmp_path / "dump"
+    shutil.copytree(zoo["cond"], folder)
+    module_file = after_file(folder)
+    text = module_file.read_text()
+    module_file.write_text(text[: int(len(text) * 0.6)])
+    (folder / "module_0042.jit_bad.before_optimizations.txt").write_bytes(b"\0\1\2binary")
+    window.open_dump(folder)
+    window.select_module("jit_branchy")
+    window.wait_idle()
+    problems = window.problems.problems
+    assert any(p.path.endswith(module_file.name) and p.line for p in problems), problems
+    assert window.problems_dock.isVisible()
+    assert window.loaded is not None and window.loaded.module.computations
+    window.select_pass("before")
+    window.wait_idle()
+    assert window.text.toPlainText().startswith("HloModule")
+    window.select_module("jit_bad")
+    window.wait_idle()
+    assert any("binary" in p.message for p in window.problems.problems)
+
+
+@pytest.mark.slow
+def test_headless_export_of_the_seed(tmp_path: Path) -> None:
+    """The unfused attention with its f32[8192,8192] fusion selected."""
+    png, svg = tmp_path / "seed.png", tmp_path / "seed.svg"
+    for out in (png, svg):
+        proc = subprocess.run(
+            [sys.executable, "-m", "xlaview", "export", str(SAMPLE), "--module", "jit_attention",
+             "--pass", "after", "--select", SCORE_FUSION, "--out", str(out)],
+            capture_output=True, text=True, timeout=120,
+        )
+        assert proc.returncode == 0, proc.stderr
+    image = QImage(str(png))
+    assert (image.width(), image.height()) == (1600, 1000)
+    assert SCORE_FUSION in svg.read_text()
+
+
+def test_paint_many_times_does_not_crash(window, qtbot) -> None:
+    """PySide6 6.12.0 on Python 3.11 dies after a few thousand Python paint() calls."""
+    window.open_dump(SAMPLE)
+    window.wait_idle()
+    image = QImage(64, 64, QImage.Format.Format_ARGB32)
+    from PySide6.QtGui import QPainter
+
+    for _ in range(4000):
+        painter = QPainter(image)
+        window.graph.scene().render(painter)
+        painter.end()
+    window.timeline.strip.repaint()
+    assert window.graph.canvas is not None

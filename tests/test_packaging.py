@@ -1,0 +1,56 @@
+"""The packaging trio: icon, desktop entry, and a PyInstaller build that works."""
+
+from __future__ import annotations
+
+import configparser
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_desktop_entry_and_icons() -> None:
+    entry = configparser.ConfigParser(interpolation=None)
+    entry.optionxform = str  # keys are case-sensitive
+    entry.read(REPO / "packaging" / "io.github.xlaview.xlaview.desktop")
+    section = entry["Desktop Entry"]
+    assert section["Type"] == "Application" and section["Exec"].startswith("xlaview")
+    assert section["Icon"] == "io.github.xlaview.xlaview"
+    assert (REPO / "packaging" / "io.github.xlaview.xlaview.svg").read_text().startswith("<svg")
+    assert (REPO / "xlaview" / "resources" / "xlaview.png").stat().st_size > 1000
+    metainfo = (REPO / "packaging" / "io.github.xlaview.xlaview.metainfo.xml").read_text()
+    assert "<id>io.github.xlaview.xlaview</id>" in metainfo
+
+
+def test_window_uses_the_icon(qtbot) -> None:
+    from xlaview.qt import MainWindow
+
+    window = MainWindow(persist=False)
+    qtbot.addWidget(window)
+    assert not window.windowIcon().isNull()
+    assert window.windowIcon().availableSizes() or window.windowIcon().pixmap(64).width() == 64
+
+
+@pytest.mark.slow
+def test_pyinstaller_builds_a_working_app(tmp_path: Path) -> None:
+    if importlib.util.find_spec("PyInstaller") is None:
+        pytest.skip("pyinstaller is not installed")
+    build = subprocess.run(
+        [sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN", "--distpath", str(tmp_path / "dist"),
+         "--workpath", str(tmp_path / "build"), str(REPO / "packaging" / "xlaview.spec")],
+        capture_output=True, text=True, timeout=900,
+    )
+    assert build.returncode == 0, build.stderr[-3000:]
+    app = tmp_path / "dist" / "xlaview" / "xlaview"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
+    out = tmp_path / "window.png"
+    sample = REPO / "xlaview" / "resources" / "sample" / "attention_cpu"
+    run = subprocess.run([str(app), "export", str(sample), "--select", "convert_exponential_fusion",
+                          "--out", str(out)], capture_output=True, text=True, timeout=120, env=env)
+    assert run.returncode == 0, run.stderr
+    assert out.stat().st_size > 50_000

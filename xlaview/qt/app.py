@@ -1,0 +1,67 @@
+"""Starting the GUI: the application object, the theme, errors shown, Ctrl-C."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QTimer
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication, QMessageBox
+
+from xlaview.qt import theme
+from xlaview.resources import icon_path
+
+
+def application() -> QApplication:
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(sys.argv[:1])
+        app.setApplicationName("xlaview")
+        app.setOrganizationName("xlaview")
+        app.setDesktopFileName("io.github.xlaview.xlaview")
+        app.setWindowIcon(QIcon(str(icon_path("svg"))))
+        theme.apply_theme(app)
+    return app  # type: ignore[return-value]
+
+
+def install_exception_hook() -> None:
+    """An unexpected exception shows a dialog (and the terminal gets the trace)."""
+
+    def hook(kind, value, tb) -> None:
+        text = "".join(traceback.format_exception(kind, value, tb))
+        sys.stderr.write(text)
+        if QApplication.instance() is None or QApplication.platformName() == "offscreen":
+            return
+        box = QMessageBox(QMessageBox.Icon.Critical, "xlaview: unexpected error",
+                          f"{kind.__name__}: {value}")
+        box.setDetailedText(text)
+        box.exec()
+
+    sys.excepthook = hook
+
+
+def run_gui(argv: Sequence[str]) -> int:
+    """``xlaview [PATH]``: open the window on PATH (default: the bundled dump)."""
+    from xlaview.qt.main_window import main_window_for
+
+    if len(argv) > 1:
+        print("usage: xlaview [PATH]   (or: xlaview COMMAND --help)", file=sys.stderr)
+        return 2
+    path = Path(argv[0]) if argv else None
+    if path is not None and not path.exists():
+        print(f"xlaview: {path}: no such file or folder", file=sys.stderr)
+        return 2
+    app = application()
+    install_exception_hook()
+    # Let Ctrl-C in the terminal close the window: wake the interpreter now and then.
+    signal.signal(signal.SIGINT, lambda *_: app.quit())
+    timer = QTimer()
+    timer.start(300)
+    timer.timeout.connect(lambda: None)
+    window = main_window_for(path)
+    window.show()
+    return app.exec()

@@ -1,0 +1,76 @@
+"""Screenshots for code reviews: the window as PNG, the graph as PNG or SVG."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QRectF, QSize
+from PySide6.QtGui import QColor, QGuiApplication, QImage, QPainter
+from PySide6.QtSvg import QSvgGenerator
+from PySide6.QtWidgets import QWidget
+
+from xlaview.qt.graph_view import GraphView
+
+
+def window_png(window: QWidget, path: str | Path) -> Path:
+    """The whole window as a user sees it."""
+    path = Path(path)
+    pixmap = window.grab()
+    if not pixmap.save(str(path), "PNG"):
+        raise OSError(f"cannot write {path}")
+    return path
+
+
+def copy_window(window: QWidget) -> None:
+    QGuiApplication.clipboard().setPixmap(window.grab())
+
+
+def _render_graph(view: GraphView, painter: QPainter, target: QRectF, source: QRectF) -> None:
+    canvas = view.canvas
+    if canvas is None:
+        return
+    canvas.force_text = True
+    try:
+        view.scene().render(painter, target, source)
+    finally:
+        canvas.force_text = False
+
+
+def graph_png(view: GraphView, path: str | Path, scale: float = 2.0, whole: bool = False) -> Path:
+    """The graph at ``scale`` (2x by default): the visible part, or all of it."""
+    path = Path(path)
+    source = view.scene().sceneRect() if whole else view.mapToScene(view.viewport().rect()).boundingRect()
+    zoom = view.transform().m11() if not whole else 1.0
+    size = QSize(int(source.width() * zoom * scale), int(source.height() * zoom * scale))
+    size = size.boundedTo(QSize(16000, 16000))
+    image = QImage(size, QImage.Format.Format_ARGB32_Premultiplied)
+    image.fill(QColor("#fcfcfd"))
+    painter = QPainter(image)
+    painter.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+    _render_graph(view, painter, QRectF(0, 0, size.width(), size.height()), source)
+    painter.end()
+    if not image.save(str(path), "PNG"):
+        raise OSError(f"cannot write {path}")
+    return path
+
+
+def graph_svg(view: GraphView, path: str | Path) -> Path:
+    """The whole graph as SVG, instruction names as text."""
+    path = Path(path)
+    source = view.scene().sceneRect()
+    generator = QSvgGenerator()
+    generator.setFileName(str(path))
+    generator.setSize(QSize(int(source.width()), int(source.height())))
+    generator.setViewBox(QRectF(0, 0, source.width(), source.height()))
+    graph = view.graph
+    generator.setTitle(f"xlaview: {graph.computation}" if graph else "xlaview")
+    painter = QPainter(generator)
+    painter.fillRect(QRectF(0, 0, source.width(), source.height()), QColor("#fcfcfd"))
+    _render_graph(view, painter, QRectF(0, 0, source.width(), source.height()), source)
+    painter.end()
+    if not path.exists():
+        raise OSError(f"cannot write {path}")
+    return path
+
+
+__all__ = ["copy_window", "graph_png", "graph_svg", "window_png"]

@@ -1,0 +1,456 @@
+"""The graph view: one computation as a layered top-to-bottom dataflow graph.
+
+Everything is drawn by one item (`GraphCanvas`) that culls to the exposed
+rectangle: nodes of the visible layers only, all edges as one cached path,
+text only when zoomed in far enough to read it (STYLE.md, GRAPH_LAYOUT.md).
+Edges longer than a few layers are drawn as stubs, whole when hovered or
+when one of their ends is selected.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import (
+    QBrush,
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPainterPath,
+    QPen,
+    QWheelEvent,
+)
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsScene,
+    QGraphicsView,
+    QStyleOptionGraphicsItem,
+    QToolTip,
+    QWidget,
+)
+
+from xlaview.analysis.graph import ComputationGraph, GraphNode
+from xlaview.analysis.kinds import is_fusion_kind
+from xlaview.analysis.layout import GraphLayout, LayoutNode, layered_layout
+from xlaview.qt import theme
+
+NODE_HEIGHT = 46.0
+NAME_CHAR = 7.8  # px per character of the node text at 100 % (DejaVu Sans 9 pt)
+MIN_NODE_WIDTH = 90.0
+MAX_NODE_WIDTH = 320.0
+TEXT_MIN_SCALE = 0.42  # below this zoom, text is unreadable: boxes only
+READABLE_SCALE = 0.6  # the smallest zoom a view starts at
+# Unclipped: a clipped line height cuts off the underscores of instruction names.
+_LEFT = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextDontClip)
+
+
+def node_width(node: GraphNode) -> float:
+    text = max(len(node.instruction), len(node.opcode) + 10, min(len(node.shape), 36))
+    width = 20 + NAME_CHAR * text
+    if node.is_copy:
+        width *= 0.8
+    return max(MIN_NODE_WIDTH, min(MAX_NODE_WIDTH, width))
+
+
+def compute_layout(
+    graph: ComputationGraph, previous: dict[str, float] | None = None, progress=None
+) -> GraphLayout:
+    """The layout of a graph (a pure function: runs on a worker thread)."""
+    nodes = [
+        LayoutNode(n.key, node_width(n), NODE_HEIGHT * (0.7 if n.is_copy else 1.0))
+        for n in graph.nodes
+    ]
+    edges = [(e.source, e.target) for e in graph.edges]
+    return layered_layout(nodes, edges, previous=previous, progress=progress)
+
+
+@dataclass(slots=True)
+class _Placed:
+    node: GraphNode
+    rect: QRectF
+
+
+class GraphCanvas(QGraphicsItem):
+    """Nodes and edges of one laid-out graph, painted in one pass."""
+
+    def __init__(self, graph: ComputationGraph, layout: GraphLayout) -> None:
+        super().__init__()
+        self.graph = graph
+        self.layout = layout
+        self.force_text = False  # exports draw every label
+        self.selected: str | None = None  # instruction name
+        self.operands: set[str] = set()
+        self.users: set[str] = set()
+        self.traffic: dict[tuple[str, str], float] = {}  # (source key, target key) -> width
+        self.diff: dict[str, str] = {}  # instruction -> "added" / "changed"
+        self.ghosts: list[tuple[str, QRectF]] = []  # removed instructions, drawn faint
+        self.hover_edge: int | None = None
+        by_key = {n.key: n for n in graph.nodes}
+        self.placed: dict[str, _Placed] = {}
+        for key, (x, y) in layout.positions.items():
+            node = by_key[key]
+            w = node_width(node)
+            h = NODE_HEIGHT * (0.7 if node.is_copy else 1.0)
+            self.placed[key] = _Placed(node, QRectF(x - w / 2, y - h / 2, w, h))
+        # Rows of nodes by y, for culling and hit tests.
+        self._rows: list[tuple[float, list[_Placed]]] = []
+        rows: dict[float, list[_Placed]] = {}
+        for placed in self.placed.values():
+            rows.setdefault(round(placed.rect.center().y(), 1), []).append(placed)
+        self._rows = sorted(rows.items())
+        self._row_ys = [y for y, _ in self._rows]
+        self._edges_path = QPainterPath()
+        self._stubs_path = QPainterPath()
+        self._arrows = QPainterPath()
+        for route in layout.edges:
+            self._add_polyline(self._stubs_path if route.stub else self._edges_path, route.points)
+            if route.stub:
+                self._add_polyline(self._stubs_path, route.target_stub)
+                self._arrow(route.target_stub[-1] if route.target_stub else route.points[-1])
+            else:
+                self._arrow(route.points[-1])
+        self._bounds = QRectF(-40, -40, layout.width + 80, layout.height + 80)
+        self._font = QFont()
+        self._font.setPointSizeF(9)
+        self._bold = QFont(self._font)
+        self._bold.setWeight(QFont.Weight.DemiBold)
+        self._mono = theme.monospace_font(8)
+        self._metrics = QFontMetricsF(self._bold)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
+
+    @staticmethod
+    def _add_polyline(path: QPainterPath, points) -> None:
+        if len(points) < 2:
+            return
+        path.moveTo(*points[0])
+        if len(points) == 2:
+            path.lineTo(*points[1])
+            return
+        # A smooth curve through the waypoints reads better than corners.
+        for i in range(1, len(points)):
+            x0, y0 = points[i - 1]
+            x1, y1 = points[i]
+            mid = (y0 + y1) / 2
+            path.cubicTo(x0, mid, x1, mid, x1, y1)
+
+    def _arrow(self, tip) -> None:
+        x, y = tip
+        self._arrows.moveTo(x, y)
+        self._arrows.lineTo(x - 4, y - 7)
+        self._arrows.lineTo(x + 4, y - 7)
+        self._arrows.closeSubpath()
+
+    def boundingRect(self) -> QRectF:
+        return self._bounds
+
+    # -- queries --------------------------------------------------------------
+    def node_at(self, pos: QPointF) -> _Placed | None:
+        i = bisect.bisect_left(self._row_ys, pos.y() - NODE_HEIGHT)
+        while i < len(self._rows) and self._rows[i][0] <= pos.y() + NODE_HEIGHT:
+            for placed in self._rows[i][1]:
+                if placed.rect.contains(pos):
+                    return placed
+            i += 1
+        return None
+
+    def rect_of(self, instruction: str) -> QRectF | None:
+        keys = self.graph.nodes_of.get(instruction, ())
+        rects = [self.placed[k].rect for k in keys if k in self.placed]
+        if not rects:
+            return None
+        out = QRectF(rects[0])
+        for r in rects[1:]:
+            out = out.united(r)
+        return out
+
+    def edge_near(self, pos: QPointF, tolerance: float) -> int | None:
+        """Index of the edge route passing within ``tolerance`` of ``pos``."""
+        best, best_d = None, tolerance
+        px, py = pos.x(), pos.y()
+        for i, route in enumerate(self.layout.edges):
+            pts = route.points if not route.stub else route.points + route.target_stub
+            for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+                if not (min(y0, y1) - tolerance <= py <= max(y0, y1) + tolerance):
+                    continue
+                dx, dy = x1 - x0, y1 - y0
+                length = dx * dx + dy * dy
+                t = 0.0 if length == 0 else max(0.0, min(1.0, ((px - x0) * dx + (py - y0) * dy) / length))
+                d = math.hypot(px - (x0 + t * dx), py - (y0 + t * dy))
+                if d < best_d:
+                    best, best_d = i, d
+        return best
+
+    # -- painting -------------------------------------------------------------
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        exposed = option.exposedRect
+        scale = option.levelOfDetailFromTransform(painter.worldTransform())
+        show_text = self.force_text or scale >= TEXT_MIN_SCALE
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, scale > 0.2 or self.force_text)
+        edge_pen = QPen(QColor(theme.EDGE), 1.1)
+        edge_pen.setCosmetic(scale < 1)
+        painter.setPen(edge_pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawPath(self._edges_path)
+        stub_pen = QPen(QColor("#adb5bd"), 1.0, Qt.PenStyle.DashLine)
+        stub_pen.setCosmetic(True)
+        painter.setPen(stub_pen)
+        painter.drawPath(self._stubs_path)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(theme.EDGE))
+        painter.drawPath(self._arrows)
+        self._paint_overlays(painter)
+        self._paint_ghosts(painter, show_text)
+        # Nodes in the exposed rows only.
+        lo = bisect.bisect_left(self._row_ys, exposed.top() - NODE_HEIGHT)
+        hi = bisect.bisect_right(self._row_ys, exposed.bottom() + NODE_HEIGHT)
+        for _, row in self._rows[lo:hi]:
+            for placed in row:
+                if placed.rect.intersects(exposed):
+                    self._paint_node(painter, placed, show_text, scale)
+
+    def _paint_overlays(self, painter: QPainter) -> None:
+        """Traffic widths, the selection's edges (long ones whole), the hovered edge."""
+        if self.traffic:
+            for route in self.layout.edges:
+                width = self.traffic.get((route.source, route.target))
+                if not width:
+                    continue
+                pen = QPen(QColor(232, 89, 12, 110), width)
+                pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+                painter.setPen(pen)
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                path = QPainterPath()
+                self._add_polyline(path, route.points if not route.stub else
+                                   (route.points[0], route.target_stub[-1]))
+                painter.drawPath(path)
+        keys = set(self.graph.nodes_of.get(self.selected or "", ()))
+        indices = [i for i, r in enumerate(self.layout.edges) if r.source in keys or r.target in keys]
+        if self.hover_edge is not None:
+            indices.append(self.hover_edge)
+        for i in indices:
+            route = self.layout.edges[i]
+            path = QPainterPath()
+            points = route.points if not route.stub else (route.points[0], route.target_stub[-1])
+            self._add_polyline(path, points)
+            pen = QPen(QColor(theme.EDGE_HIGHLIGHT), 2.2)
+            pen.setCosmetic(True)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawPath(path)
+
+    def _paint_ghosts(self, painter: QPainter, show_text: bool) -> None:
+        for name, rect in self.ghosts:
+            pen = QPen(QColor("#e03131"), 1.2, Qt.PenStyle.DashLine)
+            painter.setPen(pen)
+            painter.setBrush(QColor(255, 245, 245, 160))
+            painter.drawRoundedRect(rect, 6, 6)
+            if show_text:
+                painter.setFont(self._bold)
+                painter.setPen(QColor("#c92a2a"))
+                painter.drawText(rect.adjusted(6, 4, -6, -4), Qt.AlignmentFlag.AlignCenter,
+                                 f"{name}\n(removed)")
+
+    def _paint_node(self, painter: QPainter, placed: _Placed, show_text: bool, scale: float) -> None:
+        node, rect = placed.node, placed.rect
+        fill = QColor(theme.KIND_COLORS[node.kind])
+        name = node.instruction
+        if name == self.selected:
+            border, width = QColor(theme.SELECTION_BORDER), 3.0
+        elif name in self.operands:
+            border, width = QColor("#1c7ed6"), 2.2
+        elif name in self.users:
+            border, width = QColor("#2f9e44"), 2.2
+        elif self.diff.get(name) == "added":
+            border, width = QColor("#2b8a3e"), 2.4
+        elif self.diff.get(name) == "changed":
+            border, width = QColor("#e67700"), 2.4
+        else:
+            border, width = fill.darker(150), 1.0
+        pen = QPen(border, width)
+        if node.is_copy:
+            pen.setStyle(Qt.PenStyle.DashLine)
+        painter.setPen(pen)
+        painter.setBrush(QBrush(fill))
+        if scale < 0.12 and not self.force_text:
+            painter.drawRect(rect)
+            return
+        painter.drawRoundedRect(rect, 6, 6)
+        if node.is_root:
+            painter.setPen(QPen(QColor("#495057"), 1))
+            painter.drawRoundedRect(rect.adjusted(-3, -3, 3, 3), 8, 8)
+        if not show_text:
+            return
+        inner = rect.adjusted(7, 3, -7, -3)
+        painter.setPen(QColor("#212529"))
+        painter.setFont(self._bold)
+        metrics = self._metrics
+        title = metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, inner.width())
+        line_h = inner.height() / (2 if node.is_copy else 3)
+        painter.drawText(QRectF(inner.left(), inner.top(), inner.width(), line_h),
+                         _LEFT, title)
+        painter.setFont(self._font)
+        opcode = node.opcode
+        if is_fusion_kind(node.kind):
+            opcode = f"{node.opcode} · {node.kind.value.split()[0]}"
+        painter.setPen(QColor("#495057"))
+        painter.drawText(QRectF(inner.left(), inner.top() + line_h, inner.width(), line_h),
+                         _LEFT, opcode)
+        if not node.is_copy:
+            painter.setFont(self._mono)
+            shape = QFontMetricsF(self._mono).elidedText(node.shape, Qt.TextElideMode.ElideRight,
+                                                        inner.width())
+            painter.drawText(QRectF(inner.left(), inner.top() + 2 * line_h, inner.width(), line_h),
+                             _LEFT, shape)
+
+
+class GraphView(QGraphicsView):
+    """Zoom (wheel, +/-), pan (drag), fit (F); click selects, double-click enters."""
+
+    instruction_clicked = Signal(str, str)  # computation, instruction
+    computation_entered = Signal(str)
+    background_clicked = Signal()
+
+    def __init__(self, parent: QWidget | None = None, object_name: str = "graphView") -> None:
+        super().__init__(parent)
+        self.setObjectName(object_name)
+        self.setScene(QGraphicsScene(self))
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
+        self.setBackgroundBrush(QColor("#fcfcfd"))
+        self.setMouseTracking(True)
+        self.canvas: GraphCanvas | None = None
+        self._press: QPointF | None = None
+        self.message = ""
+
+    def set_graph(self, graph: ComputationGraph | None, layout: GraphLayout | None,
+                  keep_view: bool = False) -> None:
+        center = self.mapToScene(self.viewport().rect().center())
+        transform = self.transform()
+        self.scene().clear()
+        self.canvas = None
+        if graph is None or layout is None:
+            return
+        self.canvas = GraphCanvas(graph, layout)
+        self.scene().addItem(self.canvas)
+        self.scene().setSceneRect(self.canvas.boundingRect())
+        if keep_view:
+            self.setTransform(transform)
+            self.centerOn(center)
+        else:
+            self.fit()
+
+    @property
+    def graph(self) -> ComputationGraph | None:
+        return self.canvas.graph if self.canvas else None
+
+    def set_selection(self, instruction: str | None, operands: set[str], users: set[str],
+                      center: bool = True) -> None:
+        if self.canvas is None:
+            return
+        self.canvas.selected = instruction
+        self.canvas.operands = operands
+        self.canvas.users = users
+        self.canvas.update()
+        if center and instruction:
+            rect = self.canvas.rect_of(instruction)
+            if rect is not None:
+                if self.transform().m11() < TEXT_MIN_SCALE:
+                    self.resetTransform()
+                    self.scale(0.9, 0.9)
+                self.centerOn(rect.center())
+
+    def fit(self) -> None:
+        if self.canvas is None:
+            return
+        rect = self.canvas.boundingRect()
+        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
+        # A graph too big to read when fitted whole: start readable, at the top.
+        if self.transform().m11() < READABLE_SCALE:
+            self.resetTransform()
+            self.scale(READABLE_SCALE, READABLE_SCALE)
+            top = rect.top() + self.viewport().height() / (2 * READABLE_SCALE)
+            self.centerOn(QPointF(rect.center().x(), top))
+        elif self.transform().m11() > 1.0:
+            self.resetTransform()
+            self.centerOn(rect.center())
+
+    def zoom(self, factor: float) -> None:
+        scale = self.transform().m11() * factor
+        if 0.02 <= scale <= 6:
+            self.scale(factor, factor)
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        self.zoom(1.2 ** (event.angleDelta().y() / 120))
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key = event.key()
+        if key == Qt.Key.Key_F:
+            self.fit()
+        elif key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
+            self.zoom(1.25)
+        elif key == Qt.Key.Key_Minus:
+            self.zoom(0.8)
+        elif key == Qt.Key.Key_0:
+            self.resetTransform()
+        else:
+            super().keyPressEvent(event)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        self._press = event.position()
+        super().mousePressEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        super().mouseReleaseEvent(event)
+        moved = self._press is not None and (event.position() - self._press).manhattanLength() > 4
+        self._press = None
+        if moved or self.canvas is None or event.button() != Qt.MouseButton.LeftButton:
+            return
+        placed = self.canvas.node_at(self.mapToScene(event.position().toPoint()))
+        if placed is None:
+            self.background_clicked.emit()
+            return
+        self.instruction_clicked.emit(self.canvas.graph.computation, placed.node.instruction)
+
+    def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
+        if self.canvas is None:
+            return
+        placed = self.canvas.node_at(self.mapToScene(event.position().toPoint()))
+        if placed is not None and placed.node.called:
+            self.computation_entered.emit(placed.node.called[0])
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        super().mouseMoveEvent(event)
+        if self.canvas is None or event.buttons():
+            return
+        pos = self.mapToScene(event.position().toPoint())
+        placed = self.canvas.node_at(pos)
+        edge = None
+        if placed is None:
+            edge = self.canvas.edge_near(pos, 6 / max(self.transform().m11(), 0.05))
+        if edge != self.canvas.hover_edge:
+            self.canvas.hover_edge = edge
+            self.canvas.update()
+        if placed is not None:
+            n = placed.node
+            tip = f"{n.instruction}\n{n.opcode}  {n.shape}"
+            if n.called:
+                tip += "\ncalls " + ", ".join(n.called) + "  (double-click to open)"
+            QToolTip.showText(event.globalPosition().toPoint(), tip, self)
+        elif edge is not None:
+            route = self.canvas.layout.edges[edge]
+            by_key = self.canvas.placed
+            shape = next((e.shape for e in self.canvas.graph.edges
+                          if e.source == route.source and e.target == route.target), "")
+            text = (f"{by_key[route.source].node.instruction} → "
+                    f"{by_key[route.target].node.instruction}\n{shape}")
+            QToolTip.showText(event.globalPosition().toPoint(), text, self)
+        else:
+            QToolTip.hideText()

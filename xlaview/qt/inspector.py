@@ -1,0 +1,158 @@
+"""The inspector: everything known about the selected instruction, as cards."""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QTextBrowser, QWidget
+
+from xlaview.analysis.kinds import Kind
+from xlaview.qt import theme
+
+_CSS = """
+body { font-family: sans-serif; font-size: 9.5pt; color: #212529; }
+h2 { font-size: 12pt; margin: 2px 0 0 0; }
+h3 { font-size: 9pt; color: #495057; margin: 10px 0 3px 0; text-transform: uppercase;
+     letter-spacing: 1px; border-bottom: 1px solid #dee2e6; }
+table { border-collapse: collapse; }
+td { padding: 1px 10px 1px 0; vertical-align: top; }
+td.k { color: #868e96; white-space: nowrap; }
+.mono { font-family: monospace; }
+.pill { background: #e7f5ff; color: #1864ab; padding: 0 4px; }
+.big { font-size: 13pt; font-weight: 600; }
+.muted { color: #868e96; }
+a { color: #1971c2; text-decoration: none; }
+"""
+
+
+def human_bytes(n: float | None) -> str:
+    if n is None:
+        return "–"
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if abs(n) < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.2f} {unit}"
+        n /= 1024
+    return f"{n} B"
+
+
+def _e(value: object) -> str:
+    return html.escape(str(value))
+
+
+def _rows(rows: list[tuple[str, str]]) -> str:
+    body = "".join(f"<tr><td class='k'>{k}</td><td>{v}</td></tr>" for k, v in rows)
+    return f"<table>{body}</table>"
+
+
+def _layout_text(layout: dict[str, Any]) -> str:
+    if "dimension_order" not in layout:
+        return "tuple" if layout.get("elements") else "–"
+    parts = [_e(layout["dimension_order"])]
+    if layout["tiles"]:
+        parts.append("tiles <span class='mono'>" + _e("".join(f"T{t}" for t in layout["tiles"]))
+                     + "</span>")
+    if layout.get("element_size_bits"):
+        parts.append(f"{layout['element_size_bits']}-bit elements (packed)")
+    if layout.get("memory_space"):
+        parts.append(f"<b>{_e(layout['memory_space_name'])}</b>")
+    if layout.get("padding_bytes"):
+        parts.append(f"{human_bytes(layout['padding_bytes'])} tile padding")
+    return ", ".join(parts)
+
+
+def render(described: dict[str, Any], kind: Kind | None = None) -> str:
+    """HTML for one `describe_instruction` result."""
+    d = described
+    colour = theme.KIND_COLORS.get(kind, "#f1f3f5") if kind else "#f1f3f5"
+    kind_label = d["fusion_kind"] or (kind.value if kind else d["opcode"])
+    head = (
+        f"<table width='100%'><tr><td style='background:{colour};padding:6px'>"
+        f"<h2 class='mono'>{_e(d['name'])}</h2>"
+        f"<span class='mono'>{_e(d['opcode'])}</span> · {_e(kind_label)} · "
+        f"<span class='muted'>{_e(d['computation'])}, line {d['line']}</span></td></tr></table>"
+    )
+    parts = [head]
+    out_layout = d["layout_decoded"]
+    parts.append("<h3>Result</h3>")
+    parts.append(_rows([
+        ("shape", f"<span class='mono'>{_e(d['shape'])}</span>"),
+        ("layout", _layout_text(out_layout)),
+        ("minor→major", f"<span class='mono'>{_e(d['layout']['minor_to_major']) if d['layout'] else '–'}</span>"),
+    ]))  # fmt: skip
+    parts.append("<h3>Bytes</h3>")
+    parts.append(_rows([
+        ("writes", f"<span class='big'>{human_bytes(d['bytes']['output'])}</span>"),
+        ("reads", f"<span class='big'>{human_bytes(d['bytes']['operands'])}</span> "
+                  f"<span class='muted'>({len(d['operands'])} operands)</span>"),
+    ]))  # fmt: skip
+    parts.append("<h3>Memory</h3>")
+    a = d["allocation"]
+    if a:
+        share = f"{d['peak_share']:.1%} of peak ({human_bytes(d['peak_bytes'])})" if d["peak_share"] else (
+            "not live at the peak" if d["peak_bytes"] else "–")
+        live = f"{d['live_range'][0]} … {d['live_range'][1]}" if d["live_range"] else "–"
+        parts.append(_rows([
+            ("allocation", f"<b>#{a['index']}</b> <span class='pill'>{_e(a['kind'])}</span>"),
+            ("offset", f"{a['offset']:,}"),
+            ("size", f"{human_bytes(a['size'])} <span class='muted'>({a['size']:,} B) of "
+                     f"{human_bytes(a['allocation_size'])}</span>"),
+            ("live range", live),
+            ("share of peak", share),
+        ]))  # fmt: skip
+    else:
+        parts.append("<p class='muted'>No buffer-assignment entry: reports describe the "
+                     "after-optimizations module only (or this value lives inside a fusion).</p>")
+    if d["operand_layouts"]:
+        parts.append("<h3>Operands</h3>")
+        rows = []
+        for op in d["operand_layouts"]:
+            rows.append((f"<a href='instr:{_e(op['name'])}' class='mono'>{_e(op['name'])}</a>",
+                         f"<span class='mono'>{_e(op['shape'])}</span><br>{_layout_text(op)}"
+                         f" · {human_bytes(op['bytes'])}"))
+        parts.append(_rows(rows))
+    if d["called_computations"]:
+        parts.append("<h3>Calls</h3>")
+        parts.append(" ".join(f"<a href='comp:{_e(c)}' class='mono'>{_e(c)}</a>"
+                              for c in d["called_computations"]))
+    parts.append("<h3>Source</h3>")
+    src_rows = [("op_name", f"<span class='mono'>{_e(d['op_name'] or '–')}</span>")]
+    for frame in d["source"][:6]:
+        src_rows.append(("at", _e(frame)))
+    parts.append(_rows(src_rows))
+    if d["backend_config"]:
+        config = d["backend_config"]
+        text = json.dumps(config, indent=1) if not isinstance(config, str) else config
+        parts.append("<h3>Backend config</h3>")
+        parts.append(f"<pre class='mono' style='font-size:8pt'>{_e(text[:2000])}</pre>")
+    return "".join(parts)
+
+
+class InspectorView(QTextBrowser):
+    """Links in the cards select operands and open called computations."""
+
+    instruction_requested = Signal(str)
+    computation_requested = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("inspector")
+        self.setOpenLinks(False)
+        self.document().setDefaultStyleSheet(_CSS)
+        self.anchorClicked.connect(self._on_anchor)
+        self.show_message("Select an instruction in the text or the graph.")
+
+    def show_message(self, text: str) -> None:
+        self.setHtml(f"<p class='muted'>{_e(text)}</p>")
+
+    def show_instruction(self, described: dict[str, Any], kind: Kind | None) -> None:
+        self.setHtml(render(described, kind))
+
+    def _on_anchor(self, url) -> None:
+        target = url.toString()
+        if target.startswith("instr:"):
+            self.instruction_requested.emit(target[6:])
+        elif target.startswith("comp:"):
+            self.computation_requested.emit(target[5:])

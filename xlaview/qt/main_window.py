@@ -1,0 +1,776 @@
+"""The main window: modules, pass timeline, HLO text beside its graph, inspector.
+
+The window binds views to core objects and nothing more: parsing, layout,
+lexing and report reading are pure functions run on worker threads
+(`xlaview.qt.workers`), and every view is told what to show by this class.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, QSize, Qt, QTimer, QUrl
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QDragEnterEvent,
+    QDropEvent,
+    QGuiApplication,
+    QIcon,
+    QKeySequence,
+)
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QProgressBar,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xlaview import __version__
+from xlaview.analysis.graph import ComputationGraph, build_graph
+from xlaview.analysis.inspect import describe_instruction
+from xlaview.analysis.kinds import kind_of
+from xlaview.analysis.layout import GraphLayout
+from xlaview.dump.index import DumpIndex, DumpModule, Problem, index_dump, index_file
+from xlaview.dump.loader import LoadedModule, ModuleCache, ModuleReports, load_reports, sniff
+from xlaview.hlo import Module
+from xlaview.qt import theme
+from xlaview.qt.graph_view import GraphView, compute_layout
+from xlaview.qt.hlo_text import HloTextPanel
+from xlaview.qt.inspector import InspectorView
+from xlaview.qt.module_list import ModuleListPanel
+from xlaview.qt.problems import ProblemsView
+from xlaview.qt.timeline import PassTimeline, points_of
+from xlaview.qt.workers import Worker
+from xlaview.resources import icon_path
+from xlaview.text.lexer import HloLexer
+from xlaview.text.spans import line_spans
+
+MAX_RECENT = 10
+LAYOUT_CACHE = 24
+
+
+def lex_file(text: str, progress=None):
+    return line_spans(text, HloLexer(stripnl=False, ensurenl=False), progress)
+
+
+def graph_and_layout(module: Module, computation: str, previous: dict[str, float] | None,
+                     progress=None) -> tuple[ComputationGraph, GraphLayout]:
+    graph = build_graph(module, computation)
+    return graph, compute_layout(graph, previous, progress)
+
+
+def changed_points(files: list[tuple[str, Path]], name: str, progress=None) -> set[str]:
+    """Timeline points where the line defining ``name`` differs from the point
+    before (it appears, changes or disappears). Reads raw text, no parsing."""
+    pattern = re.compile(
+        rb"^[ \t]*(?:ROOT[ \t]+)?%?" + re.escape(name.encode()) + rb"[ \t]*=[^\n]*", re.M
+    )
+    changed: set[str] = set()
+    previous: bytes | None = None
+    for i, (label, path) in enumerate(files):
+        try:
+            m = pattern.search(path.read_bytes())
+        except OSError:
+            m = None
+        line = m.group().strip() if m else None
+        if i > 0 and line != previous:
+            changed.add(label)
+        previous = line
+        if progress is not None and i % 8 == 0:
+            progress(i / max(1, len(files)))
+    return changed
+
+
+@dataclass
+class _Selection:
+    computation: str
+    instruction: str
+
+
+class Breadcrumb(QLabel):
+    """``main.3 › fused_computation.2``: click a part to go back to it."""
+
+    def __init__(self, window: MainWindow) -> None:
+        super().__init__(window)
+        self.setObjectName("breadcrumb")
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.linkActivated.connect(window.show_computation_from_breadcrumb)
+        self.setContentsMargins(6, 2, 6, 2)
+
+    def set_path(self, path: list[str]) -> None:
+        links = []
+        for i, name in enumerate(path):
+            if i == len(path) - 1:
+                links.append(f"<b>{name}</b>")
+            else:
+                links.append(f"<a href='{i}' style='color:{theme.ACCENT};text-decoration:none'>{name}</a>")
+        hint = "  <span style='color:#868e96'>double-click a fusion, call or while to open it</span>"
+        self.setText(" › ".join(links) + (hint if len(path) == 1 else ""))
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, settings: QSettings | None = None, persist: bool = True) -> None:
+        """``persist=False`` (headless exports): no window state restored or saved,
+        no recent folder recorded."""
+        super().__init__()
+        self.persist = persist
+        self.setWindowTitle("xlaview")
+        self.setWindowIcon(QIcon(str(icon_path("svg"))))
+        self.setAcceptDrops(True)
+        self.settings = settings or QSettings("xlaview", "xlaview")
+        self.worker = Worker(self)
+        self.cache = ModuleCache()
+        self.index: DumpIndex | None = None
+        self.dump_module: DumpModule | None = None
+        self.point: str | None = None
+        self.loaded: LoadedModule | None = None
+        self.reports: dict[int, ModuleReports] = {}
+        self.graph_path: list[str] = []  # computations opened in the graph, entry first
+        self.selection: _Selection | None = None
+        self._layouts: OrderedDict[tuple[str, str], tuple[ComputationGraph, GraphLayout]] = OrderedDict()
+        self._last_x: dict[str, dict[str, float]] = {}  # computation -> node x, for stability
+        self._build_ui()
+        self._build_menus()
+        self.worker.busy_changed.connect(self._on_busy_changed)
+        self._restore_state()
+
+    # ======================================================================== UI
+    def _build_ui(self) -> None:
+        self.modules = ModuleListPanel(self)
+        self.modules.module_selected.connect(self._on_module_selected)
+        self.timeline = PassTimeline(self)
+        self.timeline.point_selected.connect(self._on_point_selected)
+        self.text_panel = HloTextPanel(self)
+        self.text = self.text_panel.view
+        self.text.instruction_clicked.connect(lambda c, i: self.select_instruction(i, c))
+        self.text.computation_clicked.connect(self._on_computation_clicked)
+        self.graph = GraphView(self)
+        self.graph.instruction_clicked.connect(lambda c, i: self.select_instruction(i, c))
+        self.graph.computation_entered.connect(self.enter_computation)
+        self.fusion_graph = GraphView(self, object_name="fusionGraph")
+        self.fusion_graph.instruction_clicked.connect(lambda c, i: self.select_instruction(i, c))
+        self.fusion_graph.computation_entered.connect(self.enter_computation)
+        self.fusion_title = QLabel(self)
+        self.fusion_title.setContentsMargins(6, 2, 6, 2)
+        self.breadcrumb = Breadcrumb(self)
+        self.inspector = InspectorView(self)
+        self.inspector.instruction_requested.connect(lambda name: self.select_instruction(name))
+        self.inspector.computation_requested.connect(self.enter_computation)
+        self.problems = ProblemsView(self)
+        self.problems.problem_activated.connect(self._on_problem_activated)
+
+        graph_box = QWidget(self)
+        graph_layout = QVBoxLayout(graph_box)
+        graph_layout.setContentsMargins(0, 0, 0, 0)
+        graph_layout.setSpacing(0)
+        graph_layout.addWidget(self.breadcrumb)
+        self.graph_split = QSplitter(Qt.Orientation.Vertical, graph_box)
+        self.graph_split.addWidget(self.graph)
+        fusion_box = QWidget(self.graph_split)
+        fusion_layout = QVBoxLayout(fusion_box)
+        fusion_layout.setContentsMargins(0, 0, 0, 0)
+        fusion_layout.setSpacing(0)
+        fusion_layout.addWidget(self.fusion_title)
+        fusion_layout.addWidget(self.fusion_graph, 1)
+        self.fusion_box = fusion_box
+        self.graph_split.addWidget(fusion_box)
+        self.graph_split.setStretchFactor(0, 3)
+        self.graph_split.setStretchFactor(1, 2)
+        fusion_box.hide()
+        graph_layout.addWidget(self.graph_split, 1)
+
+        self.main_split = QSplitter(Qt.Orientation.Horizontal, self)
+        self.main_split.setObjectName("mainSplit")
+        self.main_split.addWidget(self.text_panel)
+        self.main_split.addWidget(graph_box)
+        self.main_split.setStretchFactor(0, 1)
+        self.main_split.setStretchFactor(1, 1)
+
+        central = QWidget(self)
+        layout = QVBoxLayout(central)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.timeline)
+        layout.addWidget(self.main_split, 1)
+        self.setCentralWidget(central)
+
+        self.module_dock = self._dock("Modules", self.modules, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.inspector_dock = self._dock("Inspector", self.inspector, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.problems_dock = self._dock("Problems", self.problems, Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.problems_dock.hide()
+        self.resizeDocks([self.module_dock, self.inspector_dock], [250, 330],
+                         Qt.Orientation.Horizontal)
+
+        self.status = QLabel(self)
+        self.progress = QProgressBar(self)
+        self.progress.setMaximumWidth(180)
+        self.progress.setRange(0, 100)
+        self.progress.setTextVisible(False)
+        self.progress.hide()
+        self.statusBar().addWidget(self.status, 1)
+        self.statusBar().addPermanentWidget(self.progress)
+
+    def _dock(self, title: str, widget: QWidget, area: Qt.DockWidgetArea) -> QDockWidget:
+        dock = QDockWidget(title, self)
+        dock.setObjectName(f"{title.lower()}Dock")
+        dock.setWidget(widget)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
+                         | QDockWidget.DockWidgetFeature.DockWidgetClosable
+                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        self.addDockWidget(area, dock)
+        return dock
+
+    def _build_menus(self) -> None:
+        from xlaview.qt import export
+
+        def action(menu, text: str, slot, shortcut=None) -> QAction:
+            act = QAction(text, self)
+            if shortcut:
+                act.setShortcut(QKeySequence(shortcut))
+            act.triggered.connect(slot)
+            menu.addAction(act)
+            return act
+
+        file_menu = self.menuBar().addMenu("&File")
+        action(file_menu, "&Open Folder…", self._on_open_folder, QKeySequence.StandardKey.Open)
+        action(file_menu, "Open HLO &File…", self._on_open_file)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        action(file_menu, "&Reload", self.reload, QKeySequence.StandardKey.Refresh)
+        file_menu.addSeparator()
+        action(file_menu, "Export Window as &PNG…", lambda: self._export("window-png"), "Ctrl+E")
+        action(file_menu, "Export &Graph as PNG (2x)…", lambda: self._export("graph-png"))
+        action(file_menu, "Export Graph as &SVG…", lambda: self._export("graph-svg"))
+        action(file_menu, "&Copy Screenshot", lambda: export.copy_window(self), "Ctrl+Shift+C")
+        file_menu.addSeparator()
+        action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+
+        view_menu = self.menuBar().addMenu("&View")
+        action(view_menu, "&Fit Graph", self.graph.fit, "Ctrl+0")
+        action(view_menu, "Next Pass", lambda: self.timeline.step(+1), "Ctrl+Right")
+        action(view_menu, "Previous Pass", lambda: self.timeline.step(-1), "Ctrl+Left")
+        action(view_menu, "Back to Entry Computation", self.back_to_entry, "Backspace")
+        view_menu.addSeparator()
+        for dock in (self.module_dock, self.inspector_dock, self.problems_dock):
+            view_menu.addAction(dock.toggleViewAction())
+
+        help_menu = self.menuBar().addMenu("&Help")
+        action(help_menu, "&Keyboard Shortcuts", self._show_shortcuts)
+        action(help_menu, "&About xlaview", self._show_about)
+
+    # ================================================================ contract
+    def open_dump(self, path: str | Path) -> None:
+        """Open a dump folder (or one HLO file of it) and show its first module."""
+        path = Path(path).expanduser()
+        try:
+            index = index_file(path) if path.is_file() else index_dump(path)
+        except OSError as err:
+            self.show_error(f"Cannot open {path}", str(err))
+            return
+        self.index = index
+        self.reports.clear()
+        self.cache.clear()
+        self._layouts.clear()
+        self._last_x.clear()
+        self._add_recent(index.root)
+        self.setWindowTitle(f"{index.root.name} — xlaview")
+        self.modules.set_index(index)
+        self.problems.set_problems(list(index.problems))
+        self._update_problems_dock()
+        self.worker.submit("sniff", sniff, index, on_done=self._on_sniffed)
+        if not index.modules:
+            self.status.setText(f"{index.root}: no XLA module files found")
+            self.dump_module = None
+            self.timeline.set_points([])
+            self.text.set_module(None, "")
+            self.graph.set_graph(None, None)
+            return
+        target = index.module_of(path) if path.is_file() else None
+        self.select_module(target or self._default_module(index))
+        if path.is_file() and self.dump_module:
+            for label, f in self.dump_module.timeline():
+                if f.path == path.absolute():
+                    self.select_pass(label)
+        n = len(index.modules)
+        self.status.setText(f"{index.root}: {n} module{'s' * (n != 1)}, {len(index.dumps)} dump"
+                            f"{'s' * (len(index.dumps) != 1)}")
+
+    def select_module(self, key: str | int | DumpModule) -> None:
+        """Show a module by name, id, ``module_NNNN`` (its after-optimizations dump)."""
+        if self.index is None:
+            raise RuntimeError("no dump is open")
+        module = key if isinstance(key, DumpModule) else self.index.module(key)
+        self.dump_module = module
+        self.modules.select(module)
+        points = points_of(module)
+        self.graph_path = []
+        self.selection = None
+        self.timeline.set_points(points)
+        if module.id not in self.reports:
+            self.worker.submit(f"reports-{module.id}-{module.dump}", load_reports, module,
+                               on_done=lambda r, m=module: self._on_reports(m, r),
+                               on_error=self._on_job_error)
+        self.worker.submit("unchanged", _unchanged_of, module,
+                           on_done=self.timeline.set_unchanged)
+        if points:
+            self._load_point(self.timeline.current_label)
+
+    def select_pass(self, point: int | str) -> None:
+        """Show the module at a pass sequence number, ``before`` or ``after``."""
+        label = str(point)
+        if label.isdigit():
+            label = str(int(label))
+        self.timeline.select_label(label, emit=False)
+        self._load_point(label)
+
+    def select_instruction(self, name: str, computation: str | None = None) -> None:
+        """Select an instruction: text, graph and inspector follow."""
+        self.worker.wait_for("point")
+        if self.loaded is None:
+            raise RuntimeError("no module is loaded")
+        module = self.loaded.module
+        try:
+            if computation and module.has_computation(computation) and name in module.computation(computation):
+                comp = module.computation(computation)
+                instr = comp.instruction(name)
+            else:
+                comp, instr = module.find(name)
+        except KeyError:
+            self.status.setText(f"no instruction {name!r} in this dump")
+            raise
+        self.selection = _Selection(comp.name, instr.name)
+        self._show_selection(center=True)
+
+    # =========================================================== loading points
+    def _default_module(self, index: DumpIndex) -> DumpModule:
+        # The module with the most passes is the one the user compiled on purpose.
+        return max(index.modules, key=lambda m: (len(m.passes), m.after_optimizations is not None))
+
+    def _on_module_selected(self, module: DumpModule) -> None:
+        if module is not self.dump_module:
+            self.select_module(module)
+
+    def _on_point_selected(self, label: str) -> None:
+        self._load_point(label)
+
+    def _load_point(self, label: str | None) -> None:
+        if label is None or self.dump_module is None:
+            return
+        self.point = label
+        dump_file = self.dump_module.file_at(label)
+        self.status.setText(f"reading {dump_file.rel} …")
+        self.worker.submit("point", self.cache.load, dump_file,
+                           on_done=lambda loaded, f=dump_file: self._on_point_loaded(loaded, f),
+                           on_error=lambda err, trace, f=dump_file: self._on_point_failed(err, f))
+
+    def _on_point_failed(self, error: BaseException, dump_file) -> None:
+        self.loaded = None
+        self.text.set_module(None, f"// {dump_file.rel}: {error}")
+        self.graph.set_graph(None, None)
+        self.problems.add_problems([Problem(dump_file.rel, str(getattr(error, "message", error)),
+                                            getattr(error, "line", None))])
+        self._update_problems_dock()
+        self.status.setText(f"{dump_file.rel}: {error}")
+
+    def _on_point_loaded(self, loaded: LoadedModule, dump_file) -> None:
+        self.loaded = loaded
+        module = loaded.module
+        self.text.set_module(module, module.text)
+        self.worker.submit("lex", lex_file, module.text, on_done=self.text.set_spans,
+                           on_progress=lambda f: self._progress("highlighting", f))
+        if loaded.problems:
+            rel = [Problem(dump_file.rel, p.message, p.line) for p in loaded.problems]
+            self.problems.add_problems(rel)
+            self._update_problems_dock()
+        # Keep showing the same computation while stepping, when it still exists.
+        path = [c for c in self.graph_path if module.has_computation(c)]
+        entry = module.entry.name if module.entry else None
+        if not path or (entry and path[0] != entry):
+            path = [entry] if entry else []
+        self.graph_path = path
+        if path:
+            self._show_graph(path[-1], keep_view=True)
+        else:
+            self.graph.set_graph(None, None)
+        if self.selection and self._selection_exists():
+            self._show_selection(center=False)
+        else:
+            self.selection = None
+            self.fusion_box.hide()
+            self.inspector.show_message("Select an instruction in the text or the graph.")
+        n = module.instruction_count
+        self.status.setText(f"{dump_file.rel}: {len(module.computations)} computations, "
+                            f"{n} instructions")
+
+    def _selection_exists(self) -> bool:
+        if self.selection is None or self.loaded is None:
+            return False
+        module = self.loaded.module
+        return module.has_computation(self.selection.computation) and (
+            self.selection.instruction in module.computation(self.selection.computation)
+        )
+
+    # ==================================================================== graph
+    def _show_graph(self, computation: str, keep_view: bool = False,
+                    then_select: bool = False) -> None:
+        if self.loaded is None:
+            return
+        self.breadcrumb.set_path(self.graph_path)
+        key = (self._current_file_key(), computation)
+        cached = self._layouts.get(key)
+        if cached is not None:
+            self._set_graph(self.graph, *cached, keep_view=keep_view)
+            return
+        self.worker.submit(
+            "graph", graph_and_layout, self.loaded.module, computation,
+            self._last_x.get(computation),
+            on_done=lambda result, k=key: self._on_layout(k, result, keep_view),
+            on_progress=lambda f: self._progress("laying out the graph", f),
+            on_error=self._on_job_error,
+        )
+
+    def _current_file_key(self) -> str:
+        return str(self.dump_module.file_at(self.point).path) if self.dump_module and self.point else ""
+
+    def _on_layout(self, key, result, keep_view: bool) -> None:
+        self._layouts[key] = result
+        while len(self._layouts) > LAYOUT_CACHE:
+            self._layouts.popitem(last=False)
+        if key[0] != self._current_file_key() or not self.graph_path or key[1] != self.graph_path[-1]:
+            return  # the user moved on
+        self._set_graph(self.graph, *result, keep_view=keep_view)
+
+    def _set_graph(self, view: GraphView, graph: ComputationGraph, layout: GraphLayout,
+                   keep_view: bool) -> None:
+        view.set_graph(graph, layout, keep_view=keep_view)
+        if view is self.graph:
+            self._last_x[graph.computation] = {k: p[0] for k, p in layout.positions.items()}
+        if self.selection:
+            self._select_in_graph(view, center=not keep_view)
+
+    def enter_computation(self, computation: str) -> None:
+        """Open a called computation (fusion body, while body, ...) in the graph."""
+        if self.loaded is None or not self.loaded.module.has_computation(computation):
+            return
+        if computation in self.graph_path:
+            self.graph_path = self.graph_path[: self.graph_path.index(computation) + 1]
+        else:
+            self.graph_path.append(computation)
+        self._show_graph(computation)
+        comp = self.loaded.module.computation(computation)
+        self.text.show_span(comp.span.line)
+
+    def show_computation_from_breadcrumb(self, link: str) -> None:
+        i = int(link)
+        self.graph_path = self.graph_path[: i + 1]
+        self._show_graph(self.graph_path[-1])
+
+    def back_to_entry(self) -> None:
+        if len(self.graph_path) > 1:
+            self.show_computation_from_breadcrumb("0")
+
+    def _on_computation_clicked(self, computation: str) -> None:
+        if self.loaded is None:
+            return
+        comp = self.loaded.module.computation(computation)
+        self.text.show_span(comp.span.line)
+        self.enter_computation(computation)
+
+    # ================================================================ selection
+    def _show_selection(self, center: bool) -> None:
+        assert self.selection is not None and self.loaded is not None
+        module = self.loaded.module
+        comp = module.computation(self.selection.computation)
+        instr = comp.instruction(self.selection.instruction)
+        # Text: the line, its fused computation, its operands and users.
+        last = instr.span.line + module.text.count("\n", instr.span.offset, instr.span.end)
+        self.text.set_highlights("selection", [(instr.span.line, last)], theme.SELECTION)
+        blocks = []
+        for called in instr.called_computations:
+            if module.has_computation(called):
+                c = module.computation(called)
+                blocks.append((c.span.line, c.span.line + module.text.count("\n", c.span.offset, c.span.end)))
+        self.text.set_highlights("block", blocks, theme.FUSED_BLOCK)
+        operands = set(instr.operand_names)
+        users = {i.name for i in comp.instructions if instr.name in i.operand_names}
+        self.text.set_highlights("operands", [(comp.instruction(o).span.line,) * 2 for o in operands
+                                              if o in comp], theme.OPERAND)
+        self.text.set_highlights("users", [(comp.instruction(u).span.line,) * 2 for u in users],
+                                 theme.USER)
+        if center:
+            self.text.show_span(instr.span.line)
+        # Graph: follow the instruction into its computation.
+        if not self.graph_path or self.graph_path[-1] != comp.name:
+            if comp.name in self.graph_path:
+                self.graph_path = self.graph_path[: self.graph_path.index(comp.name) + 1]
+            elif module.entry and comp.name == module.entry.name:
+                self.graph_path = [comp.name]
+            else:
+                self.graph_path = [module.entry.name, comp.name] if module.entry else [comp.name]
+            self._show_graph(comp.name)
+        else:
+            self._select_in_graph(self.graph, center=center)
+        # The body of a fusion, beside the graph.
+        fused = instr.called_computations[0] if instr.opcode == "fusion" and instr.called_computations else None
+        if fused and module.has_computation(fused):
+            self.fusion_title.setText(f"<b>{fused}</b> <span style='color:#868e96'>— body of "
+                                      f"{instr.name} ({instr.fusion_kind or 'fusion'})</span>")
+            if not self.fusion_box.isVisible():
+                self.fusion_box.show()
+                total = max(2, sum(self.graph_split.sizes()))
+                self.graph_split.setSizes([total * 3 // 5, total * 2 // 5])
+            key = (self._current_file_key(), fused)
+            cached = self._layouts.get(key)
+            if cached:
+                self._set_graph(self.fusion_graph, *cached, keep_view=False)
+            else:
+                self.worker.submit("fusion-graph", graph_and_layout, module, fused, None,
+                                   on_done=lambda r, k=key: self._on_fusion_layout(k, r),
+                                   on_error=self._on_job_error)
+        else:
+            self.fusion_box.hide()
+        # Inspector.
+        reports = self._reports_for_point()
+        try:
+            described = describe_instruction(module, instr.name, reports)
+        except KeyError:
+            described = None
+        if described is not None:
+            described["computation"] = comp.name
+            self.inspector.show_instruction(described, kind_of(instr))
+        self._request_changed_marks(instr.name)
+
+    def _on_fusion_layout(self, key, result) -> None:
+        self._layouts[key] = result
+        if key[0] == self._current_file_key():
+            self._set_graph(self.fusion_graph, *result, keep_view=False)
+
+    def _select_in_graph(self, view: GraphView, center: bool) -> None:
+        if self.selection is None or view.graph is None:
+            return
+        name = self.selection.instruction
+        graph = view.graph
+        if name in graph.nodes_of:
+            view.set_selection(name, graph.operands_of(name), graph.users_of(name), center=center)
+        else:
+            view.set_selection(None, set(), set(), center=False)
+
+    def _reports_for_point(self) -> ModuleReports | None:
+        if self.dump_module is None or self.point != "after":
+            return None
+        return self.reports.get(self.dump_module.id)
+
+    def _on_reports(self, module: DumpModule, reports: ModuleReports) -> None:
+        self.reports[module.id] = reports
+        if reports.problems:
+            self.problems.add_problems(list(reports.problems))
+            self._update_problems_dock()
+        if module is self.dump_module and self.selection and self.point == "after":
+            self._show_selection(center=False)
+
+    def _request_changed_marks(self, name: str) -> None:
+        if self.dump_module is None:
+            return
+        files = [(label, f.path) for label, f in self.dump_module.timeline()]
+        self.worker.submit("changed-marks", changed_points, files, name,
+                           on_done=self.timeline.set_changed_marks,
+                           on_progress=lambda f: self._progress("finding passes that changed it", f))
+
+    # ================================================================= problems
+    def _on_sniffed(self, problems: list[Problem]) -> None:
+        if problems:
+            self.problems.add_problems(problems)
+            self._update_problems_dock()
+
+    def _update_problems_dock(self) -> None:
+        count = len(self.problems.problems)
+        self.problems_dock.setWindowTitle(f"Problems ({count})")
+        if count and not self.problems_dock.isVisible():
+            self.problems_dock.show()
+
+    def _on_problem_activated(self, problem: Problem) -> None:
+        if self.index is None:
+            return
+        path = self.index.root / problem.path
+        module = self.index.module_of(path)
+        if module is None:
+            return
+        self.select_module(module)
+        for label, f in module.timeline():
+            if f.path == path:
+                self.select_pass(label)
+                self.worker.wait_for("point")
+                if problem.line:
+                    self.text.show_span(problem.line)
+
+    def _on_job_error(self, error: BaseException, trace: str) -> None:
+        self.show_error("A background task failed", f"{error}\n\n{trace}")
+
+    def show_error(self, title: str, detail: str) -> None:
+        self.status.setText(title)
+        if QGuiApplication.platformName() == "offscreen":
+            print(f"xlaview: {title}: {detail}")
+            return
+        box = QMessageBox(QMessageBox.Icon.Warning, title, title, parent=self)
+        box.setDetailedText(detail)
+        box.exec()
+
+    # ============================================================ status, busy
+    def _on_busy_changed(self, busy: bool) -> None:
+        if busy:
+            QTimer.singleShot(150, self._show_busy_if_still)
+        else:
+            self.progress.hide()
+
+    def _show_busy_if_still(self) -> None:
+        if self.worker.busy:
+            self.progress.setRange(0, 0)
+            self.progress.show()
+
+    def _progress(self, what: str, fraction: float) -> None:
+        self.progress.setRange(0, 100)
+        self.progress.setValue(int(fraction * 100))
+        self.progress.setToolTip(what)
+        self.progress.show()
+
+    def wait_idle(self, timeout_ms: int = 120000) -> bool:
+        """Wait (processing events) until background work is done."""
+        return self.worker.wait(timeout_ms)
+
+    # ============================================================ file actions
+    def _on_open_folder(self) -> None:
+        start = str(self.index.root) if self.index else str(Path.home())
+        folder = QFileDialog.getExistingDirectory(self, "Open an XLA dump folder", start)
+        if folder:
+            self.open_dump(folder)
+
+    def _on_open_file(self) -> None:
+        start = str(self.index.root) if self.index else str(Path.home())
+        path, _ = QFileDialog.getOpenFileName(self, "Open an HLO text", start,
+                                              "HLO text (*.txt *.hlo);;All files (*)")
+        if path:
+            self.open_dump(path)
+
+    def reload(self) -> None:
+        if self.index is None:
+            return
+        module = self.dump_module
+        point = self.point
+        self.open_dump(self.index.root)
+        if module is not None and self.index is not None:
+            try:
+                self.select_module(module.key)
+                if point:
+                    self.select_pass(point)
+            except KeyError:
+                pass
+
+    def _export(self, kind: str) -> None:
+        from xlaview.qt import export
+
+        suffix = ".svg" if kind == "graph-svg" else ".png"
+        name = (self.dump_module.key if self.dump_module else "xlaview") + suffix
+        path, _ = QFileDialog.getSaveFileName(self, "Export", str(Path.home() / name))
+        if not path:
+            return
+        if kind == "window-png":
+            export.window_png(self, path)
+        elif kind == "graph-png":
+            export.graph_png(self.graph, path, scale=2.0)
+        else:
+            export.graph_svg(self.graph, path)
+        self.status.setText(f"exported {path}")
+
+    def _add_recent(self, folder: Path) -> None:
+        if not self.persist:
+            return
+        recent = [str(folder)] + [f for f in self.recent_folders() if f != str(folder)]
+        self.settings.setValue("recent", recent[:MAX_RECENT])
+        self._update_recent_menu()
+
+    def recent_folders(self) -> list[str]:
+        if not self.persist:
+            return []
+        value = self.settings.value("recent", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def _update_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        for folder in self.recent_folders():
+            act = self.recent_menu.addAction(folder)
+            act.triggered.connect(lambda _=False, f=folder: self.open_dump(f))
+        self.recent_menu.setEnabled(bool(self.recent_folders()))
+
+    # ================================================================== events
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        urls: list[QUrl] = event.mimeData().urls()
+        if urls and urls[0].isLocalFile():
+            self.open_dump(urls[0].toLocalFile())
+            event.acceptProposedAction()
+
+    def _restore_state(self) -> None:
+        self._update_recent_menu()
+        if not self.persist:
+            self.resize(QSize(1600, 1000))
+            return
+        geometry = self.settings.value("geometry")
+        state = self.settings.value("windowState")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(QSize(1600, 1000))
+        if state is not None:
+            self.restoreState(state)
+        split = self.settings.value("mainSplit")
+        if split is not None:
+            self.main_split.restoreState(split)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.persist:
+            super().closeEvent(event)
+            return
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("windowState", self.saveState())
+        self.settings.setValue("mainSplit", self.main_split.saveState())
+        super().closeEvent(event)
+
+    def _show_about(self) -> None:
+        QMessageBox.about(self, "About xlaview",
+                          f"<b>xlaview {__version__}</b><br>An explorer for XLA compiler dumps.")
+
+    def _show_shortcuts(self) -> None:
+        QMessageBox.information(self, "Keyboard shortcuts", (
+            "Pass timeline: Left / Right step, Home / End jump (click the timeline first)\n"
+            "Ctrl+Left / Ctrl+Right: previous / next pass from anywhere\n"
+            "Ctrl+F: find in the HLO text;  Ctrl+click a name: go to its definition\n"
+            "Graph: wheel zooms, drag pans, F fits, double-click opens a fusion or loop body\n"
+            "Backspace: back to the entry computation\n"
+            "Ctrl+E: export the window as PNG;  Ctrl+Shift+C: copy a screenshot"))
+
+
+def _unchanged_of(module: DumpModule) -> dict[str, bool]:
+    return {str(p.seq): module.unchanged(p.seq) for p in module.passes}
+
+
+def main_window_for(path: str | Path | None) -> MainWindow:
+    """A window showing ``path`` (default: the bundled sample dump)."""
+    from xlaview.resources import sample_dump
+
+    window = MainWindow()
+    window.open_dump(path if path else sample_dump())
+    return window
+

@@ -1,0 +1,290 @@
+"""The pass timeline: one mark per HLO dump of a module, in compilation order.
+
+Marks are grouped and coloured by pipeline; before/after optimizations sit
+at the ends. Left/Right step, Home/End jump, a filter narrows the passes the
+keys step through, and marks above the strip show the passes that changed the
+selected instruction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QPolygonF
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QSizePolicy,
+    QSlider,
+    QToolTip,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xlaview.dump.index import DumpModule
+from xlaview.qt import theme
+
+
+@dataclass(frozen=True, slots=True)
+class TimelinePoint:
+    label: str  # "before", a pass sequence number, "after"
+    title: str  # what the tooltip and the caption say
+    pipeline: str
+
+
+def points_of(module: DumpModule) -> list[TimelinePoint]:
+    points = []
+    if module.before_optimizations:
+        points.append(TimelinePoint("before", "before optimizations", "before optimizations"))
+    for p in module.passes:
+        if p.before is None:
+            title = f"{p.seq:04d}  {p.pipeline}: {p.after}"
+        else:
+            title = f"{p.seq:04d}  {p.pipeline}: after {p.after}  →  before {p.before}"
+        points.append(TimelinePoint(str(p.seq), title, p.pipeline))
+    if module.after_optimizations:
+        points.append(TimelinePoint("after", "after optimizations", "after optimizations"))
+    return points
+
+
+class _Strip(QWidget):
+    """The painted marks; the timeline owns the state."""
+
+    MARGIN = 10
+
+    def __init__(self, timeline: PassTimeline) -> None:
+        super().__init__(timeline)
+        self.timeline = timeline
+        self.setMouseTracking(True)
+        self.setMinimumHeight(46)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+
+    def sizeHint(self) -> QSize:
+        return QSize(600, 46)
+
+    def x_of(self, index: int) -> float:
+        n = len(self.timeline.points)
+        usable = self.width() - 2 * self.MARGIN
+        return self.MARGIN + (usable * (index + 0.5) / n if n else 0)
+
+    def index_at(self, x: float) -> int | None:
+        n = len(self.timeline.points)
+        if not n:
+            return None
+        usable = self.width() - 2 * self.MARGIN
+        return max(0, min(n - 1, int((x - self.MARGIN) / usable * n)))
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        t = self.timeline
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.fillRect(self.rect(), QColor("#ffffff"))
+        n = len(t.points)
+        if not n:
+            painter.setPen(QColor("#868e96"))
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "no module selected")
+            painter.end()
+            return
+        band_top, band_h = 14.0, 14.0
+        step = (self.width() - 2 * self.MARGIN) / n
+        # Pipeline bands: consecutive marks of one pipeline share a colour.
+        start = 0
+        font = QFont(self.font())
+        font.setPointSizeF(max(7.0, font.pointSizeF() - 1.5))
+        painter.setFont(font)
+        for i in range(1, n + 1):
+            if i < n and t.points[i].pipeline == t.points[start].pipeline:
+                continue
+            colour = QColor(t.pipeline_colour(t.points[start].pipeline))
+            x0, x1 = self.x_of(start) - step / 2, self.x_of(i - 1) + step / 2
+            painter.fillRect(QRectF(x0 + 0.5, band_top, x1 - x0 - 1, band_h), colour.lighter(135))
+            if x1 - x0 > 60:
+                painter.setPen(QColor("#343a40"))
+                text = painter.fontMetrics().elidedText(
+                    t.points[start].pipeline, Qt.TextElideMode.ElideRight, int(x1 - x0 - 6)
+                )
+                painter.drawText(QRectF(x0 + 3, band_top, x1 - x0 - 6, band_h),
+                                 Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+            start = i
+        # One tick per dump; filtered-out ones faint, unchanged ones hollow.
+        for i, point in enumerate(t.points):
+            x = self.x_of(i)
+            visible = t.is_visible(i)
+            colour = QColor(t.pipeline_colour(point.pipeline)).darker(130)
+            if not visible:
+                colour = QColor("#dee2e6")
+            pen = QPen(colour, 2 if step > 4 else 1)
+            painter.setPen(pen)
+            unchanged = t.unchanged.get(point.label, False)
+            top = band_top + band_h + 2
+            if unchanged:
+                painter.setPen(QPen(colour, 1, Qt.PenStyle.DotLine))
+            painter.drawLine(QPointF(x, top), QPointF(x, top + 10))
+            if point.label in t.changed_marks:
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.setBrush(QColor(theme.EDGE_HIGHLIGHT))
+                painter.drawPolygon(QPolygonF([QPointF(x - 4, 2), QPointF(x + 4, 2), QPointF(x, 10)]))
+        # The current dump.
+        if t.current is not None:
+            x = self.x_of(t.current)
+            painter.setPen(QPen(QColor(theme.ACCENT), 2))
+            painter.setBrush(QColor(theme.ACCENT))
+            painter.drawRoundedRect(QRectF(x - 3, band_top - 2, 6, band_h + 16), 2, 2)
+        if self.hasFocus() or t.hasFocus():
+            painter.setPen(QPen(QColor(theme.ACCENT), 1, Qt.PenStyle.DotLine))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawRect(self.rect().adjusted(0, 0, -1, -1))
+        painter.end()
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        i = self.index_at(event.position().x())
+        if i is not None:
+            point = self.timeline.points[i]
+            extra = "\n(no change: same text as the dump before)" if self.timeline.unchanged.get(
+                point.label) else ""
+            if point.label in self.timeline.changed_marks:
+                extra += "\n▼ changed the selected instruction"
+            QToolTip.showText(event.globalPosition().toPoint(), point.title + extra, self)
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        i = self.index_at(event.position().x())
+        if i is not None:
+            self.timeline.set_current(i, emit=True)
+        self.timeline.setFocus()
+
+
+class PassTimeline(QWidget):
+    """Marks, a slider, the caption of the current dump and a pass filter."""
+
+    point_selected = Signal(str)  # a timeline label: "before", "12", "after"
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("passTimeline")
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.points: list[TimelinePoint] = []
+        self.current: int | None = None
+        self.unchanged: dict[str, bool] = {}
+        self.changed_marks: set[str] = set()
+        self._filter = ""
+        self._colours: dict[str, str] = {}
+
+        self.strip = _Strip(self)
+        self.slider = QSlider(Qt.Orientation.Horizontal, self)
+        self.slider.setObjectName("passSlider")
+        self.slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        self.slider.valueChanged.connect(lambda v: self.set_current(v, emit=True))
+        self.caption = QLabel(self)
+        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        caption_font = theme.monospace_font(9)
+        self.caption.setFont(caption_font)
+        self.filter_edit = QLineEdit(self)
+        self.filter_edit.setObjectName("passFilter")
+        self.filter_edit.setPlaceholderText("Filter passes (e.g. fusion)")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.setMaximumWidth(240)
+        self.filter_edit.textChanged.connect(self.set_filter)
+
+        row = QHBoxLayout()
+        row.setContentsMargins(0, 0, 0, 0)
+        row.addWidget(self.caption, 1)
+        row.addWidget(self.filter_edit)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(6, 4, 6, 4)
+        layout.setSpacing(2)
+        layout.addWidget(self.strip)
+        layout.addWidget(self.slider)
+        layout.addLayout(row)
+
+    # -- state ------------------------------------------------------------------
+    def set_points(self, points: list[TimelinePoint], current: str | None = None) -> None:
+        self.points = points
+        self.unchanged = {}
+        self.changed_marks = set()
+        self._colours = {}
+        pipelines = [p.pipeline for p in points]
+        for name in dict.fromkeys(pipelines):
+            if name in ("before optimizations", "after optimizations"):
+                self._colours[name] = "#adb5bd"
+            else:
+                self._colours[name] = theme.PIPELINE_COLORS[len(self._colours) % len(theme.PIPELINE_COLORS)]
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, max(0, len(points) - 1))
+        self.slider.blockSignals(False)
+        labels = [p.label for p in points]
+        index = labels.index(current) if current in labels else (len(points) - 1 if points else None)
+        self.set_current(index, emit=False)
+
+    def pipeline_colour(self, pipeline: str) -> str:
+        return self._colours.get(pipeline, "#adb5bd")
+
+    @property
+    def current_label(self) -> str | None:
+        return self.points[self.current].label if self.current is not None else None
+
+    def select_label(self, label: str, emit: bool = True) -> None:
+        labels = [p.label for p in self.points]
+        if label not in labels:
+            raise KeyError(f"no pass {label!r} in this module")
+        self.set_current(labels.index(label), emit=emit)
+
+    def set_current(self, index: int | None, emit: bool) -> None:
+        if index is not None and not self.points:
+            index = None
+        changed = index != self.current
+        self.current = index
+        self.slider.blockSignals(True)
+        self.slider.setValue(index or 0)
+        self.slider.blockSignals(False)
+        if index is None:
+            self.caption.setText("")
+        else:
+            self.caption.setText(f"{index + 1}/{len(self.points)}   {self.points[index].title}")
+        self.strip.update()
+        if emit and changed and index is not None:
+            self.point_selected.emit(self.points[index].label)
+
+    def set_unchanged(self, unchanged: dict[str, bool]) -> None:
+        self.unchanged = unchanged
+        self.strip.update()
+
+    def set_changed_marks(self, labels: set[str]) -> None:
+        self.changed_marks = labels
+        self.strip.update()
+
+    def set_filter(self, text: str) -> None:
+        self._filter = text.strip().lower()
+        self.strip.update()
+
+    def is_visible(self, index: int) -> bool:
+        if not self._filter:
+            return True
+        point = self.points[index]
+        return point.label in ("before", "after") or self._filter in point.title.lower()
+
+    # -- keys -------------------------------------------------------------------
+    def step(self, direction: int) -> None:
+        if self.current is None:
+            return
+        i = self.current + direction
+        while 0 <= i < len(self.points) and not self.is_visible(i):
+            i += direction
+        if 0 <= i < len(self.points):
+            self.set_current(i, emit=True)
+
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key = event.key()
+        if key == Qt.Key.Key_Right:
+            self.step(+1)
+        elif key == Qt.Key.Key_Left:
+            self.step(-1)
+        elif key == Qt.Key.Key_Home and self.points:
+            self.set_current(0, emit=True)
+        elif key == Qt.Key.Key_End and self.points:
+            self.set_current(len(self.points) - 1, emit=True)
+        else:
+            super().keyPressEvent(event)
+            return
+        event.accept()
