@@ -400,6 +400,20 @@ class Module:
             return f"applied by {caller.opcode}"
         return "unused"
 
+    def line_owners(self) -> dict[int, tuple[str, str | None]]:
+        """Line (1-based) -> (computation, instruction or None for a header line)."""
+        owners: dict[int, tuple[str, str | None]] = {}
+        text = self.text
+        for comp in self.computations:
+            owners[comp.span.line] = (comp.name, None)
+            for instr in comp.instructions:
+                first = instr.span.line
+                extra = text.count("\n", instr.span.offset, instr.span.end)
+                owners[first] = (comp.name, instr.name)
+                for line in range(first + 1, first + extra + 1):
+                    owners[line] = (comp.name, instr.name)
+        return owners
+
     def source_frames(self, instr: Instruction) -> tuple[Frame, ...]:
         """The Python stack an instruction came from (StackFrames or metadata)."""
         frame_id = instr.stack_frame_id

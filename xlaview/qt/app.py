@@ -19,6 +19,10 @@ from xlaview.resources import icon_path
 def application() -> QApplication:
     app = QApplication.instance()
     if app is None:
+        # Workers parse, lex and lay out in Python while the GUI thread calls
+        # into Qt. Each return from Qt waits for the GIL, by default up to 5 ms;
+        # hand it over every 0.1 ms, or the window stutters while a big dump loads.
+        sys.setswitchinterval(0.0001)
         app = QApplication(sys.argv[:1])
         app.setApplicationName("xlaview")
         app.setOrganizationName("xlaview")

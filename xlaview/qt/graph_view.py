@@ -61,7 +61,7 @@ def node_width(node: GraphNode) -> float:
 def compute_layout(
     graph: ComputationGraph, previous: dict[str, float] | None = None, progress=None
 ) -> GraphLayout:
-    """The layout of a graph (a pure function: runs on a worker thread)."""
+    """The layout of a graph (runs on a worker thread)."""
     nodes = [
         LayoutNode(n.key, node_width(n), NODE_HEIGHT * (0.7 if n.is_copy else 1.0))
         for n in graph.nodes
@@ -70,16 +70,72 @@ def compute_layout(
     return layered_layout(nodes, edges, previous=previous, progress=progress)
 
 
+@dataclass(frozen=True, slots=True)
+class CanvasPaths:
+    """The edges of a layout as painter paths: built with the layout, on a
+    worker thread (paths are plain values), so the GUI thread only paints."""
+
+    edges: QPainterPath
+    stubs: QPainterPath
+    arrows: QPainterPath
+
+
+def _add_polyline(path: QPainterPath, points) -> None:
+    if len(points) < 2:
+        return
+    path.moveTo(*points[0])
+    if len(points) == 2:
+        path.lineTo(*points[1])
+        return
+    # A smooth curve through the waypoints reads better than corners.
+    for i in range(1, len(points)):
+        x0, y0 = points[i - 1]
+        x1, y1 = points[i]
+        mid = (y0 + y1) / 2
+        path.cubicTo(x0, mid, x1, mid, x1, y1)
+
+
+def _add_arrow(path: QPainterPath, tip) -> None:
+    x, y = tip
+    path.moveTo(x, y)
+    path.lineTo(x - 4, y - 7)
+    path.lineTo(x + 4, y - 7)
+    path.closeSubpath()
+
+
+def build_paths(layout: GraphLayout) -> CanvasPaths:
+    edges, stubs, arrows = QPainterPath(), QPainterPath(), QPainterPath()
+    for route in layout.edges:
+        _add_polyline(stubs if route.stub else edges, route.points)
+        if route.stub:
+            _add_polyline(stubs, route.target_stub)
+            _add_arrow(arrows, route.target_stub[-1] if route.target_stub else route.points[-1])
+        else:
+            _add_arrow(arrows, route.points[-1])
+    return CanvasPaths(edges, stubs, arrows)
+
+
 @dataclass(slots=True)
 class _Placed:
     node: GraphNode
-    rect: QRectF
+    left: float
+    top: float
+    width: float
+    height: float
+
+    @property
+    def rect(self) -> QRectF:
+        return QRectF(self.left, self.top, self.width, self.height)
+
+    def contains(self, x: float, y: float) -> bool:
+        return self.left <= x <= self.left + self.width and self.top <= y <= self.top + self.height
 
 
 class GraphCanvas(QGraphicsItem):
     """Nodes and edges of one laid-out graph, painted in one pass."""
 
-    def __init__(self, graph: ComputationGraph, layout: GraphLayout) -> None:
+    def __init__(self, graph: ComputationGraph, layout: GraphLayout,
+                 paths: CanvasPaths | None = None) -> None:
         super().__init__()
         self.graph = graph
         self.layout = layout
@@ -93,28 +149,22 @@ class GraphCanvas(QGraphicsItem):
         self.hover_edge: int | None = None
         by_key = {n.key: n for n in graph.nodes}
         self.placed: dict[str, _Placed] = {}
+        # Plain floats, not Qt rectangles: every Qt call from Python pays for the
+        # GIL, and this runs while workers compute.
+        rows: dict[float, list[_Placed]] = {}
         for key, (x, y) in layout.positions.items():
             node = by_key[key]
             w = node_width(node)
             h = NODE_HEIGHT * (0.7 if node.is_copy else 1.0)
-            self.placed[key] = _Placed(node, QRectF(x - w / 2, y - h / 2, w, h))
+            placed = self.placed[key] = _Placed(node, x - w / 2, y - h / 2, w, h)
+            rows.setdefault(round(y, 1), []).append(placed)
         # Rows of nodes by y, for culling and hit tests.
-        self._rows: list[tuple[float, list[_Placed]]] = []
-        rows: dict[float, list[_Placed]] = {}
-        for placed in self.placed.values():
-            rows.setdefault(round(placed.rect.center().y(), 1), []).append(placed)
         self._rows = sorted(rows.items())
         self._row_ys = [y for y, _ in self._rows]
-        self._edges_path = QPainterPath()
-        self._stubs_path = QPainterPath()
-        self._arrows = QPainterPath()
-        for route in layout.edges:
-            self._add_polyline(self._stubs_path if route.stub else self._edges_path, route.points)
-            if route.stub:
-                self._add_polyline(self._stubs_path, route.target_stub)
-                self._arrow(route.target_stub[-1] if route.target_stub else route.points[-1])
-            else:
-                self._arrow(route.points[-1])
+        paths = paths or build_paths(layout)
+        self._edges_path = paths.edges
+        self._stubs_path = paths.stubs
+        self._arrows = paths.arrows
         self._bounds = QRectF(-40, -40, layout.width + 80, layout.height + 80)
         self._font = QFont()
         self._font.setPointSizeF(9)
@@ -124,37 +174,16 @@ class GraphCanvas(QGraphicsItem):
         self._metrics = QFontMetricsF(self._bold)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
 
-    @staticmethod
-    def _add_polyline(path: QPainterPath, points) -> None:
-        if len(points) < 2:
-            return
-        path.moveTo(*points[0])
-        if len(points) == 2:
-            path.lineTo(*points[1])
-            return
-        # A smooth curve through the waypoints reads better than corners.
-        for i in range(1, len(points)):
-            x0, y0 = points[i - 1]
-            x1, y1 = points[i]
-            mid = (y0 + y1) / 2
-            path.cubicTo(x0, mid, x1, mid, x1, y1)
-
-    def _arrow(self, tip) -> None:
-        x, y = tip
-        self._arrows.moveTo(x, y)
-        self._arrows.lineTo(x - 4, y - 7)
-        self._arrows.lineTo(x + 4, y - 7)
-        self._arrows.closeSubpath()
-
     def boundingRect(self) -> QRectF:
         return self._bounds
 
     # -- queries --------------------------------------------------------------
     def node_at(self, pos: QPointF) -> _Placed | None:
-        i = bisect.bisect_left(self._row_ys, pos.y() - NODE_HEIGHT)
-        while i < len(self._rows) and self._rows[i][0] <= pos.y() + NODE_HEIGHT:
+        x, y = pos.x(), pos.y()
+        i = bisect.bisect_left(self._row_ys, y - NODE_HEIGHT)
+        while i < len(self._rows) and self._rows[i][0] <= y + NODE_HEIGHT:
             for placed in self._rows[i][1]:
-                if placed.rect.contains(pos):
+                if placed.contains(x, y):
                     return placed
             i += 1
         return None
@@ -209,9 +238,10 @@ class GraphCanvas(QGraphicsItem):
         # Nodes in the exposed rows only.
         lo = bisect.bisect_left(self._row_ys, exposed.top() - NODE_HEIGHT)
         hi = bisect.bisect_right(self._row_ys, exposed.bottom() + NODE_HEIGHT)
+        left, right = exposed.left(), exposed.right()
         for _, row in self._rows[lo:hi]:
             for placed in row:
-                if placed.rect.intersects(exposed):
+                if placed.left <= right and placed.left + placed.width >= left:
                     self._paint_node(painter, placed, show_text, scale)
 
     def _paint_overlays(self, painter: QPainter) -> None:
@@ -226,7 +256,7 @@ class GraphCanvas(QGraphicsItem):
                 painter.setPen(pen)
                 painter.setBrush(Qt.BrushStyle.NoBrush)
                 path = QPainterPath()
-                self._add_polyline(path, route.points if not route.stub else
+                _add_polyline(path, route.points if not route.stub else
                                    (route.points[0], route.target_stub[-1]))
                 painter.drawPath(path)
         keys = set(self.graph.nodes_of.get(self.selected or "", ()))
@@ -237,7 +267,7 @@ class GraphCanvas(QGraphicsItem):
             route = self.layout.edges[i]
             path = QPainterPath()
             points = route.points if not route.stub else (route.points[0], route.target_stub[-1])
-            self._add_polyline(path, points)
+            _add_polyline(path, points)
             pen = QPen(QColor(theme.EDGE_HIGHLIGHT), 2.2)
             pen.setCosmetic(True)
             painter.setPen(pen)
@@ -331,14 +361,14 @@ class GraphView(QGraphicsView):
         self.message = ""
 
     def set_graph(self, graph: ComputationGraph | None, layout: GraphLayout | None,
-                  keep_view: bool = False) -> None:
+                  keep_view: bool = False, paths: CanvasPaths | None = None) -> None:
         center = self.mapToScene(self.viewport().rect().center())
         transform = self.transform()
         self.scene().clear()
         self.canvas = None
         if graph is None or layout is None:
             return
-        self.canvas = GraphCanvas(graph, layout)
+        self.canvas = GraphCanvas(graph, layout, paths)
         self.scene().addItem(self.canvas)
         self.scene().setSceneRect(self.canvas.boundingRect())
         if keep_view:

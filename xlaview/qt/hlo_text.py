@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QRect, QSize, Qt, Signal
+from PySide6.QtCore import QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
+    QFont,
     QKeySequence,
     QMouseEvent,
     QPainter,
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPlainTextDocumentLayout,
     QPlainTextEdit,
     QTextEdit,
     QToolButton,
@@ -41,6 +43,16 @@ from xlaview.qt import theme
 from xlaview.text.spans import Span
 
 _NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-]")
+
+
+def build_document(text: str) -> QTextDocument:
+    """A plain-text document for the view, safe to build on a worker thread
+    (the caller moves it to the GUI thread). It gets its font and layout when
+    shown: anything touching fonts on a worker thread holds Qt's font lock
+    and stalls the GUI thread."""
+    document = QTextDocument()
+    document.setPlainText(text)
+    return document
 
 
 class LineNumberArea(QWidget):
@@ -76,6 +88,8 @@ class HloTextView(QPlainTextEdit):
         self._formatted: set[int] = set()
         self._formats: dict[str, QTextCharFormat] = {}
         self._line_owner: dict[int, tuple[str, str | None]] = {}  # line -> (computation, instr)
+        self._document: QTextDocument | None = None
+        self._formatting = False
         self._selections: dict[str, list[QTextEdit.ExtraSelection]] = {}
         self._numbers = LineNumberArea(self)
         self.blockCountChanged.connect(self._update_margin)
@@ -85,23 +99,30 @@ class HloTextView(QPlainTextEdit):
     # -- content --------------------------------------------------------------
     def set_module(self, module: Module | None, text: str) -> None:
         """Show ``text`` (the file ``module`` was parsed from), without colours yet."""
+        self.set_document(module, build_document(text),
+                          module.line_owners() if module is not None else {})
+
+    def set_document(self, module: Module | None, document: QTextDocument,
+                     line_owners: dict[int, tuple[str, str | None]]) -> None:
+        """Show a document built off the GUI thread (`build_document`)."""
         self.module = module
         self._spans = None
         self._formatted.clear()
         self._selections.clear()
-        self._line_owner = {}
-        if module is not None:
-            for comp in module.computations:
-                self._line_owner[comp.span.line] = (comp.name, None)
-                for instr in comp.instructions:
-                    first = instr.span.line
-                    last = first + module.text.count("\n", instr.span.offset, instr.span.end)
-                    for line in range(first, last + 1):
-                        self._line_owner[line] = (comp.name, instr.name)
+        self._line_owner = line_owners
         position = self.verticalScrollBar().value()
-        self.setPlainText(text)
+        previous = self._document
+        # The view owns the documents it shows (Qt parent), and drops the last one.
+        document.setParent(self)
+        document.setDefaultFont(self.font())
+        document.setDocumentLayout(QPlainTextDocumentLayout(document))
+        self.setDocument(document)
+        self._document = document
+        if previous is not None and previous is not document:
+            previous.deleteLater()
         self.verticalScrollBar().setValue(position)
         self.setExtraSelections([])
+        self._update_margin()
 
     def set_spans(self, spans: list[list[Span]]) -> None:
         """Colours for the current text (one list of spans per line)."""
@@ -129,27 +150,41 @@ class HloTextView(QPlainTextEdit):
             self._numbers.update(0, rect.y(), self._numbers.width(), rect.height())
         self._apply_visible_formats()
 
-    def _apply_visible_formats(self) -> None:
-        if self._spans is None:
-            return
-        doc = self.document()
+    def _visible_blocks(self, extra_lines: int = 0):
+        """The blocks in view (lines never wrap: one block, one line of text)."""
         block = self.firstVisibleBlock()
-        top = self.blockBoundingGeometry(block).translated(self.contentOffset()).top()
-        bottom = self.viewport().height() + 200  # a little ahead of the scroll
-        while block.isValid() and top <= bottom:
-            number = block.blockNumber()
-            if number not in self._formatted and number < len(self._spans):
-                self._formatted.add(number)
-                ranges = []
-                for column, length, token in self._spans[number]:
-                    r = QTextLayout.FormatRange()
-                    r.start, r.length, r.format = column, length, self._format_for(token)
-                    ranges.append(r)
-                if ranges:
-                    block.layout().setFormats(ranges)
-                    doc.markContentsDirty(block.position(), block.length())
-            top += self.blockBoundingRect(block).height()
+        count = self.viewport().height() // max(1, self.fontMetrics().height()) + 2 + extra_lines
+        for _ in range(count):
+            if not block.isValid():
+                return
+            yield block
             block = block.next()
+
+    def _apply_visible_formats(self) -> None:
+        if self._spans is None or self._formatting:
+            return
+        first = last = None
+        for block in self._visible_blocks(extra_lines=20):  # a little ahead of the scroll
+            number = block.blockNumber()
+            if number in self._formatted or number >= len(self._spans):
+                continue
+            self._formatted.add(number)
+            ranges = []
+            for column, length, token in self._spans[number]:
+                r = QTextLayout.FormatRange()
+                r.start, r.length, r.format = column, length, self._format_for(token)
+                ranges.append(r)
+            if ranges:
+                block.layout().setFormats(ranges)
+                first = first if first is not None else block.position()
+                last = block.position() + block.length()
+        if first is not None:
+            # Relaying out the changed lines asks for an update, which calls back here.
+            self._formatting = True
+            try:
+                self.document().markContentsDirty(first, last - first)
+            finally:
+                self._formatting = False
 
     # -- line numbers ---------------------------------------------------------
     def line_number_width(self) -> int:
@@ -168,16 +203,22 @@ class HloTextView(QPlainTextEdit):
         painter = QPainter(self._numbers)
         painter.fillRect(event.rect(), QColor("#f1f3f5"))
         painter.setPen(QColor("#adb5bd"))
-        block = self.firstVisibleBlock()
-        top = round(self.blockBoundingGeometry(block).translated(self.contentOffset()).top())
-        height = round(self.blockBoundingRect(block).height())
+        painter.setFont(self.font())
+        first = self.firstVisibleBlock()
+        top = self.blockBoundingGeometry(first).translated(self.contentOffset()).top()
+        metrics = self.fontMetrics()
+        count = sum(1 for _ in self._visible_blocks())
+        numbers = "\n".join(str(first.blockNumber() + 1 + i) for i in range(count))
         width = self._numbers.width() - 6
-        while block.isValid() and top <= event.rect().bottom():
-            if block.isVisible() and top + height >= event.rect().top():
-                painter.drawText(0, top, width, height, Qt.AlignmentFlag.AlignRight,
-                                 str(block.blockNumber() + 1))
-            block = block.next()
-            top += height
+        # One call for the whole column: each call into Qt from Python waits for
+        # the GIL while workers run, and a column has dozens of lines.
+        if metrics.leading() == 0:
+            painter.drawText(QRectF(0, top, width, count * metrics.height()),
+                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop, numbers)
+        else:
+            for i, number in enumerate(numbers.split("\n")):
+                painter.drawText(0, round(top + i * metrics.height()), width, metrics.height(),
+                                 Qt.AlignmentFlag.AlignRight, number)
         painter.end()
 
     # -- selection ------------------------------------------------------------

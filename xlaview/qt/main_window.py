@@ -12,7 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, QSize, Qt, QTimer, QUrl
+from PySide6.QtCore import QCoreApplication, QSettings, QSize, Qt, QTimer, QUrl
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -21,6 +21,7 @@ from PySide6.QtGui import (
     QGuiApplication,
     QIcon,
     QKeySequence,
+    QTextDocument,
 )
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -39,12 +40,12 @@ from xlaview.analysis.graph import ComputationGraph, build_graph
 from xlaview.analysis.inspect import describe_instruction
 from xlaview.analysis.kinds import kind_of
 from xlaview.analysis.layout import GraphLayout
-from xlaview.dump.index import DumpIndex, DumpModule, Problem, index_dump, index_file
+from xlaview.dump.index import DumpFile, DumpIndex, DumpModule, Problem, index_dump, index_file
 from xlaview.dump.loader import LoadedModule, ModuleCache, ModuleReports, load_reports, sniff
 from xlaview.hlo import Module
 from xlaview.qt import theme
-from xlaview.qt.graph_view import GraphView, compute_layout
-from xlaview.qt.hlo_text import HloTextPanel
+from xlaview.qt.graph_view import CanvasPaths, GraphView, build_paths, compute_layout
+from xlaview.qt.hlo_text import HloTextPanel, build_document
 from xlaview.qt.inspector import InspectorView
 from xlaview.qt.module_list import ModuleListPanel
 from xlaview.qt.problems import ProblemsView
@@ -62,10 +63,45 @@ def lex_file(text: str, progress=None):
     return line_spans(text, HloLexer(stripnl=False, ensurenl=False), progress)
 
 
+GraphResult = tuple[ComputationGraph, GraphLayout, CanvasPaths]
+PREPARED_POINTS = 4  # documents built ahead for the neighbouring passes
+
+
 def graph_and_layout(module: Module, computation: str, previous: dict[str, float] | None,
-                     progress=None) -> tuple[ComputationGraph, GraphLayout]:
+                     progress=None) -> GraphResult:
     graph = build_graph(module, computation)
-    return graph, compute_layout(graph, previous, progress)
+    layout = compute_layout(graph, previous, progress)
+    return graph, layout, build_paths(layout)
+
+
+@dataclass
+class PreparedPoint:
+    """A pass dump made ready off the GUI thread: parsed, its text document
+    built and moved to the GUI thread, its lines mapped to instructions."""
+
+    loaded: LoadedModule
+    document: QTextDocument
+    line_owners: dict[int, tuple[str, str | None]]
+
+
+def prepare_point(cache: ModuleCache, dump_file: DumpFile) -> PreparedPoint:
+    loaded = cache.load(dump_file)
+    document = build_document(loaded.module.text)
+    document.moveToThread(QCoreApplication.instance().thread())
+    return PreparedPoint(loaded, document, loaded.module.line_owners())
+
+
+def prefetch(cache: ModuleCache, files: list[tuple[str, DumpFile]],
+             computation: str | None, previous: dict[str, float] | None):
+    """Prepare the neighbouring passes (and their graphs) before the user steps."""
+    out = []
+    for label, dump_file in files:
+        point = prepare_point(cache, dump_file)
+        graph = None
+        if computation and point.loaded.module.has_computation(computation):
+            graph = graph_and_layout(point.loaded.module, computation, previous)
+        out.append((label, dump_file, point, graph))
+    return out
 
 
 def changed_points(files: list[tuple[str, Path]], name: str, progress=None) -> set[str]:
@@ -136,7 +172,8 @@ class MainWindow(QMainWindow):
         self.reports: dict[int, ModuleReports] = {}
         self.graph_path: list[str] = []  # computations opened in the graph, entry first
         self.selection: _Selection | None = None
-        self._layouts: OrderedDict[tuple[str, str], tuple[ComputationGraph, GraphLayout]] = OrderedDict()
+        self._layouts: OrderedDict[tuple[str, str], GraphResult] = OrderedDict()
+        self._prepared: OrderedDict[str, PreparedPoint] = OrderedDict()  # by file path
         self._last_x: dict[str, dict[str, float]] = {}  # computation -> node x, for stability
         self._build_ui()
         self._build_menus()
@@ -279,6 +316,7 @@ class MainWindow(QMainWindow):
         self.reports.clear()
         self.cache.clear()
         self._layouts.clear()
+        self._prepared.clear()
         self._last_x.clear()
         self._add_recent(index.root)
         self.setWindowTitle(f"{index.root.name} — xlaview")
@@ -366,9 +404,14 @@ class MainWindow(QMainWindow):
             return
         self.point = label
         dump_file = self.dump_module.file_at(label)
+        prepared = self._prepared.pop(str(dump_file.path), None)
+        if prepared is not None:
+            self.worker.cancel("point")
+            self._on_point_loaded(prepared, dump_file)
+            return
         self.status.setText(f"reading {dump_file.rel} …")
-        self.worker.submit("point", self.cache.load, dump_file,
-                           on_done=lambda loaded, f=dump_file: self._on_point_loaded(loaded, f),
+        self.worker.submit("point", prepare_point, self.cache, dump_file,
+                           on_done=lambda point, f=dump_file: self._on_point_loaded(point, f),
                            on_error=lambda err, trace, f=dump_file: self._on_point_failed(err, f))
 
     def _on_point_failed(self, error: BaseException, dump_file) -> None:
@@ -380,10 +423,11 @@ class MainWindow(QMainWindow):
         self._update_problems_dock()
         self.status.setText(f"{dump_file.rel}: {error}")
 
-    def _on_point_loaded(self, loaded: LoadedModule, dump_file) -> None:
+    def _on_point_loaded(self, point: PreparedPoint, dump_file) -> None:
+        loaded = point.loaded
         self.loaded = loaded
         module = loaded.module
-        self.text.set_module(module, module.text)
+        self.text.set_document(module, point.document, point.line_owners)
         self.worker.submit("lex", lex_file, module.text, on_done=self.text.set_spans,
                            on_progress=lambda f: self._progress("highlighting", f))
         if loaded.problems:
@@ -400,6 +444,7 @@ class MainWindow(QMainWindow):
             self._show_graph(path[-1], keep_view=True)
         else:
             self.graph.set_graph(None, None)
+        self._prefetch_neighbours()
         if self.selection and self._selection_exists():
             self._show_selection(center=False)
         else:
@@ -409,6 +454,29 @@ class MainWindow(QMainWindow):
         n = module.instruction_count
         self.status.setText(f"{dump_file.rel}: {len(module.computations)} computations, "
                             f"{n} instructions")
+
+    def _prefetch_neighbours(self) -> None:
+        if self.dump_module is None or self.timeline.current is None:
+            return
+        i = self.timeline.current
+        points = self.dump_module.timeline()
+        wanted = [points[j] for j in (i + 1, i - 1) if 0 <= j < len(points)
+                  and str(points[j][1].path) not in self._prepared]
+        if not wanted:
+            return
+        computation = self.graph_path[-1] if self.graph_path else None
+        self.worker.submit("prefetch", prefetch, self.cache, wanted,
+                           computation, self._last_x.get(computation or ""),
+                           on_done=self._on_prefetched)
+
+    def _on_prefetched(self, results) -> None:
+        for _label, dump_file, point, graph in results:
+            self._prepared[str(dump_file.path)] = point
+            if graph is not None:
+                self._layouts[(str(dump_file.path), graph[0].computation)] = graph
+        while len(self._prepared) > PREPARED_POINTS:
+            _, old = self._prepared.popitem(last=False)
+            old.document.deleteLater()
 
     def _selection_exists(self) -> bool:
         if self.selection is None or self.loaded is None:
@@ -449,8 +517,8 @@ class MainWindow(QMainWindow):
         self._set_graph(self.graph, *result, keep_view=keep_view)
 
     def _set_graph(self, view: GraphView, graph: ComputationGraph, layout: GraphLayout,
-                   keep_view: bool) -> None:
-        view.set_graph(graph, layout, keep_view=keep_view)
+                   paths: CanvasPaths, keep_view: bool) -> None:
+        view.set_graph(graph, layout, keep_view=keep_view, paths=paths)
         if view is self.graph:
             self._last_x[graph.computation] = {k: p[0] for k, p in layout.positions.items()}
         if self.selection:

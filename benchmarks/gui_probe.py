@@ -1,0 +1,134 @@
+"""Measure the window in a fresh process (offscreen): ``python gui_probe.py TASK DIR``.
+
+Prints one JSON object. A 5 ms heartbeat timer records the longest stretch the
+GUI thread spent without serving events while the task ran.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+
+START = time.perf_counter()
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from PySide6.QtCore import QCoreApplication, QElapsedTimer, QTimer  # noqa: E402
+
+
+class Heartbeat:
+    """The longest gap between 5 ms ticks: how long the GUI thread was blocked."""
+
+    def __init__(self) -> None:
+        self.timer = QTimer()
+        self.timer.setInterval(5)
+        self.timer.timeout.connect(self._tick)
+        self.clock = QElapsedTimer()
+        self.last = 0
+        self.longest = 0
+
+    def start(self) -> None:
+        self.clock.start()
+        self.last = 0
+        self.longest = 0
+        self.timer.start()
+
+    def _tick(self) -> None:
+        now = self.clock.elapsed()
+        self.longest = max(self.longest, now - self.last)
+        self.last = now
+
+    def stop(self) -> int:
+        self.timer.stop()
+        return max(self.longest, self.clock.elapsed() - self.last)
+
+
+def wait_until(predicate, timeout: float = 60.0) -> None:
+    deadline = time.perf_counter() + timeout
+    while not predicate():
+        if time.perf_counter() > deadline:
+            raise TimeoutError
+        QCoreApplication.processEvents()
+        time.sleep(0.001)
+
+
+def main() -> None:
+    task, folder = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None
+    if task == "reference-window":  # Qt alone: an empty main window shown
+        from PySide6.QtWidgets import QApplication, QMainWindow
+
+        app = QApplication([])
+        w = QMainWindow()
+        w.resize(1600, 1000)
+        w.show()
+        app.processEvents()
+        print(json.dumps({"visible_s": time.perf_counter() - START}))
+        return
+
+    from xlaview.qt.app import application
+    from xlaview.qt.main_window import MainWindow
+
+    application()
+    window = MainWindow(persist=False)
+    window.resize(1600, 1000)
+    if task == "window":
+        from xlaview.resources import sample_dump
+
+        window.show()
+        QCoreApplication.processEvents()
+        visible = time.perf_counter() - START
+        window.open_dump(sample_dump())
+        window.wait_idle()
+        print(json.dumps({"visible_s": visible, "sample_ready_s": time.perf_counter() - START}))
+        return
+    window.show()
+    QCoreApplication.processEvents()
+    beat = Heartbeat()
+    if task == "open":
+        beat.start()
+        t0 = time.perf_counter()
+        window.open_dump(folder)
+        listed = time.perf_counter() - t0
+        wait_until(lambda: window.loaded is not None)
+        text = time.perf_counter() - t0
+        wait_until(lambda: window.graph.graph is not None)
+        graph = time.perf_counter() - t0
+        wait_until(lambda: not window.worker.busy)  # serving events all along
+        idle = time.perf_counter() - t0
+        blocked = beat.stop()
+        print(json.dumps({"modules_listed_s": listed, "text_s": text, "text_and_graph_s": graph,
+                          "all_done_s": idle, "gui_blocked_max_ms": blocked,
+                          "instructions": window.loaded.module.instruction_count,
+                          "graph_nodes": len(window.graph.graph.nodes)}))
+        return
+    if task == "step":
+        window.open_dump(folder)
+        window.wait_idle()
+        # The last dozen passes: the module is at its final size there.
+        labels = [p.label for p in window.timeline.points]
+        window.select_pass(labels[max(0, len(labels) - 13)])
+        window.wait_idle()
+        steps = []
+        beat.start()
+        for _ in range(min(12, len(labels) - 1)):
+            t0 = time.perf_counter()
+            window.timeline.step(+1)
+            label = window.timeline.current_label
+            expected = str(window.dump_module.file_at(label).path)
+            wait_until(lambda: window.point == label and window.loaded is not None
+                       and window._current_file_key() == expected
+                       and window.graph.graph is not None
+                       and window.text.module is window.loaded.module
+                       and (window._current_file_key(), window.graph_path[-1]) in window._layouts)
+            steps.append(time.perf_counter() - t0)
+            wait_until(lambda: not window.worker.busy)
+        blocked = beat.stop()
+        print(json.dumps({"steps_s": steps, "gui_blocked_max_ms": blocked,
+                          "instructions": window.loaded.module.instruction_count}))
+        return
+    raise SystemExit(f"unknown task {task}")
+
+
+if __name__ == "__main__":
+    main()
