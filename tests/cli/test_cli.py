@@ -98,3 +98,42 @@ def test_user_errors_are_one_clear_line(args: list[str], message: str) -> None:
     proc = xlaview(*[after if a == "SAMPLE_AFTER" else a for a in args], check=False)
     assert proc.returncode == 2
     assert message in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_traffic_json_contract() -> None:
+    out = json.loads(xlaview("traffic", "--json", str(SAMPLE)).stdout)
+    assert set(out) >= {"module", "total_traffic_bytes", "intermediates", "fusions"}
+    first = out["intermediates"][0]
+    assert set(first) >= {"producer", "producer_kind", "shape", "bytes", "consumers",
+                          "traffic_bytes"}
+    ranked = [i["traffic_bytes"] for i in out["intermediates"]]
+    assert ranked == sorted(ranked, reverse=True)
+    assert "[8192,8192]" in first["shape"]
+    (bf16,) = [i for i in out["intermediates"] if i["shape"].startswith("bf16[8192,8192]")]
+    assert bf16["bytes"] == 134217728 and bf16["traffic_bytes"] >= 2 * bf16["bytes"]
+    assert all(set(f) >= {"name", "kind", "bytes_read", "bytes_written"} for f in out["fusions"])
+
+
+def test_traffic_of_an_hlo_file_with_default_flags() -> None:
+    from xlaview.resources import sample_dump_default_flags
+
+    after = next(sample_dump_default_flags().glob("*cpu_after_optimizations.txt"))
+    out = json.loads(xlaview("traffic", "--json", str(after)).stdout)
+    assert not [i for i in out["intermediates"] if "[8192,8192]" in i["shape"]]
+    assert [f["kind"] for f in out["fusions"]].count("kCustom") == 1
+
+
+def test_diff_json_across_the_fusion_pass() -> None:
+    summary = json.loads(xlaview("summary", "--json", str(SAMPLE)).stdout)
+    passes = summary["modules"][0]["passes"]
+    fusion = next(p["seq"] for p in passes if p["after"] == "fusion")
+    before = passes[[p["seq"] for p in passes].index(fusion) - 1]["seq"]
+    out = json.loads(xlaview("diff", "--json", str(SAMPLE), "--module", "jit_attention",
+                             "--from", str(before), "--to", str(fusion)).stdout)
+    assert set(out) >= {"added", "removed", "changed"}
+    fusions = {a["name"]: a for a in out["added"] if a["opcode"] == "fusion"}
+    assert "exp.1" in fusions["convert_exponential_fusion"]["absorbed"]
+    assert all(r["absorbed_into"] for r in out["removed"])
+    same = json.loads(xlaview("diff", "--json", str(SAMPLE), "--from", str(before),
+                              "--to", str(before)).stdout)
+    assert same["added"] == same["removed"] == same["changed"] == []

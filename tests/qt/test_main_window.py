@@ -194,12 +194,12 @@ def test_window_state_is_restored(qtbot, tmp_path: Path) -> None:
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
     first = MainWindow(settings=settings)
     qtbot.addWidget(first)
-    first.resize(720, 540)  # within the offscreen screen: restoreGeometry clamps to it
+    first.resize(760, 700)  # within the 800x800 offscreen screen: restoreGeometry clamps to it
     first.show()
     first.close()
     second = MainWindow(settings=settings)
     qtbot.addWidget(second)
-    assert (second.width(), second.height()) == (720, 540)
+    assert (second.width(), second.height()) == (760, 700)
 
 
 def test_broken_dump_shows_problems_and_stays_usable(window, qtbot, zoo, tmp_path: Path) -> None:

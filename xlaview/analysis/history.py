@@ -51,3 +51,27 @@ _METADATA = re.compile(rb", metadata=\{[^}]*\}")
 def _without_metadata(line: bytes) -> bytes:
     # Metadata churns (stack frame ids renumber) without the instruction changing.
     return _METADATA.sub(b"", line.strip())
+
+
+_DEFINITION = re.compile(rb"^[ \t]*(?:ROOT[ \t]+)?%?[A-Za-z_][\w.\-]*[ \t]*=[^\n]*", re.M)
+
+
+def change_sizes(
+    files: Sequence[tuple[str, Path]], progress: Callable[[float], None] | None = None
+) -> dict[str, int]:
+    """For each dump after the first: how many instruction lines differ from
+    the dump before (metadata ignored). A cheap measure of a pass's change,
+    read from the text without parsing; 0 means the pass changed nothing."""
+    sizes: dict[str, int] = {}
+    previous: set[bytes] | None = None
+    for i, (label, path) in enumerate(files):
+        try:
+            lines = {_without_metadata(m.group()) for m in _DEFINITION.finditer(path.read_bytes())}
+        except OSError:
+            lines = set()
+        if previous is not None:
+            sizes[label] = max(len(lines - previous), len(previous - lines))
+        previous = lines
+        if progress is not None and i % 8 == 0:
+            progress(i / max(1, len(files)))
+    return sizes

@@ -3,7 +3,7 @@ bytes at each step, from the live-range and buffer-assignment reports."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xlaview.dump.reports import BufferAssignment, LiveRange
 
@@ -18,6 +18,7 @@ class BufferBar:
     size: int
     allocation: int | None
     shape: str
+    offset: int = 0  # within its allocation
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +37,7 @@ class MemoryTimeline:
     peak_bytes: int
     peak_buffers: tuple[BufferBar, ...]  # the buffers live at the peak, largest first
     report_peak_bytes: int | None  # what the live-range report says
+    allocation_sizes: dict[int, int] = field(default_factory=dict)
 
     def share(self, bar: BufferBar) -> float:
         return bar.size / self.peak_bytes if self.peak_bytes else 0.0
@@ -83,8 +85,10 @@ def memory_timeline(live: LiveRange, assignment: BufferAssignment | None) -> Mem
     """Bars, usage and occupancy over the schedule, and XLA's peak."""
     sizes: dict[tuple[str, str], tuple[int, int, str]] = {}
     slices: dict[tuple[str, str], tuple[int, int, int]] = {}  # allocation, offset, size
+    allocation_sizes: dict[int, int] = {}
     if assignment is not None:
         for allocation in assignment.allocations:
+            allocation_sizes[allocation.index] = allocation.size
             for value in allocation.values:
                 key = (value.instruction, value.shape_index)
                 sizes[key] = (value.size, allocation.index, value.shape)
@@ -94,7 +98,8 @@ def memory_timeline(live: LiveRange, assignment: BufferAssignment | None) -> Mem
     for key, (start, end) in live.ranges.items():
         name, index = _split_key(key)
         size, allocation, shape = sizes.get((name, index), (peak_sizes.get(key, 0), None, ""))
-        bars.append(BufferBar(key, name, index, start, end, size, allocation, shape))
+        offset = slices.get((name, index), (None, 0, 0))[1]
+        bars.append(BufferBar(key, name, index, start, end, size, allocation, shape, offset))
     horizon = max([live.max_time or 0, *(b.end for b in bars)]) if bars else (live.max_time or 0)
     delta = [0] * (horizon + 2)
     for bar in bars:
@@ -111,7 +116,7 @@ def memory_timeline(live: LiveRange, assignment: BufferAssignment | None) -> Mem
     at_peak = sorted((b for b in bars if b.start <= peak_time <= b.end), key=lambda b: -b.size)
     bars.sort(key=lambda b: (-b.size, b.start))
     return MemoryTimeline(live.sequence, tuple(bars), tuple(usage), tuple(occupied), peak_time,
-                          peak_bytes, tuple(at_peak), live.peak_bytes)
+                          peak_bytes, tuple(at_peak), live.peak_bytes, allocation_sizes)
 
 
 def _occupied(bars: list[BufferBar], slices: dict[tuple[str, str], tuple[int, int, int]],

@@ -256,7 +256,7 @@ class HloTextView(QPlainTextEdit):
 
     def _refresh_selections(self) -> None:
         # Later kinds paint over earlier ones: blocks, then neighbours, then the selection.
-        order = ("block", "operands", "users", "search", "selection")
+        order = ("diff-added", "diff-changed", "block", "operands", "users", "search", "selection")
         merged = [s for kind in order for s in self._selections.get(kind, [])]
         self.setExtraSelections(merged)
 

@@ -7,12 +7,12 @@ lexing and report reading are pure functions run on worker threads
 
 from __future__ import annotations
 
-import re
+import math
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QSettings, QSize, Qt, QTimer, QUrl
+from PySide6.QtCore import QCoreApplication, QRectF, QSettings, QSize, Qt, QTimer, QUrl
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QFileDialog,
     QLabel,
+    QTabWidget,
     QMainWindow,
     QMessageBox,
     QProgressBar,
@@ -36,7 +37,13 @@ from PySide6.QtWidgets import (
 )
 
 from xlaview import __version__
+from xlaview.analysis.compare import compare_dumps
+from xlaview.analysis.diff import ModuleDiff, diff_modules
 from xlaview.analysis.graph import ComputationGraph, build_graph
+from xlaview.analysis.history import change_sizes, instruction_history
+from xlaview.analysis.memory import memory_timeline
+from xlaview.analysis.search import search
+from xlaview.analysis.traffic import Traffic, analyze_traffic
 from xlaview.analysis.inspect import describe_instruction
 from xlaview.analysis.kinds import kind_of
 from xlaview.analysis.layout import GraphLayout
@@ -48,6 +55,7 @@ from xlaview.qt.graph_view import CanvasPaths, GraphView, build_paths, compute_l
 from xlaview.qt.hlo_text import HloTextPanel, build_document
 from xlaview.qt.inspector import InspectorView
 from xlaview.qt.module_list import ModuleListPanel
+from xlaview.qt.panels import ChangesPanel, CompareView, MemoryPanel, SearchPanel, TrafficPanel
 from xlaview.qt.problems import ProblemsView
 from xlaview.qt.timeline import PassTimeline, points_of
 from xlaview.qt.workers import Worker
@@ -104,26 +112,8 @@ def prefetch(cache: ModuleCache, files: list[tuple[str, DumpFile]],
     return out
 
 
-def changed_points(files: list[tuple[str, Path]], name: str, progress=None) -> set[str]:
-    """Timeline points where the line defining ``name`` differs from the point
-    before (it appears, changes or disappears). Reads raw text, no parsing."""
-    pattern = re.compile(
-        rb"^[ \t]*(?:ROOT[ \t]+)?%?" + re.escape(name.encode()) + rb"[ \t]*=[^\n]*", re.M
-    )
-    changed: set[str] = set()
-    previous: bytes | None = None
-    for i, (label, path) in enumerate(files):
-        try:
-            m = pattern.search(path.read_bytes())
-        except OSError:
-            m = None
-        line = m.group().strip() if m else None
-        if i > 0 and line != previous:
-            changed.add(label)
-        previous = line
-        if progress is not None and i % 8 == 0:
-            progress(i / max(1, len(files)))
-    return changed
+def diff_points(cache: ModuleCache, before: DumpFile, after: DumpFile) -> ModuleDiff:
+    return diff_modules(cache.load(before).module, cache.load(after).module)
 
 
 @dataclass
@@ -204,6 +194,23 @@ class MainWindow(QMainWindow):
         self.inspector.computation_requested.connect(self.enter_computation)
         self.problems = ProblemsView(self)
         self.problems.problem_activated.connect(self._on_problem_activated)
+        self.changes = ChangesPanel(self)
+        self.changes.instruction_requested.connect(self._select_if_present)
+        self.changes.point_requested.connect(self._on_history_point)
+        self.traffic_panel = TrafficPanel(self)
+        self.traffic_panel.instruction_requested.connect(self._select_if_present)
+        self.traffic_panel.overlay_toggled.connect(lambda _on: self._apply_traffic_overlay())
+        self.memory = MemoryPanel(self)
+        self.memory.instruction_requested.connect(self._select_if_present)
+        self.search_panel = SearchPanel(self)
+        self.search_panel.instruction_requested.connect(self._select_if_present)
+        self.search_panel.query_changed.connect(self.search)
+        self.compare = CompareView(self)
+        self.traffic: Traffic | None = None
+        self.diff: ModuleDiff | None = None
+        self._history_for: tuple[int, str] | None = None
+        self._problems_seen = False
+        self._previous_rects: dict[str, dict[str, QRectF]] = {}  # computation -> node rects
 
         graph_box = QWidget(self)
         graph_layout = QVBoxLayout(graph_box)
@@ -241,11 +248,22 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(central)
 
         self.module_dock = self._dock("Modules", self.modules, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self.inspector_dock = self._dock("Inspector", self.inspector, Qt.DockWidgetArea.RightDockWidgetArea)
-        self.problems_dock = self._dock("Problems", self.problems, Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.problems_dock.hide()
+        # Tabs inside one dock per side: tabified docks leave stray tab bars behind.
+        self.side_tabs = QTabWidget(self)
+        self.side_tabs.setObjectName("sideTabs")
+        self.side_tabs.addTab(self.inspector, "Inspector")
+        self.side_tabs.addTab(self.changes, "Changes")
+        self.inspector_dock = self._dock("Selection", self.side_tabs, Qt.DockWidgetArea.RightDockWidgetArea)
+        self.bottom_tabs = QTabWidget(self)
+        self.bottom_tabs.setObjectName("analysisTabs")
+        for widget, title in ((self.traffic_panel, "Traffic"), (self.memory, "Memory"),
+                              (self.search_panel, "Search"), (self.problems, "Problems"),
+                              (self.compare, "Compare")):
+            self.bottom_tabs.addTab(widget, title)
+        self.problems_dock = self._dock("Analysis", self.bottom_tabs, Qt.DockWidgetArea.BottomDockWidgetArea)
         self.resizeDocks([self.module_dock, self.inspector_dock], [250, 330],
                          Qt.Orientation.Horizontal)
+        self.resizeDocks([self.problems_dock], [240], Qt.Orientation.Vertical)
 
         self.status = QLabel(self)
         self.progress = QProgressBar(self)
@@ -282,6 +300,7 @@ class MainWindow(QMainWindow):
         action(file_menu, "Open HLO &File…", self._on_open_file)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         action(file_menu, "&Reload", self.reload, QKeySequence.StandardKey.Refresh)
+        action(file_menu, "Compare &With Folder…", self._on_compare_folder)
         file_menu.addSeparator()
         action(file_menu, "Export Window as &PNG…", lambda: self._export("window-png"), "Ctrl+E")
         action(file_menu, "Export &Graph as PNG (2x)…", lambda: self._export("graph-png"))
@@ -295,6 +314,7 @@ class MainWindow(QMainWindow):
         action(view_menu, "Next Pass", lambda: self.timeline.step(+1), "Ctrl+Right")
         action(view_menu, "Previous Pass", lambda: self.timeline.step(-1), "Ctrl+Left")
         action(view_menu, "Back to Entry Computation", self.back_to_entry, "Backspace")
+        action(view_menu, "&Search Instructions", self._focus_search, "Ctrl+Shift+F")
         view_menu.addSeparator()
         for dock in (self.module_dock, self.inspector_dock, self.problems_dock):
             view_menu.addAction(dock.toggleViewAction())
@@ -322,6 +342,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"{index.root.name} — xlaview")
         self.modules.set_index(index)
         self.problems.set_problems(list(index.problems))
+        self._problems_seen = False
         self._update_problems_dock()
         self.worker.submit("sniff", sniff, index, on_done=self._on_sniffed)
         if not index.modules:
@@ -356,8 +377,17 @@ class MainWindow(QMainWindow):
             self.worker.submit(f"reports-{module.id}-{module.dump}", load_reports, module,
                                on_done=lambda r, m=module: self._on_reports(m, r),
                                on_error=self._on_job_error)
+        else:
+            QTimer.singleShot(0, lambda m=module: self._on_reports(m, self.reports[m.id]))
         self.worker.submit("unchanged", _unchanged_of, module,
                            on_done=self.timeline.set_unchanged)
+        files = [(label, f.path) for label, f in module.timeline()]
+        self.worker.submit("change-sizes", change_sizes, files,
+                           on_done=self.timeline.set_change_sizes,
+                           on_progress=lambda f: self._progress("measuring each pass's change", f))
+        if module.id not in self.reports:
+            self.memory.set_timeline(None)
+        self.changes.set_history(None, [], {})
         if points:
             self._load_point(self.timeline.current_label)
 
@@ -445,6 +475,8 @@ class MainWindow(QMainWindow):
         else:
             self.graph.set_graph(None, None)
         self._prefetch_neighbours()
+        self._request_diff(dump_file)
+        self.worker.submit("traffic", analyze_traffic, module, on_done=self._on_traffic)
         if self.selection and self._selection_exists():
             self._show_selection(center=False)
         else:
@@ -477,6 +509,145 @@ class MainWindow(QMainWindow):
         while len(self._prepared) > PREPARED_POINTS:
             _, old = self._prepared.popitem(last=False)
             old.document.deleteLater()
+
+    # ================================================================= analyses
+    def _request_diff(self, dump_file: DumpFile) -> None:
+        self.diff = None
+        points = self.dump_module.timeline() if self.dump_module else []
+        labels = [label for label, _ in points]
+        if self.point not in labels or labels.index(self.point) == 0:
+            self.changes.set_diff(None, "The first dump: nothing before it to compare with.")
+            self._show_diff_marks()
+            return
+        before_label, before = points[labels.index(self.point) - 1]
+        title = f"{before_label} → {self.point}"
+        self.worker.submit("diff", diff_points, self.cache, before, dump_file,
+                           on_done=lambda diff, t=title: self._on_diff(diff, t),
+                           on_error=self._on_job_error)
+
+    def _on_diff(self, diff: ModuleDiff, title: str) -> None:
+        self.diff = diff
+        self.changes.set_diff(diff, title)
+        self._show_diff_marks()
+
+    def _show_diff_marks(self) -> None:
+        """Added and changed instructions coloured in the text and the graph;
+        removed ones ghosted where they stood in the previous pass's graph."""
+        diff, module = self.diff, self.loaded.module if self.loaded else None
+        added: list[tuple[int, int]] = []
+        changed: list[tuple[int, int]] = []
+        status: dict[str, str] = {}
+        if diff is not None and module is not None:
+            for items, out, kind in ((diff.added, added, "added"), (diff.changed, changed, "changed")):
+                for item in items:
+                    if module.has_computation(item.computation) and item.name in module.computation(
+                            item.computation):
+                        line = module.computation(item.computation).instruction(item.name).span.line
+                        out.append((line, line))
+                        status[item.name] = kind
+            for name in diff.computations_added:
+                if module.has_computation(name):
+                    comp = module.computation(name)
+                    end = comp.span.line + module.text.count("\n", comp.span.offset, comp.span.end)
+                    added.append((comp.span.line, end))
+        self.text.set_highlights("diff-added", added, "#ebfbee")
+        self.text.set_highlights("diff-changed", changed, "#fff9db")
+        canvas = self.graph.canvas
+        if canvas is not None:
+            canvas.diff = status
+            canvas.ghosts = []
+            previous = self._previous_rects.get(canvas.graph.computation, {})
+            if diff is not None:
+                for r in diff.removed:
+                    if r.computation == canvas.graph.computation and r.name in previous:
+                        canvas.ghosts.append((r.name, previous[r.name]))
+            canvas.update()
+
+    def _on_traffic(self, traffic: Traffic) -> None:
+        self.traffic = traffic
+        self.traffic_panel.set_traffic(traffic)
+        self._apply_traffic_overlay()
+
+    def _apply_traffic_overlay(self) -> None:
+        canvas = self.graph.canvas
+        if canvas is None:
+            return
+        canvas.traffic = {}
+        if self.traffic is not None and self.traffic_panel.overlay.isChecked():
+            by_edge: dict[tuple[str, str], int] = {}
+            for i in self.traffic.intermediates:
+                producer = i.producer.split("#")[0]
+                for consumer in i.consumers:
+                    by_edge[(producer, consumer)] = max(by_edge.get((producer, consumer), 0), i.bytes)
+            largest = max(by_edge.values(), default=1)
+            nodes = {n.key: n.instruction for n in canvas.graph.nodes}
+            for route in canvas.layout.edges:
+                size = by_edge.get((nodes[route.source], nodes[route.target]))
+                if size:
+                    # Widths by the log of the bytes: 1 MiB and 1 GiB must both show.
+                    canvas.traffic[(route.source, route.target)] = 2 + 14 * (
+                        math.log2(1 + size) / math.log2(1 + largest))
+        canvas.update()
+
+    def search(self, query: str) -> None:
+        """Find instructions of the current dump (see `xlaview.analysis.search`)."""
+        if self.loaded is None:
+            return
+        self.problems_dock.show()
+        self.bottom_tabs.setCurrentWidget(self.search_panel)
+        self.worker.submit("search", search, self.loaded.module, query,
+                           on_done=self.search_panel.set_hits)
+
+    def _focus_search(self) -> None:
+        self.problems_dock.show()
+        self.bottom_tabs.setCurrentWidget(self.search_panel)
+        self.search_panel.edit.setFocus()
+        self.search_panel.edit.selectAll()
+
+    def compare_with(self, folder: str | Path) -> None:
+        """Compare the open dump's modules with another dump of the same program."""
+        if self.index is None:
+            return
+        other = index_dump(folder)
+        left = self.index
+        self.problems_dock.show()
+        self.bottom_tabs.setCurrentWidget(self.compare)
+        self.worker.submit("compare", compare_dumps, left, other, self.cache,
+                           on_done=lambda results: self.compare.set_comparisons(
+                               str(left.root), str(other.root), results),
+                           on_error=self._on_job_error)
+
+    def _on_compare_folder(self) -> None:
+        start = str(self.index.root.parent) if self.index else str(Path.home())
+        folder = QFileDialog.getExistingDirectory(self, "Compare with another dump folder", start)
+        if folder:
+            self.compare_with(folder)
+
+    def _select_if_present(self, name: str) -> None:
+        if self.loaded is None:
+            return
+        try:
+            self.loaded.module.find(name)
+        except KeyError:
+            self.status.setText(f"{name} is not in this dump (pass {self.point})")
+            return
+        self.select_instruction(name)
+
+    def _on_history_point(self, label: str) -> None:
+        if self.dump_module is None or not label:
+            return
+        name = self.selection.instruction if self.selection else None
+        self.select_pass(label)
+        self.worker.wait_for("point")
+        if name and self.loaded and self._has(name):
+            self.select_instruction(name)
+
+    def _has(self, name: str) -> bool:
+        try:
+            self.loaded.module.find(name)  # type: ignore[union-attr]
+        except KeyError:
+            return False
+        return True
 
     def _selection_exists(self) -> bool:
         if self.selection is None or self.loaded is None:
@@ -518,7 +689,14 @@ class MainWindow(QMainWindow):
 
     def _set_graph(self, view: GraphView, graph: ComputationGraph, layout: GraphLayout,
                    paths: CanvasPaths, keep_view: bool) -> None:
+        if view is self.graph and view.canvas is not None:
+            old = view.canvas
+            self._previous_rects[old.graph.computation] = {
+                p.node.instruction: p.rect for p in old.placed.values() if not p.node.is_copy}
         view.set_graph(graph, layout, keep_view=keep_view, paths=paths)
+        if view is self.graph:
+            self._show_diff_marks()
+            self._apply_traffic_overlay()
         if view is self.graph:
             self._last_x[graph.computation] = {k: p[0] for k, p in layout.positions.items()}
         if self.selection:
@@ -614,7 +792,10 @@ class MainWindow(QMainWindow):
         if described is not None:
             described["computation"] = comp.name
             self.inspector.show_instruction(described, kind_of(instr))
-        self._request_changed_marks(instr.name)
+        self.memory.chart.select(instr.name)
+        if not self._history_for or self._history_for != (id(self.dump_module), instr.name):
+            self._history_for = (id(self.dump_module), instr.name)
+            self._request_history(instr.name)
 
     def _on_fusion_layout(self, key, result) -> None:
         self._layouts[key] = result
@@ -638,19 +819,28 @@ class MainWindow(QMainWindow):
 
     def _on_reports(self, module: DumpModule, reports: ModuleReports) -> None:
         self.reports[module.id] = reports
+        if module is self.dump_module:
+            self.memory.set_timeline(
+                memory_timeline(reports.live_range, reports.buffer_assignment)
+                if reports.live_range is not None else None)
         if reports.problems:
             self.problems.add_problems(list(reports.problems))
             self._update_problems_dock()
         if module is self.dump_module and self.selection and self.point == "after":
             self._show_selection(center=False)
 
-    def _request_changed_marks(self, name: str) -> None:
+    def _request_history(self, name: str) -> None:
         if self.dump_module is None:
             return
         files = [(label, f.path) for label, f in self.dump_module.timeline()]
-        self.worker.submit("changed-marks", changed_points, files, name,
-                           on_done=self.timeline.set_changed_marks,
+        titles = {p.label: p.title for p in self.timeline.points}
+        self.worker.submit("history", instruction_history, files, name,
+                           on_done=lambda events, n=name: self._on_history(n, events, titles),
                            on_progress=lambda f: self._progress("finding passes that changed it", f))
+
+    def _on_history(self, name: str, events, titles: dict[str, str]) -> None:
+        self.timeline.set_changed_marks({e.point for e in events})
+        self.changes.set_history(name, events, titles)
 
     # ================================================================= problems
     def _on_sniffed(self, problems: list[Problem]) -> None:
@@ -660,9 +850,12 @@ class MainWindow(QMainWindow):
 
     def _update_problems_dock(self) -> None:
         count = len(self.problems.problems)
-        self.problems_dock.setWindowTitle(f"Problems ({count})")
-        if count and not self.problems_dock.isVisible():
+        index = self.bottom_tabs.indexOf(self.problems)
+        self.bottom_tabs.setTabText(index, f"Problems ({count})" if count else "Problems")
+        if count and not self._problems_seen:
+            self._problems_seen = True  # show them once; the user decides after that
             self.problems_dock.show()
+            self.bottom_tabs.setCurrentIndex(index)
 
     def _on_problem_activated(self, problem: Problem) -> None:
         if self.index is None:

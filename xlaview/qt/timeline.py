@@ -8,11 +8,13 @@ selected instruction.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QPolygonF
 from PySide6.QtWidgets import (
+    QCheckBox,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -58,11 +60,11 @@ class _Strip(QWidget):
         super().__init__(timeline)
         self.timeline = timeline
         self.setMouseTracking(True)
-        self.setMinimumHeight(46)
+        self.setMinimumHeight(60)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
 
     def sizeHint(self) -> QSize:
-        return QSize(600, 46)
+        return QSize(600, 60)
 
     def x_of(self, index: int) -> float:
         n = len(self.timeline.points)
@@ -122,6 +124,12 @@ class _Strip(QWidget):
             if unchanged:
                 painter.setPen(QPen(colour, 1, Qt.PenStyle.DotLine))
             painter.drawLine(QPointF(x, top), QPointF(x, top + 10))
+            size = t.change_sizes.get(point.label)
+            if size and visible:
+                # Bar height grows with the log of the lines the pass changed.
+                height = min(12.0, 2.5 * math.log2(1 + size))
+                painter.fillRect(QRectF(x - max(1.0, step * 0.3), top + 12, max(2.0, step * 0.6),
+                                        height), colour)
             if point.label in t.changed_marks:
                 painter.setPen(Qt.PenStyle.NoPen)
                 painter.setBrush(QColor(theme.EDGE_HIGHLIGHT))
@@ -144,6 +152,9 @@ class _Strip(QWidget):
             point = self.timeline.points[i]
             extra = "\n(no change: same text as the dump before)" if self.timeline.unchanged.get(
                 point.label) else ""
+            size = self.timeline.change_sizes.get(point.label)
+            if size:
+                extra += f"\n{size} instruction lines changed"
             if point.label in self.timeline.changed_marks:
                 extra += "\n▼ changed the selected instruction"
             QToolTip.showText(event.globalPosition().toPoint(), point.title + extra, self)
@@ -167,7 +178,9 @@ class PassTimeline(QWidget):
         self.points: list[TimelinePoint] = []
         self.current: int | None = None
         self.unchanged: dict[str, bool] = {}
+        self.change_sizes: dict[str, int] = {}
         self.changed_marks: set[str] = set()
+        self.hide_unchanged = False
         self._filter = ""
         self._colours: dict[str, str] = {}
 
@@ -186,10 +199,14 @@ class PassTimeline(QWidget):
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.setMaximumWidth(240)
         self.filter_edit.textChanged.connect(self.set_filter)
+        self.hide_box = QCheckBox("Hide passes that changed nothing", self)
+        self.hide_box.setObjectName("hideUnchanged")
+        self.hide_box.toggled.connect(self.set_hide_unchanged)
 
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
         row.addWidget(self.caption, 1)
+        row.addWidget(self.hide_box)
         row.addWidget(self.filter_edit)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 4, 6, 4)
@@ -202,6 +219,7 @@ class PassTimeline(QWidget):
     def set_points(self, points: list[TimelinePoint], current: str | None = None) -> None:
         self.points = points
         self.unchanged = {}
+        self.change_sizes = {}
         self.changed_marks = set()
         self._colours = {}
         pipelines = [p.pipeline for p in points]
@@ -250,6 +268,14 @@ class PassTimeline(QWidget):
         self.unchanged = unchanged
         self.strip.update()
 
+    def set_change_sizes(self, sizes: dict[str, int]) -> None:
+        self.change_sizes = sizes
+        self.strip.update()
+
+    def set_hide_unchanged(self, hide: bool) -> None:
+        self.hide_unchanged = hide
+        self.strip.update()
+
     def set_changed_marks(self, labels: set[str]) -> None:
         self.changed_marks = labels
         self.strip.update()
@@ -259,10 +285,13 @@ class PassTimeline(QWidget):
         self.strip.update()
 
     def is_visible(self, index: int) -> bool:
-        if not self._filter:
-            return True
         point = self.points[index]
-        return point.label in ("before", "after") or self._filter in point.title.lower()
+        if point.label in ("before", "after"):
+            return True
+        if self.hide_unchanged and (self.unchanged.get(point.label)
+                                    or self.change_sizes.get(point.label, 1) == 0):
+            return False
+        return not self._filter or self._filter in point.title.lower()
 
     # -- keys -------------------------------------------------------------------
     def step(self, direction: int) -> None:

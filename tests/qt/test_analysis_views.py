@@ -1,0 +1,109 @@
+"""The analysis views on the bundled dumps: changes, traffic, memory, search, compare."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from xlaview.dump.index import index_dump
+from xlaview.dump.loader import load_reports
+from xlaview.resources import sample_dump, sample_dump_default_flags
+
+SAMPLE = sample_dump()
+
+
+def open_sample(window) -> None:
+    window.open_dump(SAMPLE)
+    window.wait_idle()
+
+
+def fusion_pass(window) -> str:
+    return next(str(p.seq) for p in window.dump_module.passes if p.after == "fusion")
+
+
+def test_changes_of_the_fusion_pass(window, qtbot) -> None:
+    open_sample(window)
+    window.select_pass(fusion_pass(window))
+    window.wait_idle()
+    tree = window.changes.tree
+    added = tree.topLevelItem(0)
+    names = {added.child(i).text(0) for i in range(added.childCount())}
+    assert "convert_exponential_fusion" in names
+    item = next(added.child(i) for i in range(added.childCount())
+                if added.child(i).text(0) == "convert_exponential_fusion")
+    absorbed = {item.child(i).text(0) for i in range(item.childCount())}
+    assert {"exp.1", "sub.7"} <= absorbed, absorbed
+    # Clicking an added fusion selects it.
+    window.changes._on_item(item)
+    window.wait_idle()
+    assert window.selection.instruction == "convert_exponential_fusion"
+    assert window.graph.canvas.diff.get("convert_exponential_fusion") == "added"
+    # Its history says which pass made it.
+    history = window.changes.history
+    events = [(history.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole),
+               history.topLevelItem(i).text(1)) for i in range(history.topLevelItemCount())]
+    assert (fusion_pass(window), "appeared") in events
+
+
+def test_unchanged_pass_has_an_empty_diff_and_can_be_hidden(window, qtbot) -> None:
+    open_sample(window)
+    module = window.dump_module
+    unchanged = next(p for p in module.passes if module.unchanged(p.seq))
+    window.select_pass(unchanged.seq)
+    window.wait_idle()
+    assert "no change" in window.changes.title.text()
+    window.timeline.hide_box.setChecked(True)
+    index = [p.label for p in window.timeline.points].index(str(unchanged.seq))
+    assert not window.timeline.is_visible(index)
+    assert window.timeline.change_sizes.get(str(unchanged.seq)) == 0
+
+
+def test_traffic_table_ranks_scores_and_selects_on_click(window, qtbot) -> None:
+    open_sample(window)
+    table = window.traffic_panel.table
+    assert "[8192,8192]" in table.item(0, 2).text()
+    producer = table.item(0, 3).text()
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
+                     pos=table.visualItemRect(table.item(0, 3)).center())
+    window.wait_idle()
+    assert window.selection.instruction == producer
+    window.traffic_panel.overlay.setChecked(True)
+    assert window.graph.canvas.traffic, "edges widened by bytes"
+
+
+def test_memory_view_peak_is_the_reports(window, qtbot) -> None:
+    open_sample(window)
+    timeline = window.memory.chart.timeline
+    reports = load_reports(index_dump(SAMPLE).module("jit_attention"))
+    assert timeline.peak_bytes == reports.live_range.peak_bytes
+    assert window.memory.peak.rowCount() == len(reports.live_range.peak_buffers)
+    window.bottom_tabs.setCurrentWidget(window.memory)
+    window.memory.chart.repaint()
+    rect, bar = max(window.memory.chart._bars, key=lambda rb: rb[1].size)
+    qtbot.mouseClick(window.memory.chart, Qt.MouseButton.LeftButton,
+                     pos=rect.center().toPoint())
+    window.wait_idle()
+    assert window.selection.instruction == bar.instruction
+
+
+def test_search_finds_by_op_name_and_selects(window, qtbot) -> None:
+    open_sample(window)
+    window.search("meta:exp op:fusion")
+    window.wait_idle()
+    table = window.search_panel.table
+    assert table.rowCount() == 1 and table.item(0, 0).text() == "convert_exponential_fusion"
+    window.search_panel.instruction_requested.emit(table.item(0, 0).text())
+    window.wait_idle()
+    assert window.selection.instruction == "convert_exponential_fusion"
+
+
+def test_compare_two_dumps(window, qtbot) -> None:
+    open_sample(window)
+    window.compare_with(sample_dump_default_flags())
+    window.wait_idle()
+    table = window.compare.table
+    rows = {table.item(r, 0).text(): (table.item(r, 1).text(), table.item(r, 2).text())
+            for r in range(table.rowCount())}
+    assert rows["kCustom fusions"] == ("0", "1")
+    assert rows["kLoop fusions"] == ("15", "0")
+    assert "[8192,8192]" in rows["largest intermediates"][0]
+    assert "[8192,8192]" not in rows["largest intermediates"][1]

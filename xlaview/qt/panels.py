@@ -1,0 +1,536 @@
+"""Analysis panels: what a pass changed, where the traffic goes, memory over
+time, search, and the comparison of two dumps. Each shows a core result and
+turns clicks into instruction selections."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPainterPath, QPaintEvent, QPen
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QToolTip,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xlaview.analysis.compare import ModuleComparison
+from xlaview.analysis.diff import ModuleDiff
+from xlaview.analysis.history import Event
+from xlaview.analysis.memory import BufferBar, MemoryTimeline
+from xlaview.analysis.search import Hit
+from xlaview.analysis.traffic import Traffic
+from xlaview.qt import theme
+from xlaview.qt.inspector import human_bytes
+
+_ROLE = Qt.ItemDataRole.UserRole
+
+
+class _NumberItem(QTableWidgetItem):
+    """Sorts by the number it was given, shows it as text."""
+
+    def __init__(self, value: float, text: str) -> None:
+        super().__init__(text)
+        self.setData(_ROLE + 1, value)
+        self.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+    def __lt__(self, other: QTableWidgetItem) -> bool:
+        a, b = self.data(_ROLE + 1), other.data(_ROLE + 1)
+        if a is None or b is None:
+            return super().__lt__(other)
+        return a < b
+
+
+def _table(headers: list[str], parent: QWidget) -> QTableWidget:
+    table = QTableWidget(0, len(headers), parent)
+    table.setHorizontalHeaderLabels(headers)
+    table.verticalHeader().hide()
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setAlternatingRowColors(True)
+    table.horizontalHeader().setStretchLastSection(True)
+    table.setWordWrap(False)
+    return table
+
+
+# ============================================================================ changes
+
+
+class ChangesPanel(QWidget):
+    """The diff of the current pass against the dump before it, and the history
+    of the selected instruction over the whole timeline."""
+
+    instruction_requested = Signal(str)
+    point_requested = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("changes")
+        self.title = QLabel(self)
+        self.title.setWordWrap(True)
+        self.tree = QTreeWidget(self)
+        self.tree.setObjectName("diffTree")
+        self.tree.setHeaderLabels(["instruction", "what"])
+        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        self.tree.itemActivated.connect(self._on_item)
+        self.tree.itemClicked.connect(self._on_item)
+        self.history_title = QLabel(self)
+        self.history = QTreeWidget(self)
+        self.history.setObjectName("historyList")
+        self.history.setHeaderLabels(["pass", "event"])
+        self.history.setRootIsDecorated(False)
+        self.history.itemClicked.connect(lambda item, _c: self.point_requested.emit(item.data(0, _ROLE)))
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        top = QWidget(split)
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.title)
+        top_layout.addWidget(self.tree, 1)
+        bottom = QWidget(split)
+        bottom_layout = QVBoxLayout(bottom)
+        bottom_layout.setContentsMargins(0, 0, 0, 0)
+        bottom_layout.addWidget(self.history_title)
+        bottom_layout.addWidget(self.history, 1)
+        split.addWidget(top)
+        split.addWidget(bottom)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(split)
+        self.set_diff(None, "")
+        self.set_history(None, [], {})
+
+    def set_diff(self, diff: ModuleDiff | None, title: str) -> None:
+        self.tree.clear()
+        if diff is None:
+            self.title.setText(title or "No pass selected.")
+            return
+        if diff.empty:
+            self.title.setText(f"<b>{title}</b>: no change")
+            return
+        self.title.setText(
+            f"<b>{title}</b>: <span style='color:#2b8a3e'>{len(diff.added)} added</span>, "
+            f"<span style='color:#c92a2a'>{len(diff.removed)} removed</span>, "
+            f"<span style='color:#e67700'>{len(diff.changed)} changed</span>"
+            + (f", {len(diff.computations_added)} new computations" if diff.computations_added else "")
+        )
+        groups = [("Added", "#2b8a3e"), ("Removed", "#c92a2a"), ("Changed", "#e67700")]
+        parents = {}
+        for name, colour in groups:
+            item = QTreeWidgetItem([name, ""])
+            item.setForeground(0, QColor(colour))
+            parents[name] = item
+            self.tree.addTopLevelItem(item)
+        for a in diff.added:
+            what = f"{a.opcode} {a.shape}"
+            child = QTreeWidgetItem([a.name, what])
+            child.setData(0, _ROLE, a.name)
+            for absorbed in a.absorbed:
+                grandchild = QTreeWidgetItem([absorbed, "absorbed"])
+                child.addChild(grandchild)
+            if a.absorbed:
+                child.setText(1, f"{what} — took in {len(a.absorbed)}")
+            parents["Added"].addChild(child)
+        for r in diff.removed:
+            child = QTreeWidgetItem([r.name, f"into {r.absorbed_into}" if r.absorbed_into else
+                                     f"{r.opcode} {r.shape}"])
+            if r.absorbed_into:
+                child.setData(0, _ROLE, r.absorbed_into)
+            parents["Removed"].addChild(child)
+        for c in diff.changed:
+            child = QTreeWidgetItem([c.name, ", ".join(c.aspects) + (f" (was {c.old_name})" if c.old_name else "")])
+            child.setToolTip(1, f"before: {c.before}\nafter:  {c.after}")
+            child.setData(0, _ROLE, c.name)
+            parents["Changed"].addChild(child)
+        for name, _ in groups:
+            item = parents[name]
+            item.setText(1, str(item.childCount()))
+            item.setExpanded(item.childCount() <= 40)
+        self.tree.resizeColumnToContents(0)
+
+    def set_history(self, name: str | None, events: list[Event], titles: dict[str, str]) -> None:
+        self.history.clear()
+        if name is None:
+            self.history_title.setText("Select an instruction to see the passes that made it.")
+            return
+        self.history_title.setText(f"History of <b>{name}</b>")
+        for event in events:
+            item = QTreeWidgetItem([titles.get(event.point, event.point), event.what])
+            item.setData(0, _ROLE, event.point)
+            self.history.addTopLevelItem(item)
+        if not events:
+            self.history.addTopLevelItem(QTreeWidgetItem(["", "unchanged over every dump"]))
+
+    def _on_item(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        name = item.data(0, _ROLE)
+        if name:
+            self.instruction_requested.emit(name)
+
+
+# ============================================================================ traffic
+
+
+class TrafficPanel(QWidget):
+    """Materialized intermediates ranked by traffic; per-op bytes; an overlay switch."""
+
+    instruction_requested = Signal(str)
+    overlay_toggled = Signal(bool)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("traffic")
+        self.summary = QLabel(self)
+        self.summary.setWordWrap(True)
+        self.overlay = QCheckBox("Show on the graph", self)
+        self.overlay.toggled.connect(self.overlay_toggled)
+        self.table = _table(["traffic", "bytes", "shape", "producer", "kind", "read by"], self)
+        self.table.setObjectName("trafficTable")
+        self.table.cellClicked.connect(self._on_cell)
+        row = QHBoxLayout()
+        row.addWidget(self.summary, 1)
+        row.addWidget(self.overlay)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(row)
+        layout.addWidget(self.table, 1)
+        self.traffic: Traffic | None = None
+
+    def set_traffic(self, traffic: Traffic | None) -> None:
+        self.traffic = traffic
+        self.table.setSortingEnabled(False)
+        self.table.setRowCount(0)
+        if traffic is None:
+            self.summary.setText("")
+            return
+        counts = ", ".join(f"{k} {v}" for k, v in traffic.fusion_counts.items() if v) or "no fusions"
+        self.summary.setText(
+            f"<b>{human_bytes(traffic.total_traffic_bytes)}</b> read and written by top-level ops; "
+            f"<b>{human_bytes(traffic.intermediate_traffic_bytes)}</b> through "
+            f"{len(traffic.intermediates)} intermediates materialized in memory. Fusions: {counts}."
+        )
+        self.table.setRowCount(len(traffic.intermediates))
+        for r, i in enumerate(traffic.intermediates):
+            producer = QTableWidgetItem(i.producer)
+            producer.setData(_ROLE, i.producer.split("#")[0])
+            cells = [
+                _NumberItem(i.traffic_bytes, human_bytes(i.traffic_bytes)),
+                _NumberItem(i.bytes, human_bytes(i.bytes)),
+                QTableWidgetItem(i.shape),
+                producer,
+                QTableWidgetItem(i.producer_kind),
+                QTableWidgetItem(", ".join(i.consumers)),
+            ]
+            if "[" in i.shape and i.bytes >= 64 << 20:
+                for cell in cells:
+                    cell.setBackground(QColor("#fff4e6"))
+            for c, cell in enumerate(cells):
+                self.table.setItem(r, c, cell)
+        self.table.setSortingEnabled(True)
+        self.table.sortItems(0, Qt.SortOrder.DescendingOrder)
+        self.table.resizeColumnsToContents()
+
+    def _on_cell(self, row: int, _column: int) -> None:
+        item = self.table.item(row, 3)
+        if item is not None:
+            self.instruction_requested.emit(item.data(_ROLE))
+
+
+# ============================================================================ memory
+
+
+class MemoryChart(QWidget):
+    """Live bytes over the schedule (XLA's accounting and the slices actually
+    occupied), the peak marked, and every buffer as a bar placed at its offset
+    in memory (like XProf's memory viewer). Click a bar to select its producer."""
+
+    buffer_clicked = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("memoryChart")
+        self.setMouseTracking(True)
+        self.setMinimumHeight(220)
+        self.timeline: MemoryTimeline | None = None
+        self.selected: str | None = None
+        self._bars: list[tuple[QRectF, BufferBar]] = []
+        self._bases: dict[int | None, int] = {}
+        self._total = 1
+
+    def set_timeline(self, timeline: MemoryTimeline | None) -> None:
+        self.timeline = timeline
+        self._bases = {}
+        self._total = 1
+        if timeline is not None:
+            # Allocations stacked, largest at the bottom: a bar's height is its
+            # size, its place the allocation's base plus the value's offset.
+            sizes: dict[int | None, int] = dict(timeline.allocation_sizes)
+            for bar in timeline.buffers:
+                if bar.allocation not in sizes:
+                    sizes[bar.allocation] = max(sizes.get(bar.allocation) or 0, bar.offset + bar.size)
+            used = {bar.allocation for bar in timeline.buffers}
+            base = 0
+            for allocation, size in sorted(sizes.items(), key=lambda kv: -(kv[1] or 0)):
+                if allocation in used:
+                    self._bases[allocation] = base
+                    base += size or 0
+            self._total = max(1, base)
+        self.update()
+
+    def select(self, instruction: str | None) -> None:
+        self.selected = instruction
+        self.update()
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.fillRect(self.rect(), QColor("#ffffff"))
+        t = self.timeline
+        if t is None or not t.usage:
+            painter.setPen(QColor("#868e96"))
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter,
+                             "No live-range report for this module (only the after-optimizations "
+                             "dump has one).")
+            painter.end()
+            return
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        margin_l, margin_r, margin_t, margin_b = 84, 12, 16, 22
+        w = self.width() - margin_l - margin_r
+        h = self.height() - margin_t - margin_b
+        curve_h = h * 0.38
+        bars_top = margin_t + curve_h + 14
+        bars_h = h - curve_h - 14
+        steps = len(t.usage)
+        top_bytes = max(max(t.usage), max(t.occupied or [0]), 1)
+
+        def x_of(step: float) -> float:
+            return margin_l + w * step / max(1, steps)
+
+        # Usage (XLA's accounting) as an area, occupancy as a line.
+        area = QPainterPath()
+        area.moveTo(x_of(0), margin_t + curve_h)
+        for i, value in enumerate(t.usage):
+            y = margin_t + curve_h - curve_h * value / top_bytes
+            area.lineTo(x_of(i), y)
+            area.lineTo(x_of(i + 1), y)
+        area.lineTo(x_of(steps), margin_t + curve_h)
+        area.closeSubpath()
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(77, 171, 247, 90))
+        painter.drawPath(area)
+        if t.occupied:
+            line = QPainterPath()
+            for i, value in enumerate(t.occupied):
+                y = margin_t + curve_h - curve_h * value / top_bytes
+                (line.moveTo if i == 0 else line.lineTo)(x_of(i), y)
+                line.lineTo(x_of(i + 1), y)
+            painter.setPen(QPen(QColor("#1864ab"), 1.5))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawPath(line)
+        # The peak XLA reports.
+        px = x_of(t.peak_time + 0.5)
+        painter.setPen(QPen(QColor("#e03131"), 1.2, Qt.PenStyle.DashLine))
+        painter.drawLine(QPointF(px, margin_t), QPointF(px, margin_t + h))
+        painter.setPen(QColor("#c92a2a"))
+        label = f"XLA's peak: {human_bytes(t.peak_bytes)} at step {t.peak_time}"
+        label_w = painter.fontMetrics().horizontalAdvance(label)
+        lx = px + 4 if px + 4 + label_w < self.width() - margin_r else px - 4 - label_w
+        painter.drawText(QPointF(lx, margin_t + 10), label)
+        painter.setPen(QColor("#495057"))
+        painter.drawText(QRectF(0, margin_t - 6, margin_l - 6, 16), Qt.AlignmentFlag.AlignRight,
+                         human_bytes(top_bytes))
+        painter.drawText(QRectF(0, margin_t + curve_h - 10, margin_l - 6, 16),
+                         Qt.AlignmentFlag.AlignRight, "0")
+        painter.drawText(QRectF(0, bars_top, margin_l - 6, 16), Qt.AlignmentFlag.AlignRight,
+                         "buffers")
+        # Buffers at their offsets.
+        total = self._total
+        self._bars = []
+        for bar in t.buffers:
+            if bar.size <= 0:
+                continue
+            base = self._bases.get(bar.allocation, 0)
+            y1 = bars_top + bars_h - bars_h * (base + bar.offset) / total
+            height = max(1.0, bars_h * bar.size / total)
+            rect = QRectF(x_of(bar.start), y1 - height, max(2.0, x_of(bar.end + 1) - x_of(bar.start)),
+                          height)
+            self._bars.append((rect, bar))
+        for rect, bar in sorted(self._bars, key=lambda rb: -rb[1].size):
+            live_at_peak = bar.start <= t.peak_time <= bar.end
+            colour = QColor("#ffa94d" if live_at_peak else "#74c0fc")
+            if bar.instruction == self.selected:
+                colour = QColor(theme.SELECTION_BORDER)
+            painter.setPen(QPen(colour.darker(140), 0.8))
+            painter.setBrush(colour)
+            painter.drawRect(rect)
+        painter.setPen(QColor("#868e96"))
+        painter.drawText(QRectF(margin_l, self.height() - margin_b + 4, w, 16),
+                         Qt.AlignmentFlag.AlignLeft,
+                         f"schedule step 0 … {steps - 1}: area = live values (XLA's count), "
+                         "line = memory occupied (shared slices once), orange = live at the peak")
+        painter.end()
+
+    def _bar_at(self, pos: QPointF) -> BufferBar | None:
+        for rect, bar in sorted(self._bars, key=lambda rb: rb[1].size):
+            if rect.contains(pos):
+                return bar
+        return None
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        bar = self._bar_at(event.position())
+        if bar is not None and self.timeline is not None:
+            share = self.timeline.share(bar) if bar.start <= self.timeline.peak_time <= bar.end else 0
+            QToolTip.showText(
+                event.globalPosition().toPoint(),
+                f"{bar.key}  {bar.shape}\n{human_bytes(bar.size)}, allocation {bar.allocation}, "
+                f"live {bar.start} … {bar.end}" + (f"\n{share:.1%} of the peak" if share else ""),
+                self,
+            )
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        bar = self._bar_at(event.position())
+        if bar is not None:
+            self.buffer_clicked.emit(bar.instruction)
+
+
+class MemoryPanel(QWidget):
+    instruction_requested = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("memory")
+        self.chart = MemoryChart(self)
+        self.chart.buffer_clicked.connect(self.instruction_requested)
+        self.peak = _table(["buffer", "bytes", "share of peak", "live"], self)
+        self.peak.setObjectName("peakTable")
+        self.peak.cellClicked.connect(
+            lambda r, _c: self.instruction_requested.emit(self.peak.item(r, 0).data(_ROLE)))
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(self.chart)
+        split.addWidget(self.peak)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes([900, 350])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(split)
+
+    def set_timeline(self, timeline: MemoryTimeline | None) -> None:
+        self.chart.set_timeline(timeline)
+        self.peak.setSortingEnabled(False)
+        self.peak.setRowCount(0)
+        if timeline is None:
+            return
+        self.peak.setRowCount(len(timeline.peak_buffers))
+        for r, bar in enumerate(timeline.peak_buffers):
+            name = QTableWidgetItem(bar.key)
+            name.setData(_ROLE, bar.instruction)
+            self.peak.setItem(r, 0, name)
+            self.peak.setItem(r, 1, _NumberItem(bar.size, human_bytes(bar.size)))
+            share = timeline.share(bar)
+            self.peak.setItem(r, 2, _NumberItem(share, f"{share:.1%}"))
+            self.peak.setItem(r, 3, QTableWidgetItem(f"{bar.start} … {bar.end}"))
+        self.peak.setSortingEnabled(True)
+        self.peak.sortItems(1, Qt.SortOrder.DescendingOrder)
+        self.peak.resizeColumnsToContents()
+
+
+# ============================================================================ search
+
+
+class SearchPanel(QWidget):
+    instruction_requested = Signal(str)
+    query_changed = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("search")
+        self.edit = QLineEdit(self)
+        self.edit.setObjectName("searchEdit")
+        self.edit.setPlaceholderText("Search instructions: name, op:dot, shape:8192, meta:softmax, "
+                                     "src:model.py:42")
+        self.edit.setClearButtonEnabled(True)
+        self.edit.returnPressed.connect(lambda: self.query_changed.emit(self.edit.text()))
+        self.count = QLabel(self)
+        self.table = _table(["name", "opcode", "shape", "computation", "op_name", "source"], self)
+        self.table.setObjectName("searchResults")
+        self.table.cellClicked.connect(
+            lambda r, _c: self.instruction_requested.emit(self.table.item(r, 0).text()))
+        row = QHBoxLayout()
+        row.addWidget(self.edit, 1)
+        row.addWidget(self.count)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(row)
+        layout.addWidget(self.table, 1)
+
+    def set_hits(self, hits: list[Hit]) -> None:
+        self.table.setSortingEnabled(False)
+        self.table.setRowCount(len(hits))
+        for r, h in enumerate(hits):
+            for c, value in enumerate((h.name, h.opcode, h.shape, h.computation, h.op_name or "",
+                                       h.source or "")):
+                self.table.setItem(r, c, QTableWidgetItem(value))
+        self.table.setSortingEnabled(True)
+        self.table.resizeColumnsToContents()
+        self.count.setText(f"{len(hits)} found" + (" (first 500)" if len(hits) >= 500 else ""))
+
+
+# ============================================================================ compare
+
+
+class CompareView(QWidget):
+    """Two dumps side by side: fusions, traffic, peak memory, what only one has."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("compare")
+        self.title = QLabel(self)
+        self.title.setWordWrap(True)
+        self.table = _table(["", "left", "right"], self)
+        self.table.setObjectName("compareTable")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(self.title)
+        layout.addWidget(self.table, 1)
+
+    def set_comparisons(self, left: str, right: str, results: list[ModuleComparison]) -> None:
+        self.title.setText(f"<b>left</b> {left}<br><b>right</b> {right}")
+        self.table.setRowCount(0)
+        self.table.setHorizontalHeaderLabels(["", "left", "right"])
+        if not results:
+            self.title.setText(self.title.text() + "<br>No module of the same name in both dumps.")
+        for result in results:
+            d = result.to_json()
+            rows = [(f"■ {result.name}", "", "")]
+            for key, label in (("instructions", "instructions"),
+                               ("total_traffic_bytes", "traffic (top-level ops)"),
+                               ("intermediate_traffic_bytes", "through intermediates"),
+                               ("peak_memory_bytes", "peak memory")):
+                fmt = str if key == "instructions" else human_bytes
+                rows.append((label, fmt(d["left"][key]), fmt(d["right"][key])))
+            for kind in d["left"]["fusion_counts"]:
+                rows.append((f"{kind} fusions", str(d["left"]["fusion_counts"][kind]),
+                             str(d["right"]["fusion_counts"][kind])))
+            rows.append(("largest intermediates", "\n".join(d["left"]["largest_intermediates"][:3]) or "–",
+                         "\n".join(d["right"]["largest_intermediates"][:3]) or "–"))
+            rows.append(("instructions only here", str(len(result.only_left)),
+                         str(len(result.only_right))))
+            for label, a, b in rows:
+                r = self.table.rowCount()
+                self.table.insertRow(r)
+                for c, value in enumerate((label, a, b)):
+                    item = QTableWidgetItem(value)
+                    if a != b and c and label not in ("",):
+                        item.setBackground(QColor("#fff4e6"))
+                    self.table.setItem(r, c, item)
+        self.table.resizeColumnsToContents()
+        self.table.resizeRowsToContents()
