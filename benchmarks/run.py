@@ -95,6 +95,34 @@ def parse(folder: Path) -> None:
           f"({peak / len(text):.1f}x the text, which is not counted)")
 
 
+@benchmark
+def analysis(folder: Path) -> None:
+    """Diff of two late passes and traffic of the largest module (goals < 1 s each)."""
+    from jax._src.lib import xla_client
+
+    from xlaview.analysis.diff import diff_modules
+    from xlaview.analysis.traffic import analyze_traffic
+    from xlaview.dump.index import index_dump
+    from xlaview.hlo import parse_module
+
+    module = max(index_dump(folder).modules, key=lambda m: len(m.passes))
+    # The fusion pass: the biggest change a module goes through.
+    k = next((i for i, p in enumerate(module.passes) if p.after == "fusion"), len(module.passes) - 1)
+    a, b = module.passes[k - 1].file, module.passes[k].file
+    old, new = parse_module(a.path.read_text()), parse_module(b.path.read_text())
+    text = b.path.read_text()
+    diff = best_of(lambda: diff_modules(old, new), 3)
+    xla = best_of(lambda: xla_client.hlo.hlo_module_from_text(text), 3)
+    result = diff_modules(old, new)
+    print(f"input: {a.name} -> {b.name}: {new.instruction_count} instructions, "
+          f"{result.size} changes")
+    report("diff (parsed modules)", diff, xla, "XLA parsing one of them", "(goal: ours < 1 s)")
+    (after,) = folder.glob("*after_optimizations.txt")
+    final = parse_module(after.read_text())
+    traffic = best_of(lambda: analyze_traffic(final), 3)
+    report("traffic", traffic, xla, "XLA parsing a pass", "(goal: ours < 1 s)")
+
+
 def run_process(args: list[str], repeat: int = 5) -> tuple[float, float]:
     """(min, median) wall time of a whole process."""
     times = []

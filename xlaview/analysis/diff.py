@@ -187,7 +187,16 @@ def _diff_computation(
     changes = []
     for new_name, old_name in mapping.items():
         a, b = old_by[old_name], new_by[new_name]
-        aspects = _compare(a, b, {k: v for k, v in mapping.items()})
+        if (
+            new_name == old_name
+            and a.opcode == b.opcode
+            and (a.shape is b.shape or a.shape == b.shape)
+            and a.operand_names == b.operand_names
+            and a.attribute_text == b.attribute_text
+            and all(mapping.get(o, o) == o for o in b.operand_names)
+        ):
+            continue  # the common case: untouched (shapes are interned by the parser)
+        aspects = _compare(a, b, mapping)
         if aspects:
             changes.append(Change(new.name, new_name, old_name if old_name != new_name else None,
                                   aspects, _line(a), _line(b)))
