@@ -214,8 +214,9 @@ def test_broken_dump_shows_problems_and_stays_usable(window, qtbot, zoo, tmp_pat
     window.open_dump(folder)
     window.select_module("jit_branchy")
     window.wait_idle()
-    problems = window.problems.problems
-    assert any(p.path.endswith(module_file.name) and p.line for p in problems), problems
+    # Files this fresh may be half-written: problems show once they have settled.
+    qtbot.waitUntil(lambda: any(p.path.endswith(module_file.name) and p.line
+                                for p in window.problems.problems), timeout=8000)
     assert window.problems_dock.isVisible()
     assert window.loaded is not None and window.loaded.module.computations
     window.select_pass("before")
@@ -223,7 +224,8 @@ def test_broken_dump_shows_problems_and_stays_usable(window, qtbot, zoo, tmp_pat
     assert window.text.toPlainText().startswith("HloModule")
     window.select_module("jit_bad")
     window.wait_idle()
-    assert any("binary" in p.message for p in window.problems.problems)
+    qtbot.waitUntil(lambda: any("binary" in p.message for p in window.problems.problems),
+                    timeout=8000)
 
 
 @pytest.mark.slow

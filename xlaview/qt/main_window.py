@@ -8,11 +8,21 @@ lexing and report reading are pure functions run on worker threads
 from __future__ import annotations
 
 import math
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QRectF, QSettings, QSize, Qt, QTimer, QUrl
+from PySide6.QtCore import (
+    QCoreApplication,
+    QFileSystemWatcher,
+    QRectF,
+    QSettings,
+    QSize,
+    Qt,
+    QTimer,
+    QUrl,
+)
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -64,6 +74,8 @@ from xlaview.text.lexer import HloLexer
 from xlaview.text.spans import line_spans
 
 MAX_RECENT = 10
+REFRESH_DELAY_MS = 400  # gather a burst of file events into one re-index
+SETTLE_SECONDS = 2.0  # a file written this recently may be half-written: look again later
 LAYOUT_CACHE = 24
 
 
@@ -168,6 +180,14 @@ class MainWindow(QMainWindow):
         self._build_ui()
         self._build_menus()
         self.worker.busy_changed.connect(self._on_busy_changed)
+        # Follow the open folder while a program writes it.
+        self.watcher = QFileSystemWatcher(self)
+        self.watcher.directoryChanged.connect(lambda _path: self._refresh_timer.start())
+        self.watcher.fileChanged.connect(lambda _path: self._refresh_timer.start())
+        self._refresh_timer = QTimer(self)
+        self._refresh_timer.setSingleShot(True)
+        self._refresh_timer.setInterval(REFRESH_DELAY_MS)
+        self._refresh_timer.timeout.connect(self.refresh)
         self._restore_state()
 
     # ======================================================================== UI
@@ -345,6 +365,7 @@ class MainWindow(QMainWindow):
         self._problems_seen = False
         self._update_problems_dock()
         self.worker.submit("sniff", sniff, index, on_done=self._on_sniffed)
+        self._watch(index)
         if not index.modules:
             self.status.setText(f"{index.root}: no XLA module files found")
             self.dump_module = None
@@ -361,6 +382,90 @@ class MainWindow(QMainWindow):
         n = len(index.modules)
         self.status.setText(f"{index.root}: {n} module{'s' * (n != 1)}, {len(index.dumps)} dump"
                             f"{'s' * (len(index.dumps) != 1)}")
+
+    # ================================================================= following
+    def _watch(self, index: DumpIndex) -> None:
+        old = self.watcher.directories() + self.watcher.files()
+        if old:
+            self.watcher.removePaths(old)
+        if index.root.is_dir():
+            folders = {str(index.root)} | {str(index.root / d) for d in index.dumps if d}
+            self.watcher.addPaths(sorted(folders))
+
+    def refresh(self) -> None:
+        """Re-index the open folder (new modules, passes, reports) keeping the
+        user's module, pass and selection."""
+        if self.index is None or not self.index.root.is_dir():
+            return
+        self.worker.submit("reindex", index_dump, self.index.root, on_done=self._on_reindexed,
+                           on_error=self._on_job_error)
+
+    def _on_reindexed(self, index: DumpIndex) -> None:
+        old = self.index
+        if old is None or index.root != old.root:
+            return
+        current = self.dump_module
+        point = self.point
+        current_file = current.file_at(point) if current is not None and point else None
+        self.index = index
+        self.modules.set_index(index)
+        self._watch(index)
+        self.problems.add_problems(index.problems)
+        self.worker.submit("sniff", sniff, index, on_done=self._on_sniffed)
+        match = None
+        if current is not None:
+            match = next((m for m in index.modules if (m.dump, m.id, m.name) ==
+                          (current.dump, current.id, current.name)), None)
+        if match is None:
+            if current is None and index.modules:
+                self.select_module(self._default_module(index))
+            self.status.setText(f"{index.root}: {len(index.modules)} modules")
+            return
+        self.dump_module = match
+        self.modules.select(match)
+        labels = [p.label for p in points_of(match)]
+        keep = point if point in labels else (labels[-1] if labels else None)
+        self.timeline.set_points(points_of(match), current=keep)
+        files = [(label, f.path) for label, f in match.timeline()]
+        self.worker.submit("change-sizes", change_sizes, files,
+                           on_done=self.timeline.set_change_sizes)
+        if keep is None:
+            return
+        new_file = match.file_at(keep)
+        if keep != point or current_file is None or (new_file.size, new_file.mtime_ns) != (
+                current_file.size, current_file.mtime_ns):
+            self._load_point(keep)
+        if match.id not in self.reports and any(f for _, f in match.reports.items()):
+            self.worker.submit(f"reports-{match.id}-{match.dump}", load_reports, match,
+                               on_done=lambda r, m=match: self._on_reports(m, r))
+        self.status.setText(f"{index.root}: {len(index.modules)} modules (following the folder)")
+
+    def _report_parse_problems(self, loaded: LoadedModule, dump_file: DumpFile) -> None:
+        """List a file's syntax errors, once it has stopped changing: a file a
+        program is still writing is cut short, not broken."""
+        if not loaded.problems:
+            return
+        if self._settling(dump_file.rel):
+            def again() -> None:
+                if self.loaded is loaded:
+                    self.refresh()  # a rewritten file is re-read; an unchanged one...
+                    self._report_parse_problems(loaded, dump_file)  # ...is reported
+
+            QTimer.singleShot(int(SETTLE_SECONDS * 1000) + 100, again)
+            return
+        self.problems.add_problems([Problem(dump_file.rel, p.message, p.line)
+                                    for p in loaded.problems])
+        self._update_problems_dock()
+
+    def _settling(self, rel_path: str) -> bool:
+        """Whether a file changed so recently that it may still be being written."""
+        if self.index is None:
+            return False
+        try:
+            age = time.time() - (self.index.root / rel_path).stat().st_mtime
+        except OSError:
+            return False
+        return age < SETTLE_SECONDS
 
     def select_module(self, key: str | int | DumpModule) -> None:
         """Show a module by name, id, ``module_NNNN`` (its after-optimizations dump)."""
@@ -460,10 +565,7 @@ class MainWindow(QMainWindow):
         self.text.set_document(module, point.document, point.line_owners)
         self.worker.submit("lex", lex_file, module.text, on_done=self.text.set_spans,
                            on_progress=lambda f: self._progress("highlighting", f))
-        if loaded.problems:
-            rel = [Problem(dump_file.rel, p.message, p.line) for p in loaded.problems]
-            self.problems.add_problems(rel)
-            self._update_problems_dock()
+        self._report_parse_problems(loaded, dump_file)
         # Keep showing the same computation while stepping, when it still exists.
         path = [c for c in self.graph_path if module.has_computation(c)]
         entry = module.entry.name if module.entry else None
@@ -844,6 +946,10 @@ class MainWindow(QMainWindow):
 
     # ================================================================= problems
     def _on_sniffed(self, problems: list[Problem]) -> None:
+        settling = [p for p in problems if self._settling(p.path)]
+        if settling:  # half-written, most likely: look again once it settles
+            QTimer.singleShot(int(SETTLE_SECONDS * 1000), self.refresh)
+        problems = [p for p in problems if p not in settling]
         if problems:
             self.problems.add_problems(problems)
             self._update_problems_dock()

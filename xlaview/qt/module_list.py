@@ -36,27 +36,58 @@ class ModuleListPanel(QWidget):
         layout.addWidget(self.tree, 1)
 
     def set_index(self, index: DumpIndex | None) -> None:
+        """One row per module; a folder of several dumps (hosts, runs) groups
+        them under one item per dump."""
+        current = self.current_module()
         self.tree.blockSignals(True)
         self.tree.clear()
+        several = index is not None and len(index.dumps) > 1
+        self.tree.setRootIsDecorated(several)
+        groups: dict[str, QTreeWidgetItem] = {}
         if index is not None:
-            several = len(index.dumps) > 1
             for module in index.modules:
-                name = module.name or "(no name)"
-                if several and module.dump:
-                    name = f"{module.dump}/{name}"
-                item = _Item([f"{module.id:04d}", name, module.backend or "?", str(len(module.passes))])
+                item = _Item([f"{module.id:04d}", module.name or "(no name)",
+                              module.backend or "?", str(len(module.passes))])
                 item.setData(0, _ROLE, module)
                 item.setToolTip(1, f"{module.title}\n{len(module.all_files())} files")
-                self.tree.addTopLevelItem(item)
+                if several:
+                    group = groups.get(module.dump)
+                    if group is None:
+                        group = groups[module.dump] = QTreeWidgetItem([module.dump or ".", "", "", ""])
+                        group.setFirstColumnSpanned(True)
+                        group.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                        self.tree.addTopLevelItem(group)
+                        group.setExpanded(True)
+                    group.addChild(item)
+                else:
+                    self.tree.addTopLevelItem(item)
         for column in range(4):
             self.tree.resizeColumnToContents(column)
         self.tree.blockSignals(False)
+        if current is not None:
+            self.select(current)
         self._apply_filter(self.filter_edit.text())
 
-    def select(self, module: DumpModule) -> None:
+    def _items(self):
         for i in range(self.tree.topLevelItemCount()):
-            item = self.tree.topLevelItem(i)
-            if item.data(0, _ROLE) is module:
+            top = self.tree.topLevelItem(i)
+            if top.data(0, _ROLE) is not None:
+                yield top
+            for j in range(top.childCount()):
+                yield top.child(j)
+
+    def current_module(self) -> DumpModule | None:
+        item = self.tree.currentItem()
+        return item.data(0, _ROLE) if item is not None else None
+
+    def module_count(self) -> int:
+        return sum(1 for _ in self._items())
+
+    def select(self, module: DumpModule) -> None:
+        for item in self._items():
+            found = item.data(0, _ROLE)
+            if found is module or (found is not None and (found.dump, found.id, found.name) == (
+                    module.dump, module.id, module.name)):
                 self.tree.blockSignals(True)
                 self.tree.setCurrentItem(item)
                 self.tree.blockSignals(False)
@@ -64,13 +95,12 @@ class ModuleListPanel(QWidget):
 
     def _apply_filter(self, text: str) -> None:
         needle = text.strip().lower()
-        for i in range(self.tree.topLevelItemCount()):
-            item = self.tree.topLevelItem(i)
+        for item in self._items():
             haystack = " ".join(item.text(c) for c in range(4)).lower()
             item.setHidden(bool(needle) and needle not in haystack)
 
     def _on_current_changed(self, current: QTreeWidgetItem | None, _previous: object) -> None:
-        if current is not None:
+        if current is not None and current.data(0, _ROLE) is not None:
             self.module_selected.emit(current.data(0, _ROLE))
 
 
@@ -78,7 +108,8 @@ class _Item(QTreeWidgetItem):
     """Sorts the id and pass columns as numbers."""
 
     def __lt__(self, other: QTreeWidgetItem) -> bool:
-        column = self.treeWidget().sortColumn() if self.treeWidget() else 0
+        tree = self.treeWidget()
+        column = tree.sortColumn() if tree is not None else 0
         if column in (0, 3):
             try:
                 return int(self.text(column)) < int(other.text(column))
