@@ -127,6 +127,21 @@ def main() -> None:
         print(json.dumps({"steps_s": steps, "gui_blocked_max_ms": blocked,
                           "instructions": window.loaded.module.instruction_count}))
         return
+    if task == "kernel":  # folder: a dump whose convert_exponential_fusion IR is huge
+        window.open_dump(folder)
+        window.wait_idle()
+        beat.start()
+        t0 = time.perf_counter()
+        window.show_kernel("convert_exponential_fusion")
+        wait_until(lambda: window.kernel.view.document().blockCount() > 1000)
+        shown = time.perf_counter() - t0
+        wait_until(lambda: window.kernel.view._spans is not None)
+        coloured = time.perf_counter() - t0
+        wait_until(lambda: not window.worker.busy)
+        print(json.dumps({"text_shown_s": shown, "coloured_s": coloured,
+                          "gui_blocked_max_ms": beat.stop(),
+                          "lines": window.kernel.view.document().blockCount()}))
+        return
     raise SystemExit(f"unknown task {task}")
 
 

@@ -129,6 +129,8 @@ def load_for_inspection(path: Path):
         loaded = load_module(path)
     except DumpReadError as err:
         raise CliError(str(err)) from None
+    from xlaview.dump.kernels import module_levels
+
     reports = None
     index = index_dump(path.parent)
     module = index.module_of(path)
@@ -137,13 +139,14 @@ def load_for_inspection(path: Path):
         module.after_optimizations.path == path.absolute()
     ):
         reports = load_reports(module)
-    return loaded, reports
+    levels = module_levels(module) if module is not None else None
+    return loaded, reports, levels
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     from xlaview.analysis.inspect import describe_instruction, describe_module
 
-    loaded, reports = load_for_inspection(args.file)
+    loaded, reports, levels = load_for_inspection(args.file)
     problems = list(loaded.problems) + (list(reports.problems) if reports else [])
     for problem in problems:
         print(f"warning: {problem}", file=sys.stderr)
@@ -156,7 +159,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             print_module_summary(args.file, summary)
         return 0
     try:
-        described = describe_instruction(module, args.instruction, reports)
+        described = describe_instruction(module, args.instruction, reports, levels)
     except KeyError:
         where = ""
         if loaded.problems:
@@ -201,6 +204,9 @@ def print_instruction(d: dict) -> None:
         print(f"  live range: {d['live_range'][0]}..{d['live_range'][1]}{share}")
     if d["op_name"]:
         print(f"  op_name: {d['op_name']}")
+    for key, path in d["kernel"].items():
+        if path:
+            print(f"  kernel {key.replace('_', '-')}: {path}")
     for frame in d["source"][:3]:
         print(f"  at {frame}")
 

@@ -137,3 +137,18 @@ def test_diff_json_across_the_fusion_pass() -> None:
     same = json.loads(xlaview("diff", "--json", str(SAMPLE), "--from", str(before),
                               "--to", str(before)).stdout)
     assert same["added"] == same["removed"] == same["changed"] == []
+
+
+def test_inspect_names_each_fusions_kernel_files() -> None:
+    after = next(SAMPLE.glob("*cpu_after_optimizations.txt"))
+    out = json.loads(xlaview("inspect", "--json", str(after), "-i", "wrapped_reduce-window.1").stdout)
+    kernel = out["instruction"]["kernel"]
+    assert kernel == {
+        "ir_no_opt": "module_0000.jit_attention.wrapped_reduce-window.1_kernel_module.ir-no-opt.ll",
+        "ir_with_opt": "module_0000.jit_attention.wrapped_reduce-window.1_kernel_module.ir-with-opt.ll",
+        "ptx": None,
+        "object": "module_0000.jit_attention.obj-file.wrapped_reduce-window.1_kernel_module.o",
+    }
+    assert all((SAMPLE / p).is_file() for p in kernel.values() if p)
+    dot = json.loads(xlaview("inspect", "--json", str(after), "-i", "dot_general.6").stdout)
+    assert set(dot["instruction"]["kernel"].values()) == {None}

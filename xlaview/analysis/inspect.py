@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from xlaview.dump.kernels import KernelFiles, ModuleLevels, kernel_arguments
 from xlaview.dump.loader import ModuleReports
 from xlaview.dump.reports import memory_of
 from xlaview.hlo import Module, Shape, describe_dimension_order
@@ -44,8 +45,83 @@ def decode_layout(shape: Shape) -> dict[str, Any]:
     return out
 
 
+def kernel_argument_map(
+    module: Module, name: str, ir: str, reports: ModuleReports | None = None,
+    function: str | None = None,
+) -> list[dict[str, Any]]:
+    """What each buffer an XLA:CPU kernel takes is in HLO: the instruction's
+    operands in order, then its result, with their buffer-assignment slices.
+    ``dereferenceable`` (what LLVM was told) should equal ``bytes``. ``function``
+    names the kernel when XLA compiled it once for an identical fusion."""
+    comp, instr = module.find(name)
+    shapes = {i.name: i.shape for i in comp.instructions}
+    holders = [(o, shapes[o]) for o in instr.operand_names if o in shapes]
+    results = [(instr.name, leaf) for leaf in instr.shape.leaves()]
+    out = []
+    for arg in kernel_arguments(ir, function or name):
+        if arg.index < len(holders):
+            hlo, shape = holders[arg.index]
+            role = f"operand {arg.index}"
+        elif arg.index - len(holders) < len(results):
+            hlo, shape = results[arg.index - len(holders)]
+            role = "result"
+        else:
+            hlo, shape, role = None, None, "?"
+        entry: dict[str, Any] = {
+            "argument": arg.index, "value": arg.value, "role": role, "hlo": hlo,
+            "shape": str(shape) if shape is not None else None,
+            "bytes": shape.byte_size() if shape is not None else None,
+            "dereferenceable": arg.dereferenceable, "allocation": None,
+        }
+        if hlo and reports and reports.buffer_assignment:
+            memory = memory_of(hlo, reports.buffer_assignment, reports.live_range)
+            if memory is not None:
+                entry["allocation"] = {"index": memory.allocation.index,
+                                       "offset": memory.value.offset, "size": memory.value.size}
+        out.append(entry)
+    return out
+
+
+def _body_signature(module: Module, computation: str) -> tuple:
+    comp = module.computation(computation)
+    index = {i.name: k for k, i in enumerate(comp.instructions)}
+    return tuple(
+        (i.opcode, str(i.shape), tuple(index.get(o, -1) for o in i.operand_names), i.payload,
+         i.fusion_kind)
+        for i in comp.instructions
+    )
+
+
+def kernel_files_for(
+    module: Module, name: str, levels: ModuleLevels
+) -> tuple[KernelFiles | None, str | None]:
+    """The kernel files of an instruction, and the instruction they were named
+    after when it is another one: XLA compiles identical fusions once."""
+    own = levels.kernels.get(name)
+    if own:
+        return own, None
+    try:
+        _, instr = module.find(name)
+    except KeyError:
+        return None, None
+    called = instr.called_computations
+    if instr.opcode == "fusion" and called and module.has_computation(called[0]):
+        signature = _body_signature(module, called[0])
+        for other, files in levels.kernels.items():
+            try:
+                _, twin = module.find(other)
+            except KeyError:
+                continue
+            twin_called = twin.called_computations
+            if (twin.opcode == "fusion" and twin_called and module.has_computation(twin_called[0])
+                    and _body_signature(module, twin_called[0]) == signature):
+                return files, other
+    return levels.kernel_of(name), None
+
+
 def describe_instruction(
-    module: Module, name: str, reports: ModuleReports | None = None
+    module: Module, name: str, reports: ModuleReports | None = None,
+    levels: ModuleLevels | None = None,
 ) -> dict[str, Any]:
     """The ``inspect --json`` "instruction" object (plus extra keys the GUI shows).
 
@@ -109,6 +185,9 @@ def describe_instruction(
     if described["live_range"] is None and reports and reports.live_range:
         live = reports.live_range.range_of(instr.name)
         described["live_range"] = list(live) if live else None
+    kernel, shared_with = kernel_files_for(module, instr.name, levels) if levels else (None, None)
+    described["kernel"] = (kernel or KernelFiles()).paths()
+    described["kernel_shared_with"] = shared_with
     return described
 
 

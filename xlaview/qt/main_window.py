@@ -54,16 +54,25 @@ from xlaview.analysis.history import change_sizes, instruction_history
 from xlaview.analysis.memory import memory_timeline
 from xlaview.analysis.search import search
 from xlaview.analysis.traffic import Traffic, analyze_traffic
-from xlaview.analysis.inspect import describe_instruction
+from xlaview.analysis.inspect import describe_instruction, kernel_argument_map, kernel_files_for
+from xlaview.dump.kernels import ModuleLevels, module_levels
 from xlaview.analysis.kinds import kind_of
 from xlaview.analysis.layout import GraphLayout
 from xlaview.dump.index import DumpFile, DumpIndex, DumpModule, Problem, index_dump, index_file
-from xlaview.dump.loader import LoadedModule, ModuleCache, ModuleReports, load_reports, sniff
+from xlaview.dump.loader import (
+    LoadedModule,
+    ModuleCache,
+    ModuleReports,
+    load_reports,
+    read_text,
+    sniff,
+)
 from xlaview.hlo import Module
 from xlaview.qt import theme
 from xlaview.qt.graph_view import CanvasPaths, GraphView, build_paths, compute_layout
 from xlaview.qt.hlo_text import HloTextPanel, build_document
 from xlaview.qt.inspector import InspectorView
+from xlaview.qt.levels import CodePanel, KernelPanel, LevelsBar, lex_code, load_code
 from xlaview.qt.module_list import ModuleListPanel
 from xlaview.qt.panels import ChangesPanel, CompareView, MemoryPanel, SearchPanel, TrafficPanel
 from xlaview.qt.problems import ProblemsView
@@ -122,6 +131,20 @@ def prefetch(cache: ModuleCache, files: list[tuple[str, DumpFile]],
             graph = graph_and_layout(point.loaded.module, computation, previous)
         out.append((label, dump_file, point, graph))
     return out
+
+
+def load_kernel(dump_file: DumpFile, kind: str, function: str | None, module: Module | None,
+                instruction: str, reports: ModuleReports | None):
+    """A kernel's code and its arguments mapped to HLO (worker thread)."""
+    code = load_code(dump_file, kind, function)
+    rows: list[dict] = []
+    if module is not None and kind == "ll":
+        try:
+            rows = kernel_argument_map(module, instruction, read_text(dump_file.path), reports,
+                                       function=function)
+        except KeyError:
+            rows = []
+    return code, rows
 
 
 def diff_points(cache: ModuleCache, before: DumpFile, after: DumpFile) -> ModuleDiff:
@@ -229,6 +252,9 @@ class MainWindow(QMainWindow):
         self.traffic: Traffic | None = None
         self.diff: ModuleDiff | None = None
         self._history_for: tuple[int, str] | None = None
+        self.levels: ModuleLevels | None = None
+        self._stablehlo_shown = False
+        self._kernel_shown: tuple[str, str] | None = None
         self._problems_seen = False
         self._previous_rects: dict[str, dict[str, QRectF]] = {}  # computation -> node rects
 
@@ -252,9 +278,22 @@ class MainWindow(QMainWindow):
         fusion_box.hide()
         graph_layout.addWidget(self.graph_split, 1)
 
+        self.kernel = KernelPanel(self)
+        self.kernel.stage_requested.connect(lambda _stage: self._load_kernel_code())
+        self.stablehlo = CodePanel("stablehloText", self)
+        self.code_tabs = QTabWidget(self)
+        self.code_tabs.setObjectName("codeTabs")
+        self.code_tabs.addTab(self.text_panel, "HLO")
+        self.code_tabs.addTab(self.kernel, "Kernel")
+        self.code_tabs.addTab(self.stablehlo, "StableHLO")
+        self.code_tabs.currentChanged.connect(lambda _i: self._on_code_tab())
+        self.levels_bar = LevelsBar(self)
+        self.levels_bar.stablehlo_requested.connect(self.show_stablehlo)
+        self.levels_bar.point_requested.connect(self.select_pass)
+        self.levels_bar.kernel_requested.connect(self.show_kernel)
         self.main_split = QSplitter(Qt.Orientation.Horizontal, self)
         self.main_split.setObjectName("mainSplit")
-        self.main_split.addWidget(self.text_panel)
+        self.main_split.addWidget(self.code_tabs)
         self.main_split.addWidget(graph_box)
         self.main_split.setStretchFactor(0, 1)
         self.main_split.setStretchFactor(1, 1)
@@ -263,6 +302,7 @@ class MainWindow(QMainWindow):
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
+        layout.addWidget(self.levels_bar)
         layout.addWidget(self.timeline)
         layout.addWidget(self.main_split, 1)
         self.setCentralWidget(central)
@@ -478,6 +518,14 @@ class MainWindow(QMainWindow):
         self.graph_path = []
         self.selection = None
         self.timeline.set_points(points)
+        self.levels = module_levels(module)
+        self.levels_bar.set_module(self.levels, len(module.passes),
+                                   module.before_optimizations is not None,
+                                   module.after_optimizations is not None)
+        self._stablehlo_shown = False
+        self.kernel.set_files(None, None, None)
+        if self.code_tabs.currentWidget() is self.stablehlo:
+            self.show_stablehlo()
         if module.id not in self.reports:
             self.worker.submit(f"reports-{module.id}-{module.dump}", load_reports, module,
                                on_done=lambda r, m=module: self._on_reports(m, r),
@@ -611,6 +659,73 @@ class MainWindow(QMainWindow):
         while len(self._prepared) > PREPARED_POINTS:
             _, old = self._prepared.popitem(last=False)
             old.document.deleteLater()
+
+    # =================================================================== levels
+    def _set_kernel_for(self, name: str) -> None:
+        if self.levels is None or self.loaded is None:
+            return
+        files, shared = kernel_files_for(self.loaded.module, name, self.levels)
+        if files is self.kernel.files and name == self.kernel.instruction:
+            return
+        self.kernel.set_files(name, files, shared)
+        self._kernel_shown = None
+        if self.code_tabs.currentWidget() is self.kernel:
+            self._load_kernel_code()
+
+    def _on_code_tab(self) -> None:
+        current = self.code_tabs.currentWidget()
+        if current is self.kernel:
+            self._load_kernel_code()
+        elif current is self.stablehlo and not self._stablehlo_shown:
+            self.show_stablehlo()
+
+    def show_kernel(self, name: str) -> None:
+        """Select an instruction and show its kernel."""
+        self._select_if_present(name)
+        self.code_tabs.setCurrentWidget(self.kernel)
+
+    def _load_kernel_code(self) -> None:
+        files, name = self.kernel.files, self.kernel.instruction
+        if not files or name is None:
+            return
+        stage = self.kernel.current_stage()
+        dump_file = getattr(files, stage) or files.ir_no_opt or files.ir_with_opt or files.ptx
+        if dump_file is None or self._kernel_shown == (str(dump_file.path), name):
+            return
+        self._kernel_shown = (str(dump_file.path), name)
+        kind = "ptx" if dump_file.name.endswith("ptx") else "ll"
+        module = self.loaded.module if self.loaded is not None else None
+        self.worker.submit("kernel-code", load_kernel, dump_file, kind, self.kernel.function,
+                           module, name, self._reports_for_point(),
+                           on_done=self._on_kernel_code, on_error=self._on_job_error)
+
+    def _on_kernel_code(self, result) -> None:
+        code, rows = result
+        self.kernel.show_code(code)
+        self.kernel.set_arguments(rows)
+        self._colour(self.kernel, code)
+
+    def _colour(self, panel: CodePanel, code) -> None:
+        view = panel.view
+        self.worker.submit(f"colour-{panel.objectName()}", lex_code, code,
+                           on_done=lambda spans, d=code.document: (
+                               view.set_spans(spans) if view.document() is d else None),
+                           on_progress=lambda f: self._progress("colouring", f))
+
+    def show_stablehlo(self) -> None:
+        """The StableHLO the framework handed XLA (``module.mlir``)."""
+        if self.levels is None or self.levels.stablehlo is None:
+            self.stablehlo.header.setText("This dump has no module.mlir for the module "
+                                          "(newer XLA writes it in module_NNNN.<name>/).")
+            return
+        self._stablehlo_shown = True
+        self.code_tabs.setCurrentWidget(self.stablehlo)
+        f = self.levels.stablehlo
+        self.stablehlo.header.setText(f"<b>StableHLO</b> given to XLA: {f.rel}")
+        self.worker.submit("stablehlo", load_code, f, "mlir", None,
+                           on_done=lambda code: (self.stablehlo.show_code(code),
+                                                 self._colour(self.stablehlo, code)),
+                           on_error=self._on_job_error)
 
     # ================================================================= analyses
     def _request_diff(self, dump_file: DumpFile) -> None:
@@ -895,6 +1010,7 @@ class MainWindow(QMainWindow):
             described["computation"] = comp.name
             self.inspector.show_instruction(described, kind_of(instr))
         self.memory.chart.select(instr.name)
+        self._set_kernel_for(instr.name)
         if not self._history_for or self._history_for != (id(self.dump_module), instr.name):
             self._history_for = (id(self.dump_module), instr.name)
             self._request_history(instr.name)

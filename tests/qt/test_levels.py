@@ -1,0 +1,43 @@
+"""The kernel and StableHLO tabs, and the levels strip."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QPlainTextEdit
+
+from xlaview.resources import sample_dump
+
+
+def test_selecting_a_fusion_shows_its_kernel(window, qtbot, tmp_path) -> None:
+    from xlaview.qt import export
+
+    window.open_dump(sample_dump())
+    window.wait_idle()
+    window.show_kernel("convert_exponential_fusion")
+    window.wait_idle()
+    assert window.selection.instruction == "convert_exponential_fusion"
+    code = window.findChild(QPlainTextEdit, "kernelText").toPlainText()
+    assert "define ptr @convert_exponential_fusion(" in code
+    assert "object file" in window.kernel.header.text()
+    assert window.kernel.arguments.rowCount() == 3
+    assert "wrapped_reduce" in window.kernel.arguments.item(0, 1).text()
+    # After LLVM's optimizations.
+    window.kernel.stages.setCurrentIndex(1)
+    window.wait_idle()
+    optimized = window.findChild(QPlainTextEdit, "kernelText").toPlainText()
+    assert optimized != code and "@convert_exponential_fusion(" in optimized
+    png = export.window_png(window, tmp_path / "kernel.png")
+    assert png.stat().st_size > 50_000
+    # The levels strip lists the kernels; the StableHLO tab shows module.mlir.
+    assert window.levels_bar.menu.actions()
+    window.show_stablehlo()
+    window.wait_idle()
+    mlir = window.findChild(QPlainTextEdit, "stablehloText").toPlainText()
+    assert "stablehlo.dot_general" in mlir
+
+
+def test_instruction_without_kernel(window, qtbot) -> None:
+    window.open_dump(sample_dump())
+    window.wait_idle()
+    window.select_instruction("dot_general.6")
+    window.wait_idle()
+    assert "no kernel" in window.kernel.header.text()

@@ -1,0 +1,181 @@
+"""The other levels of a module: the StableHLO XLA was given, and the kernels
+it generated (LLVM IR before and after LLVM's optimizations, PTX, objects).
+
+CPU dumps have files per kernel, named after the instruction they compute
+(``<fusion>_kernel_module.ir-no-opt.ll``, ``__compute_module_<op>...``,
+``obj-file.<kernel>.o``, and ``<op>_elemental_kernel_module`` in older XLA).
+GPU dumps put every kernel of a module in one ``.ll`` / ``.ptx`` file (or one
+per compilation shard); a kernel is then a function of it named after its
+fusion.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+
+from xlaview.dump.index import DumpFile, DumpModule
+
+
+@dataclass(slots=True)
+class KernelFiles:
+    ir_no_opt: DumpFile | None = None
+    ir_with_opt: DumpFile | None = None
+    ptx: DumpFile | None = None
+    object: DumpFile | None = None
+    mlir: list[DumpFile] = field(default_factory=list)  # XLA's MLIR emitter stages
+
+    def paths(self) -> dict[str, str | None]:
+        """The ``inspect --json`` "kernel" object (paths relative to the dump root)."""
+        return {
+            "ir_no_opt": self.ir_no_opt.rel if self.ir_no_opt else None,
+            "ir_with_opt": self.ir_with_opt.rel if self.ir_with_opt else None,
+            "ptx": self.ptx.rel if self.ptx else None,
+            "object": self.object.rel if self.object else None,
+        }
+
+    def __bool__(self) -> bool:
+        return any((self.ir_no_opt, self.ir_with_opt, self.ptx, self.object, self.mlir))
+
+
+@dataclass(slots=True)
+class ModuleLevels:
+    stablehlo: DumpFile | None
+    kernels: dict[str, KernelFiles]  # instruction name -> its kernel's files
+    module_ir: list[KernelFiles]  # GPU: whole-module (or per-shard) IR and PTX
+    unassigned: list[DumpFile]  # kernel-like files whose instruction is unknown
+
+    def kernel_of(self, instruction: str) -> KernelFiles | None:
+        """Per-kernel files, else the module's IR (GPU: the kernel is a function in it)."""
+        files = self.kernels.get(instruction)
+        if files:
+            return files
+        return self.module_ir[0] if self.module_ir else None
+
+
+_KERNEL = re.compile(
+    r"^(?:obj-file\.)?(?:__compute_module_(?P<compute>.+?)|(?P<kernel>.+?)(?:_elemental)?_kernel_module)"
+    r"(?P<stage>\.ir-no-opt(?:\.part_\d+)?\.ll|\.ir-with-opt(?:\.part_\d+)?\.ll|\.o"
+    r"|-pre-optimization\.mlir|-post-optimization\.mlir|-post-lowering\.mlir)$"
+)
+_MODULE_IR = re.compile(r"^(?:(?P<shard>[\w.\-]+)\.)?(?P<stage>ir-no-opt\.ll|ir-with-opt\.ll|ptx|spv)$")
+
+
+def _suffix(module: DumpModule, f: DumpFile) -> str | None:
+    """The part of a file name after ``module_NNNN.<name>.`` (None: not one of its)."""
+    name = f.name
+    prefix = f"module_{module.id:04d}."
+    at = name.find(prefix)
+    if at < 0:
+        return None
+    rest = name[at + len(prefix):]
+    if module.name and rest.startswith(module.name + "."):
+        rest = rest[len(module.name) + 1:]
+    return rest
+
+
+def module_levels(module: DumpModule) -> ModuleLevels:
+    stablehlo = None
+    kernels: dict[str, KernelFiles] = {}
+    shards: dict[str, KernelFiles] = {}
+    unassigned: list[DumpFile] = []
+    for f in module.other_files:
+        if f.name == "module.mlir" and "/" in f.rel:
+            stablehlo = stablehlo or f
+            continue
+        rest = _suffix(module, f)
+        if rest is None:
+            continue
+        m = _KERNEL.match(rest)
+        if m:
+            instruction = m.group("compute") or m.group("kernel")
+            files = kernels.setdefault(instruction, KernelFiles())
+            stage = m.group("stage")
+            if stage.startswith(".ir-no-opt"):
+                files.ir_no_opt = files.ir_no_opt or f
+            elif stage.startswith(".ir-with-opt"):
+                files.ir_with_opt = files.ir_with_opt or f
+            elif stage == ".o":
+                files.object = f
+            else:
+                files.mlir.append(f)
+            continue
+        m = _MODULE_IR.match(rest)
+        if m:
+            shard = m.group("shard") or ""
+            files = shards.setdefault(shard, KernelFiles())
+            stage = m.group("stage")
+            if stage == "ir-no-opt.ll":
+                files.ir_no_opt = f
+            elif stage == "ir-with-opt.ll":
+                files.ir_with_opt = f
+            else:
+                files.ptx = f
+            continue
+        if rest.endswith((".ll", ".ptx", ".o", ".spv")):
+            unassigned.append(f)
+    # The module's own IR first, then its shards; the constants module last.
+    order = sorted(shards, key=lambda s: (s == "constants", s != "", s))
+    return ModuleLevels(stablehlo, kernels, [shards[s] for s in order], unassigned)
+
+
+# -- a kernel's arguments --------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class KernelArgument:
+    index: int
+    value: str  # "%5"
+    dereferenceable: int | None  # bytes LLVM was told the buffer has
+
+
+_ARG_LOAD = re.compile(
+    r"(%\w+) = getelementptr inbounds %XLA_CPU_KernelArg, ptr %\w+, i32 (\d+), i32 0\n"
+    r"\s*(%\w+) = load ptr, ptr \1[^\n]*?(?:!dereferenceable !(\d+))?\n"
+)
+_METADATA_INT = re.compile(r"^!(\d+) = !\{i64 (\d+)\}", re.M)
+
+
+def kernel_arguments(ir: str, kernel: str) -> list[KernelArgument]:
+    """The buffers an XLA:CPU kernel reads from its call frame, in argument order.
+
+    XLA passes a fusion's operands first, then its result buffer(s); LLVM's
+    ``dereferenceable`` metadata gives each buffer's size in bytes.
+    """
+    # str.find, not a regex over the whole file: IR runs to tens of MB, and a
+    # regex holds the GIL (and so the window) for its whole search.
+    at = ir.find(f"@{kernel}(")
+    while at >= 0 and not ir[ir.rfind("\n", 0, at) + 1 : at].startswith("define"):
+        at = ir.find(f"@{kernel}(", at + 1)
+    if at < 0:
+        return []
+    body = ir[at : ir.find("\n}", at)]
+    args = []
+    for m in _ARG_LOAD.finditer(body + "\n"):
+        meta = m.group(4)
+        args.append(KernelArgument(int(m.group(2)), m.group(3), _metadata_int(ir, meta) if meta else None))
+    return args
+
+
+def _metadata_int(ir: str, node: str) -> int | None:
+    """The value of ``!N = !{i64 V}`` (metadata sits at the end of the file)."""
+    at = ir.rfind(f"\n!{node} = !{{i64 ")
+    if at < 0:
+        return None
+    m = _METADATA_INT.match(ir, at + 1)
+    return int(m.group(2)) if m else None
+
+
+def function_line(ir: str, name: str) -> int | None:
+    """The 1-based line where ``@name`` (IR) or ``.entry name`` (PTX) is defined."""
+    for needle, starts in ((f"@{name}(", ("define",)), (f" {name}(", (".visible .entry", ".entry"))):
+        at = ir.find(needle)
+        while at >= 0:
+            line_start = ir.rfind("\n", 0, at) + 1
+            if ir[line_start:at].lstrip().startswith(starts):
+                return ir.count("\n", 0, line_start) + 1
+            at = ir.find(needle, at + 1)
+    return None
+
+
