@@ -31,47 +31,18 @@ import networkx as nx
 sys.path.insert(0, str(Path(__file__).parent))
 from run import gpt_dump  # noqa: E402
 
+from xlaview.analysis.graph import build_graph, layout_inputs
 from xlaview.analysis.layout import GraphLayout, LayoutNode, layered_layout  # noqa: E402
 from xlaview.hlo import Computation, parse_module  # noqa: E402
 
 Graph = tuple[list[LayoutNode], list[tuple[str, str]]]
-SHARED_OPCODES = ("parameter", "constant", "iota")
 # Consecutive passes whose entry computation changes (algsimp, CSE, ...).
 PASS_PAIRS = [("0014", "0015"), ("0017", "0018"), ("0033", "0034"), ("0047", "0048")]
 
 
 def computation_graph(computation: Computation) -> Graph:
-    """The view's graph: one box per instruction, ~8 px per character, and a
-    private copy per user of shared parameters, constants and iotas."""
-    instructions = {i.name: i for i in computation.instructions}
-    users: dict[str, int] = {}
-    for instr in computation.instructions:
-        for name in instr.operand_names:
-            users[name] = users.get(name, 0) + 1
-
-    def box(key: str, name: str) -> LayoutNode:
-        instr = instructions[name]
-        text = max(len(name), len(instr.opcode) + len(str(instr.shape)))
-        return LayoutNode(key, 8.0 * text + 20, 44.0)
-
-    def copied(name: str) -> bool:
-        return instructions[name].opcode in SHARED_OPCODES and users.get(name, 0) > 1
-
-    nodes = [box(i.name, i.name) for i in computation.instructions if not copied(i.name)]
-    edges = []
-    copies: dict[str, int] = {}
-    for instr in computation.instructions:
-        for name in instr.operand_names:
-            if name not in instructions:
-                continue
-            if copied(name):
-                copies[name] = copies.get(name, 0) + 1
-                key = f"{name}#{copies[name]}"
-                nodes.append(box(key, name))
-                edges.append((key, instr.name))
-            else:
-                edges.append((name, instr.name))
-    return nodes, edges
+    """Boxes and edges exactly as the graph view builds them."""
+    return layout_inputs(build_graph(None, computation))
 
 
 def entry_graph(path: Path) -> Graph:

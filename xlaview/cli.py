@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from xlaview import __version__
+from xlaview.units import human_bytes
 
 COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {}
 
@@ -28,16 +29,6 @@ def command(name: str, help: str) -> Callable:
 
 class CliError(Exception):
     """A user error: printed as one line, exit status 2."""
-
-
-def human_bytes(n: int | float | None) -> str:
-    if n is None:
-        return "-"
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
-        n /= 1024
-    return f"{n} B"
 
 
 def print_table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> None:

@@ -12,46 +12,17 @@ from pathlib import Path
 
 import pytest
 
+from xlaview.analysis.graph import build_graph, layout_inputs
 from xlaview.analysis.layout import GraphLayout, LayoutNode, layered_layout
 from xlaview.hlo import Computation, parse_module
 
 Graph = tuple[list[LayoutNode], list[tuple[str, str]]]
-SHARED_OPCODES = ("parameter", "constant", "iota")
 EPS = 1e-6
 
 
 def computation_graph(computation: Computation) -> Graph:
-    """Boxes and edges as the graph view builds them: parameters, constants
-    and iotas with several users get one private copy per user."""
-    instructions = {i.name: i for i in computation.instructions}
-    users: dict[str, int] = {}
-    for instr in computation.instructions:
-        for name in instr.operand_names:
-            users[name] = users.get(name, 0) + 1
-
-    def box(key: str, name: str) -> LayoutNode:
-        instr = instructions[name]
-        text = max(len(instr.name), len(instr.opcode) + len(str(instr.shape)))
-        return LayoutNode(key, 8.0 * text + 20, 44.0)
-
-    def copied(name: str) -> bool:
-        return instructions[name].opcode in SHARED_OPCODES and users.get(name, 0) > 1
-
-    nodes = [box(i.name, i.name) for i in computation.instructions if not copied(i.name)]
-    edges = []
-    copies: dict[str, int] = {}
-    for instr in computation.instructions:
-        for name in instr.operand_names:
-            if name not in instructions:
-                continue
-            if copied(name):
-                copies[name] = copies.get(name, 0) + 1
-                key = f"{name}#{copies[name]}"
-                nodes.append(box(key, name))
-                edges.append((key, instr.name))
-            else:
-                edges.append((name, instr.name))
-    return nodes, edges
+    """Boxes and edges exactly as the graph view builds them."""
+    return layout_inputs(build_graph(None, computation))
 
 
 def entry_graph(path: Path) -> Graph:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from xlaview.analysis.kinds import Kind, kind_of
+from xlaview.analysis.layout import LayoutNode
 from xlaview.hlo import Computation, Module
 
 SHARED_OPCODES = frozenset(("parameter", "constant", "iota"))
@@ -64,8 +65,13 @@ class ComputationGraph:
         return {by_key[e.target].instruction for e in self.edges if e.source in keys}
 
 
-def build_graph(module: Module, computation: Computation | str) -> ComputationGraph:
-    comp = module.computation(computation) if isinstance(computation, str) else computation
+def build_graph(module: Module | None, computation: Computation | str) -> ComputationGraph:
+    """The graph of ``computation`` (a name needs its ``module``)."""
+    if isinstance(computation, str):
+        assert module is not None, "a computation named needs its module"
+        comp = module.computation(computation)
+    else:
+        comp = computation
     users: dict[str, list[str]] = {}
     for instr in comp.instructions:
         for operand in dict.fromkeys(instr.operand_names):
@@ -108,4 +114,31 @@ def build_graph(module: Module, computation: Computation | str) -> ComputationGr
     )
 
 
-__all__ = ["ComputationGraph", "GraphEdge", "GraphNode", "Kind", "build_graph"]
+NODE_HEIGHT = 46.0
+NAME_CHAR = 7.8  # px per character of a node's text at 100 % (DejaVu Sans 9 pt, bold)
+MIN_NODE_WIDTH = 90.0
+MAX_NODE_WIDTH = 320.0
+
+
+def node_width(node: GraphNode) -> float:
+    text = max(len(node.instruction), len(node.opcode) + 10, min(len(node.shape), 36))
+    width = 20 + NAME_CHAR * text
+    if node.is_copy:
+        width *= 0.8
+    return max(MIN_NODE_WIDTH, min(MAX_NODE_WIDTH, width))
+
+
+def node_height(node: GraphNode) -> float:
+    return NODE_HEIGHT * (0.7 if node.is_copy else 1.0)
+
+
+def layout_inputs(graph: ComputationGraph) -> tuple[list[LayoutNode], list[tuple[str, str]]]:
+    """The boxes and edges the layout places, sized as the view draws them."""
+    nodes = [LayoutNode(n.key, node_width(n), node_height(n)) for n in graph.nodes]
+    return nodes, [(e.source, e.target) for e in graph.edges]
+
+
+__all__ = [
+    "ComputationGraph", "GraphEdge", "GraphNode", "Kind", "build_graph", "layout_inputs",
+    "node_height", "node_width",
+]  # fmt: skip

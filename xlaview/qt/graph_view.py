@@ -35,38 +35,29 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlaview.analysis.graph import ComputationGraph, GraphNode
+from xlaview.analysis.graph import (
+    NODE_HEIGHT,
+    ComputationGraph,
+    GraphNode,
+    layout_inputs,
+    node_height,
+    node_width,
+)
 from xlaview.analysis.kinds import is_fusion_kind
-from xlaview.analysis.layout import GraphLayout, LayoutNode, layered_layout
+from xlaview.analysis.layout import GraphLayout, layered_layout
 from xlaview.qt import theme
 
-NODE_HEIGHT = 46.0
-NAME_CHAR = 7.8  # px per character of the node text at 100 % (DejaVu Sans 9 pt)
-MIN_NODE_WIDTH = 90.0
-MAX_NODE_WIDTH = 320.0
 TEXT_MIN_SCALE = 0.42  # below this zoom, text is unreadable: boxes only
 READABLE_SCALE = 0.6  # the smallest zoom a view starts at
 # Unclipped: a clipped line height cuts off the underscores of instruction names.
 _LEFT = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextDontClip)
 
 
-def node_width(node: GraphNode) -> float:
-    text = max(len(node.instruction), len(node.opcode) + 10, min(len(node.shape), 36))
-    width = 20 + NAME_CHAR * text
-    if node.is_copy:
-        width *= 0.8
-    return max(MIN_NODE_WIDTH, min(MAX_NODE_WIDTH, width))
-
-
 def compute_layout(
     graph: ComputationGraph, previous: dict[str, float] | None = None, progress=None
 ) -> GraphLayout:
     """The layout of a graph (runs on a worker thread)."""
-    nodes = [
-        LayoutNode(n.key, node_width(n), NODE_HEIGHT * (0.7 if n.is_copy else 1.0))
-        for n in graph.nodes
-    ]
-    edges = [(e.source, e.target) for e in graph.edges]
+    nodes, edges = layout_inputs(graph)
     return layered_layout(nodes, edges, previous=previous, progress=progress)
 
 
@@ -154,8 +145,7 @@ class GraphCanvas(QGraphicsItem):
         rows: dict[float, list[_Placed]] = {}
         for key, (x, y) in layout.positions.items():
             node = by_key[key]
-            w = node_width(node)
-            h = NODE_HEIGHT * (0.7 if node.is_copy else 1.0)
+            w, h = node_width(node), node_height(node)
             placed = self.placed[key] = _Placed(node, x - w / 2, y - h / 2, w, h)
             rows.setdefault(round(y, 1), []).append(placed)
         # Rows of nodes by y, for culling and hit tests.

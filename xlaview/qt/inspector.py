@@ -10,6 +10,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from xlaview.analysis.kinds import Kind
+from xlaview import units
 from xlaview.qt import theme
 
 _CSS = """
@@ -29,13 +30,7 @@ a { color: #1971c2; text-decoration: none; }
 
 
 def human_bytes(n: float | None) -> str:
-    if n is None:
-        return "–"
-    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
-        if abs(n) < 1024 or unit == "TiB":
-            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.2f} {unit}"
-        n /= 1024
-    return f"{n} B"
+    return units.human_bytes(n, digits=2, missing="–")
 
 
 def _e(value: object) -> str:
