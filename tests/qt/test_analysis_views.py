@@ -46,6 +46,7 @@ def test_changes_of_the_fusion_pass(window, qtbot) -> None:
 
 def test_unchanged_pass_has_an_empty_diff_and_can_be_hidden(window, qtbot) -> None:
     open_sample(window)
+    qtbot.waitUntil(lambda: bool(window.timeline.change_sizes), timeout=5000)
     module = window.dump_module
     unchanged = next(p for p in module.passes if module.unchanged(p.seq))
     window.select_pass(unchanged.seq)
@@ -59,11 +60,11 @@ def test_unchanged_pass_has_an_empty_diff_and_can_be_hidden(window, qtbot) -> No
 
 def test_traffic_table_ranks_scores_and_selects_on_click(window, qtbot) -> None:
     open_sample(window)
-    table = window.traffic_panel.table
-    assert "[8192,8192]" in table.item(0, 2).text()
-    producer = table.item(0, 3).text()
+    table, model = window.traffic_panel.table, window.traffic_panel.model
+    assert "[8192,8192]" in model.index(0, 2).data()
+    producer = model.index(0, 3).data()
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
-                     pos=table.visualItemRect(table.item(0, 3)).center())
+                     pos=table.visualRect(model.index(0, 3)).center())
     window.wait_idle()
     assert window.selection.instruction == producer
     window.traffic_panel.overlay.setChecked(True)
@@ -72,10 +73,11 @@ def test_traffic_table_ranks_scores_and_selects_on_click(window, qtbot) -> None:
 
 def test_memory_view_peak_is_the_reports(window, qtbot) -> None:
     open_sample(window)
+    qtbot.waitUntil(lambda: window.memory.chart.timeline is not None)
     timeline = window.memory.chart.timeline
     reports = load_reports(index_dump(SAMPLE).module("jit_attention"))
     assert timeline.peak_bytes == reports.live_range.peak_bytes
-    assert window.memory.peak.rowCount() == len(reports.live_range.peak_buffers)
+    assert window.memory.peak_model.rowCount() == len(reports.live_range.peak_buffers)
     window.bottom_tabs.setCurrentWidget(window.memory)
     window.memory.chart.repaint()
     rect, bar = max(window.memory.chart._bars, key=lambda rb: rb[1].size)
@@ -89,9 +91,11 @@ def test_search_finds_by_op_name_and_selects(window, qtbot) -> None:
     open_sample(window)
     window.search("meta:exp op:fusion")
     window.wait_idle()
+    model = window.search_panel.model
+    assert model.rowCount() == 1 and model.index(0, 0).data() == "convert_exponential_fusion"
     table = window.search_panel.table
-    assert table.rowCount() == 1 and table.item(0, 0).text() == "convert_exponential_fusion"
-    window.search_panel.instruction_requested.emit(table.item(0, 0).text())
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
+                     pos=table.visualRect(model.index(0, 0)).center())
     window.wait_idle()
     assert window.selection.instruction == "convert_exponential_fusion"
 

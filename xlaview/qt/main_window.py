@@ -491,11 +491,19 @@ class MainWindow(QMainWindow):
                     self.refresh()  # a rewritten file is re-read; an unchanged one...
                     self._report_parse_problems(loaded, dump_file)  # ...is reported
 
-            QTimer.singleShot(int(SETTLE_SECONDS * 1000) + 100, again)
+            QTimer.singleShot(int(SETTLE_SECONDS * 1000) + 100, self, again)
             return
         self.problems.add_problems([Problem(dump_file.rel, p.message, p.line)
                                     for p in loaded.problems])
         self._update_problems_dock()
+
+    def _request_change_sizes(self, module: DumpModule) -> None:
+        if module is not self.dump_module:
+            return
+        files = [(label, f.path) for label, f in module.timeline()]
+        self.worker.submit("change-sizes", change_sizes, files,
+                           on_done=self.timeline.set_change_sizes,
+                           on_progress=lambda f: self._progress("measuring each pass's change", f))
 
     def _settling(self, rel_path: str) -> bool:
         """Whether a file changed so recently that it may still be being written."""
@@ -531,13 +539,11 @@ class MainWindow(QMainWindow):
                                on_done=lambda r, m=module: self._on_reports(m, r),
                                on_error=self._on_job_error)
         else:
-            QTimer.singleShot(0, lambda m=module: self._on_reports(m, self.reports[m.id]))
+            QTimer.singleShot(0, self, lambda m=module: self._on_reports(m, self.reports[m.id]))
         self.worker.submit("unchanged", _unchanged_of, module,
                            on_done=self.timeline.set_unchanged)
-        files = [(label, f.path) for label, f in module.timeline()]
-        self.worker.submit("change-sizes", change_sizes, files,
-                           on_done=self.timeline.set_change_sizes,
-                           on_progress=lambda f: self._progress("measuring each pass's change", f))
+        # After the first dump is on screen: this reads every pass file.
+        QTimer.singleShot(800, self, lambda m=module: self._request_change_sizes(m))
         if module.id not in self.reports:
             self.memory.set_timeline(None)
         self.changes.set_history(None, [], {})
@@ -1037,10 +1043,14 @@ class MainWindow(QMainWindow):
 
     def _on_reports(self, module: DumpModule, reports: ModuleReports) -> None:
         self.reports[module.id] = reports
-        if module is self.dump_module:
-            self.memory.set_timeline(
-                memory_timeline(reports.live_range, reports.buffer_assignment)
-                if reports.live_range is not None else None)
+        if module is self.dump_module and reports.live_range is not None:
+            self.worker.submit("memory", memory_timeline, reports.live_range,
+                               reports.buffer_assignment,
+                               on_done=lambda timeline, m=module: (
+                                   self.memory.set_timeline(timeline)
+                                   if m is self.dump_module else None))
+        elif module is self.dump_module:
+            self.memory.set_timeline(None)
         if reports.problems:
             self.problems.add_problems(list(reports.problems))
             self._update_problems_dock()
@@ -1064,7 +1074,7 @@ class MainWindow(QMainWindow):
     def _on_sniffed(self, problems: list[Problem]) -> None:
         settling = [p for p in problems if self._settling(p.path)]
         if settling:  # half-written, most likely: look again once it settles
-            QTimer.singleShot(int(SETTLE_SECONDS * 1000), self.refresh)
+            QTimer.singleShot(int(SETTLE_SECONDS * 1000), self, self.refresh)
         problems = [p for p in problems if p not in settling]
         if problems:
             self.problems.add_problems(problems)
@@ -1109,7 +1119,7 @@ class MainWindow(QMainWindow):
     # ============================================================ status, busy
     def _on_busy_changed(self, busy: bool) -> None:
         if busy:
-            QTimer.singleShot(150, self._show_busy_if_still)
+            QTimer.singleShot(150, self, self._show_busy_if_still)
         else:
             self.progress.hide()
 

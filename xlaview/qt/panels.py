@@ -4,7 +4,7 @@ turns clicks into instruction selections."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPainterPath, QPaintEvent, QPen
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QSplitter,
+    QTableView,
     QTableWidget,
     QTableWidgetItem,
     QToolTip,
@@ -35,19 +36,69 @@ from xlaview.qt.inspector import human_bytes
 _ROLE = Qt.ItemDataRole.UserRole
 
 
-class _NumberItem(QTableWidgetItem):
-    """Sorts by the number it was given, shows it as text."""
+class RowsModel(QAbstractTableModel):
+    """Rows of text with a sort key per cell: a table of thousands of rows
+    costs nothing to fill (a QTableWidget makes an item per cell)."""
 
-    def __init__(self, value: float, text: str) -> None:
-        super().__init__(text)
-        self.setData(_ROLE + 1, value)
-        self.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    def __init__(self, headers: list[str], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.headers = headers
+        self.rows: list[tuple[tuple[str, ...], tuple[object, ...], object]] = []
+        self.highlight: set[int] = set()
 
-    def __lt__(self, other: QTableWidgetItem) -> bool:
-        a, b = self.data(_ROLE + 1), other.data(_ROLE + 1)
-        if a is None or b is None:
-            return super().__lt__(other)
-        return a < b
+    def set_rows(self, rows: list[tuple[tuple[str, ...], tuple[object, ...], object]],
+                 highlight: set[int] | None = None) -> None:
+        """Each row: (texts, sort keys, payload). ``highlight``: row numbers to tint."""
+        self.beginResetModel()
+        self.rows = rows
+        self.highlight = highlight or set()
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.headers)
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        row = self.rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return row[0][index.column()]
+        if role == Qt.ItemDataRole.TextAlignmentRole and isinstance(row[1][index.column()], (int, float)):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.BackgroundRole and id(row) in self.highlight:
+            return QColor("#fff4e6")
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole):
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.headers[section]
+        return None
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self.layoutAboutToBeChanged.emit()
+        self.rows.sort(key=lambda r: (r[1][column] is None, r[1][column]),
+                       reverse=order == Qt.SortOrder.DescendingOrder)
+        self.layoutChanged.emit()
+
+    def payload(self, row: int) -> object:
+        return self.rows[row][2]
+
+
+def _view(model: RowsModel, parent: QWidget, object_name: str) -> QTableView:
+    view = QTableView(parent)
+    view.setObjectName(object_name)
+    view.setModel(model)
+    view.verticalHeader().hide()
+    view.verticalHeader().setDefaultSectionSize(22)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setAlternatingRowColors(True)
+    view.horizontalHeader().setStretchLastSection(True)
+    view.setWordWrap(False)
+    view.setSortingEnabled(True)
+    return view
 
 
 def _table(headers: list[str], parent: QWidget) -> QTableWidget:
@@ -193,9 +244,10 @@ class TrafficPanel(QWidget):
         self.summary.setWordWrap(True)
         self.overlay = QCheckBox("Show on the graph", self)
         self.overlay.toggled.connect(self.overlay_toggled)
-        self.table = _table(["traffic", "bytes", "shape", "producer", "kind", "read by"], self)
-        self.table.setObjectName("trafficTable")
-        self.table.cellClicked.connect(self._on_cell)
+        self.model = RowsModel(["traffic", "bytes", "shape", "producer", "kind", "read by"], self)
+        self.table = _view(self.model, self, "trafficTable")
+        self.table.clicked.connect(
+            lambda index: self.instruction_requested.emit(self.model.payload(index.row())))
         row = QHBoxLayout()
         row.addWidget(self.summary, 1)
         row.addWidget(self.overlay)
@@ -207,10 +259,9 @@ class TrafficPanel(QWidget):
 
     def set_traffic(self, traffic: Traffic | None) -> None:
         self.traffic = traffic
-        self.table.setSortingEnabled(False)
-        self.table.setRowCount(0)
         if traffic is None:
             self.summary.setText("")
+            self.model.set_rows([])
             return
         counts = ", ".join(f"{k} {v}" for k, v in traffic.fusion_counts.items() if v) or "no fusions"
         self.summary.setText(
@@ -218,31 +269,21 @@ class TrafficPanel(QWidget):
             f"<b>{human_bytes(traffic.intermediate_traffic_bytes)}</b> through "
             f"{len(traffic.intermediates)} intermediates materialized in memory. Fusions: {counts}."
         )
-        self.table.setRowCount(len(traffic.intermediates))
-        for r, i in enumerate(traffic.intermediates):
-            producer = QTableWidgetItem(i.producer)
-            producer.setData(_ROLE, i.producer.split("#")[0])
-            cells = [
-                _NumberItem(i.traffic_bytes, human_bytes(i.traffic_bytes)),
-                _NumberItem(i.bytes, human_bytes(i.bytes)),
-                QTableWidgetItem(i.shape),
-                producer,
-                QTableWidgetItem(i.producer_kind),
-                QTableWidgetItem(", ".join(i.consumers)),
-            ]
-            if "[" in i.shape and i.bytes >= 64 << 20:
-                for cell in cells:
-                    cell.setBackground(QColor("#fff4e6"))
-            for c, cell in enumerate(cells):
-                self.table.setItem(r, c, cell)
-        self.table.setSortingEnabled(True)
-        self.table.sortItems(0, Qt.SortOrder.DescendingOrder)
-        self.table.resizeColumnsToContents()
-
-    def _on_cell(self, row: int, _column: int) -> None:
-        item = self.table.item(row, 3)
-        if item is not None:
-            self.instruction_requested.emit(item.data(_ROLE))
+        rows = []
+        big = set()
+        for i in traffic.intermediates:  # already ranked by traffic
+            row = ((human_bytes(i.traffic_bytes), human_bytes(i.bytes), i.shape, i.producer,
+                    i.producer_kind, ", ".join(i.consumers)),
+                   (i.traffic_bytes, i.bytes, i.shape, i.producer, i.producer_kind,
+                    len(i.consumers)),
+                   i.producer.split("#")[0])
+            rows.append(row)
+            if i.bytes >= 64 << 20:
+                big.add(id(row))
+        self.model.set_rows(rows, big)
+        self.table.horizontalHeader().setSortIndicator(0, Qt.SortOrder.DescendingOrder)
+        for column, width in enumerate((90, 80, 170, 200, 80)):
+            self.table.setColumnWidth(column, width)
 
 
 # ============================================================================ memory
@@ -409,10 +450,10 @@ class MemoryPanel(QWidget):
         self.setObjectName("memory")
         self.chart = MemoryChart(self)
         self.chart.buffer_clicked.connect(self.instruction_requested)
-        self.peak = _table(["buffer", "bytes", "share of peak", "live"], self)
-        self.peak.setObjectName("peakTable")
-        self.peak.cellClicked.connect(
-            lambda r, _c: self.instruction_requested.emit(self.peak.item(r, 0).data(_ROLE)))
+        self.peak_model = RowsModel(["buffer", "bytes", "share of peak", "live"], self)
+        self.peak = _view(self.peak_model, self, "peakTable")
+        self.peak.clicked.connect(
+            lambda index: self.instruction_requested.emit(self.peak_model.payload(index.row())))
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(self.chart)
         split.addWidget(self.peak)
@@ -425,22 +466,14 @@ class MemoryPanel(QWidget):
 
     def set_timeline(self, timeline: MemoryTimeline | None) -> None:
         self.chart.set_timeline(timeline)
-        self.peak.setSortingEnabled(False)
-        self.peak.setRowCount(0)
-        if timeline is None:
-            return
-        self.peak.setRowCount(len(timeline.peak_buffers))
-        for r, bar in enumerate(timeline.peak_buffers):
-            name = QTableWidgetItem(bar.key)
-            name.setData(_ROLE, bar.instruction)
-            self.peak.setItem(r, 0, name)
-            self.peak.setItem(r, 1, _NumberItem(bar.size, human_bytes(bar.size)))
+        rows = []
+        for bar in timeline.peak_buffers if timeline else ():  # largest first
             share = timeline.share(bar)
-            self.peak.setItem(r, 2, _NumberItem(share, f"{share:.1%}"))
-            self.peak.setItem(r, 3, QTableWidgetItem(f"{bar.start} … {bar.end}"))
-        self.peak.setSortingEnabled(True)
-        self.peak.sortItems(1, Qt.SortOrder.DescendingOrder)
-        self.peak.resizeColumnsToContents()
+            rows.append(((bar.key, human_bytes(bar.size), f"{share:.1%}", f"{bar.start} … {bar.end}"),
+                         (bar.key, bar.size, share, bar.start), bar.instruction))
+        self.peak_model.set_rows(rows)
+        self.peak.horizontalHeader().setSortIndicator(1, Qt.SortOrder.DescendingOrder)
+        self.peak.setColumnWidth(0, 200)
 
 
 # ============================================================================ search
@@ -460,10 +493,10 @@ class SearchPanel(QWidget):
         self.edit.setClearButtonEnabled(True)
         self.edit.returnPressed.connect(lambda: self.query_changed.emit(self.edit.text()))
         self.count = QLabel(self)
-        self.table = _table(["name", "opcode", "shape", "computation", "op_name", "source"], self)
-        self.table.setObjectName("searchResults")
-        self.table.cellClicked.connect(
-            lambda r, _c: self.instruction_requested.emit(self.table.item(r, 0).text()))
+        self.model = RowsModel(["name", "opcode", "shape", "computation", "op_name", "source"], self)
+        self.table = _view(self.model, self, "searchResults")
+        self.table.clicked.connect(
+            lambda index: self.instruction_requested.emit(self.model.payload(index.row())))
         row = QHBoxLayout()
         row.addWidget(self.edit, 1)
         row.addWidget(self.count)
@@ -473,13 +506,11 @@ class SearchPanel(QWidget):
         layout.addWidget(self.table, 1)
 
     def set_hits(self, hits: list[Hit]) -> None:
-        self.table.setSortingEnabled(False)
-        self.table.setRowCount(len(hits))
-        for r, h in enumerate(hits):
-            for c, value in enumerate((h.name, h.opcode, h.shape, h.computation, h.op_name or "",
-                                       h.source or "")):
-                self.table.setItem(r, c, QTableWidgetItem(value))
-        self.table.setSortingEnabled(True)
+        rows = []
+        for h in hits:
+            texts = (h.name, h.opcode, h.shape, h.computation, h.op_name or "", h.source or "")
+            rows.append((texts, texts, h.name))
+        self.model.set_rows(rows)
         self.table.resizeColumnsToContents()
         self.count.setText(f"{len(hits)} found" + (" (first 500)" if len(hits) >= 500 else ""))
 
