@@ -256,6 +256,7 @@ class MainWindow(QMainWindow):
         self._stablehlo_shown = False
         self._kernel_shown: tuple[str, str] | None = None
         self._problems_seen = False
+        self._step_direction = 1
         self._previous_rects: dict[str, dict[str, QRectF]] = {}  # computation -> node rects
 
         graph_box = QWidget(self)
@@ -591,6 +592,9 @@ class MainWindow(QMainWindow):
     def _load_point(self, label: str | None) -> None:
         if label is None or self.dump_module is None:
             return
+        labels = [p.label for p in self.timeline.points]
+        if self.point in labels and label in labels:
+            self._step_direction = 1 if labels.index(label) >= labels.index(self.point) else -1
         self.point = label
         dump_file = self.dump_module.file_at(label)
         prepared = self._prepared.pop(str(dump_file.path), None)
@@ -648,7 +652,10 @@ class MainWindow(QMainWindow):
             return
         i = self.timeline.current
         points = self.dump_module.timeline()
-        wanted = [points[j] for j in (i + 1, i - 1) if 0 <= j < len(points)
+        # The next pass in the direction the user is stepping: one at a time keeps
+        # the workers (and so the GIL) from crowding the window.
+        step = self._step_direction
+        wanted = [points[j] for j in (i + step,) if 0 <= j < len(points)
                   and str(points[j][1].path) not in self._prepared]
         if not wanted:
             return
