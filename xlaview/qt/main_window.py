@@ -652,11 +652,11 @@ class MainWindow(QMainWindow):
             return
         i = self.timeline.current
         points = self.dump_module.timeline()
-        # The next pass in the direction the user is stepping: one at a time keeps
-        # the workers (and so the GIL) from crowding the window.
+        # The neighbours, the one in the direction the user steps first, one job
+        # at a time: parallel jobs crowd the window out of the GIL.
         step = self._step_direction
-        wanted = [points[j] for j in (i + step,) if 0 <= j < len(points)
-                  and str(points[j][1].path) not in self._prepared]
+        wanted = [points[j] for j in (i + step, i - step) if 0 <= j < len(points)
+                  and str(points[j][1].path) not in self._prepared][:1]
         if not wanted:
             return
         computation = self.graph_path[-1] if self.graph_path else None
@@ -672,6 +672,7 @@ class MainWindow(QMainWindow):
         while len(self._prepared) > PREPARED_POINTS:
             _, old = self._prepared.popitem(last=False)
             old.document.deleteLater()
+        self._prefetch_neighbours()  # the other neighbour, if not ready yet
 
     # =================================================================== levels
     def _set_kernel_for(self, name: str) -> None:
