@@ -62,6 +62,9 @@ def test_traffic_table_ranks_scores_and_selects_on_click(window, qtbot) -> None:
     open_sample(window)
     table, model = window.traffic_panel.table, window.traffic_panel.model
     assert "[8192,8192]" in model.index(0, 2).data()
+    align = Qt.ItemDataRole.TextAlignmentRole
+    assert model.index(0, 0).data(align) & Qt.AlignmentFlag.AlignRight, "figures align right"
+    assert model.index(0, 5).data(align) is None, "the list of readers reads from the left"
     producer = model.index(0, 3).data()
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
                      pos=table.visualRect(model.index(0, 3)).center())

@@ -53,6 +53,19 @@ def test_open_shows_after_optimizations(window, qtbot) -> None:
     assert len(points) == len(window.dump_module.passes) + 2
 
 
+def test_graph_opens_readable_on_its_top_row(window, qtbot) -> None:
+    from xlaview.qt.graph_view import READABLE_SCALE
+
+    window.open_dump(SAMPLE)
+    window.wait_idle()
+    view = window.graph
+    # The seed's graph is too tall to fit readably: it starts at the readable zoom, at the top.
+    assert view.transform().m11() == pytest.approx(READABLE_SCALE)
+    visible = view.mapToScene(view.viewport().rect()).boundingRect()
+    assert visible.left() < view.canvas.top_node_x() < visible.right()
+    assert visible.top() <= 0, "the top row (y = 0) is in view"
+
+
 def test_keyboard_steps_through_passes(window, qtbot) -> None:
     window.open_dump(SAMPLE)
     window.wait_idle()

@@ -178,6 +178,15 @@ class GraphCanvas(QGraphicsItem):
             i += 1
         return None
 
+    def top_node_x(self) -> float:
+        """The centre x of the top row's node nearest the middle: where a view too
+        small for the whole graph starts, so that it opens on nodes, not on edges."""
+        middle = self.layout.width / 2
+        if not self._rows:
+            return middle
+        top_row = self._rows[0][1]
+        return min((p.left + p.width / 2 for p in top_row), key=lambda x: abs(x - middle))
+
     def rect_of(self, instruction: str) -> QRectF | None:
         keys = self.graph.nodes_of.get(instruction, ())
         rects = [self.placed[k].rect for k in keys if k in self.placed]
@@ -352,6 +361,8 @@ class GraphView(QGraphicsView):
 
     def set_graph(self, graph: ComputationGraph | None, layout: GraphLayout | None,
                   keep_view: bool = False, paths: CanvasPaths | None = None) -> None:
+        # Only a view that shows a graph has a place worth keeping.
+        keep_view = keep_view and self.canvas is not None
         center = self.mapToScene(self.viewport().rect().center())
         transform = self.transform()
         self.scene().clear()
@@ -397,7 +408,7 @@ class GraphView(QGraphicsView):
             self.resetTransform()
             self.scale(READABLE_SCALE, READABLE_SCALE)
             top = rect.top() + self.viewport().height() / (2 * READABLE_SCALE)
-            self.centerOn(QPointF(rect.center().x(), top))
+            self.centerOn(QPointF(self.canvas.top_node_x(), top))
         elif self.transform().m11() > 1.0:
             self.resetTransform()
             self.centerOn(rect.center())

@@ -38,11 +38,14 @@ _ROLE = Qt.ItemDataRole.UserRole
 
 class RowsModel(QAbstractTableModel):
     """Rows of text with a sort key per cell: a table of thousands of rows
-    costs nothing to fill (a QTableWidget makes an item per cell)."""
+    costs nothing to fill (a QTableWidget makes an item per cell). ``numeric``:
+    the columns of figures, aligned right."""
 
-    def __init__(self, headers: list[str], parent: QWidget | None = None) -> None:
+    def __init__(self, headers: list[str], parent: QWidget | None = None,
+                 numeric: tuple[int, ...] = ()) -> None:
         super().__init__(parent)
         self.headers = headers
+        self.numeric = numeric
         self.rows: list[tuple[tuple[str, ...], tuple[object, ...], object]] = []
         self.highlight: set[int] = set()
 
@@ -64,7 +67,7 @@ class RowsModel(QAbstractTableModel):
         row = self.rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             return row[0][index.column()]
-        if role == Qt.ItemDataRole.TextAlignmentRole and isinstance(row[1][index.column()], (int, float)):
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() in self.numeric:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.BackgroundRole and id(row) in self.highlight:
             return QColor("#fff4e6")
@@ -244,7 +247,8 @@ class TrafficPanel(QWidget):
         self.summary.setWordWrap(True)
         self.overlay = QCheckBox("Show on the graph", self)
         self.overlay.toggled.connect(self.overlay_toggled)
-        self.model = RowsModel(["traffic", "bytes", "shape", "producer", "kind", "read by"], self)
+        self.model = RowsModel(["traffic", "bytes", "shape", "producer", "kind", "read by"], self,
+                               numeric=(0, 1))
         self.table = _view(self.model, self, "trafficTable")
         self.table.clicked.connect(
             lambda index: self.instruction_requested.emit(self.model.payload(index.row())))
@@ -450,7 +454,7 @@ class MemoryPanel(QWidget):
         self.setObjectName("memory")
         self.chart = MemoryChart(self)
         self.chart.buffer_clicked.connect(self.instruction_requested)
-        self.peak_model = RowsModel(["buffer", "bytes", "share of peak", "live"], self)
+        self.peak_model = RowsModel(["buffer", "bytes", "share of peak", "live"], self, numeric=(1, 2, 3))
         self.peak = _view(self.peak_model, self, "peakTable")
         self.peak.clicked.connect(
             lambda index: self.instruction_requested.emit(self.peak_model.payload(index.row())))
