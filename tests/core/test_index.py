@@ -186,3 +186,33 @@ def test_unchanged_passes_are_found_lazily(zoo: dict[str, Path]) -> None:
         same = points[i - 1].path.read_bytes() == p.file.path.read_bytes()
         assert flags[p.seq] == same, p.file.name
     assert any(flags.values()), "pipeline-start dumps repeat their input"
+    fresh = index_dump(zoo["attention"]).module("jit_attention")
+    assert fresh.unchanged_passes() == flags, "one walk gives the same answers"
+
+
+def test_module_cache_parses_a_file_once_for_threads_asking_together(monkeypatch) -> None:
+    import threading
+    import time
+
+    from xlaview.dump import loader
+    from xlaview.resources import sample_dump
+
+    (path,) = sample_dump().glob("*cpu_after_optimizations.txt")
+    parse = loader.load_module
+    calls = []
+
+    def slow_parse(p):
+        calls.append(p)
+        time.sleep(0.2)  # long enough for the second thread to ask meanwhile
+        return parse(p)
+
+    monkeypatch.setattr(loader, "load_module", slow_parse)
+    cache = loader.ModuleCache()
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(cache.load(path))) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(calls) == 1
+    assert results[0] is results[1]

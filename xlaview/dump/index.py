@@ -144,9 +144,16 @@ class DumpModule:
         if seq not in self._unchanged:
             points = self.timeline()
             labels = [label for label, _ in points]
-            i = labels.index(str(seq))
-            self._unchanged[seq] = i > 0 and _same_content(points[i - 1][1], points[i][1])
+            self._unchanged[seq] = _same_as_previous(points, labels.index(str(seq)))
         return self._unchanged[seq]
+
+    def unchanged_passes(self) -> dict[int, bool]:
+        """:meth:`unchanged` for every pass, in one walk of the timeline."""
+        points = self.timeline()
+        for i, (label, _) in enumerate(points):
+            if label.isdigit() and int(label) not in self._unchanged:
+                self._unchanged[int(label)] = _same_as_previous(points, i)
+        return {p.seq: self._unchanged[p.seq] for p in self.passes}
 
     def all_files(self) -> list[DumpFile]:
         files = [f for _, f in self.timeline()]
@@ -236,6 +243,10 @@ def index_file(path: str | os.PathLike[str]) -> DumpIndex:
     index.unrecognized = [f for f in index.unrecognized if f.path != path]
     index.modules.insert(0, module)
     return index
+
+
+def _same_as_previous(points: list[tuple[str, DumpFile]], i: int) -> bool:
+    return i > 0 and _same_content(points[i - 1][1], points[i][1])
 
 
 def _same_content(a: DumpFile, b: DumpFile) -> bool:

@@ -63,12 +63,14 @@ class LoadedModule:
 
 class ModuleCache:
     """Parsed HLO files by (path, size, mtime): nothing is parsed twice, and a
-    file rewritten while a program runs is parsed again. Thread-safe."""
+    file rewritten while a program runs is parsed again. Thread-safe: a thread
+    asking for a file another thread is parsing waits for that parse."""
 
     def __init__(self, size: int = CACHE_SIZE) -> None:
         self._size = size
         self._items: OrderedDict[tuple[str, int, int], LoadedModule] = OrderedDict()
         self._lock = threading.Lock()
+        self._loading: dict[tuple[str, int, int], threading.Event] = {}
 
     def load(self, dump_file: DumpFile | str | Path) -> LoadedModule:
         path = dump_file.path if isinstance(dump_file, DumpFile) else Path(dump_file)
@@ -81,11 +83,26 @@ class ModuleCache:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
-        loaded = load_module(path)
-        with self._lock:
-            self._items[key] = loaded
-            while len(self._items) > self._size:
-                self._items.popitem(last=False)
+            parsing = self._loading.get(key)
+            waiting = parsing is not None
+            if not waiting:
+                parsing = self._loading[key] = threading.Event()
+        if waiting:
+            # Another thread is parsing it: wait, then take its result from the cache
+            # (or, if that parse failed, fail the same way).
+            parsing.wait()
+            return self.load(dump_file)
+        loaded = None
+        try:
+            loaded = load_module(path)
+        finally:
+            with self._lock:
+                del self._loading[key]
+                if loaded is not None:
+                    self._items[key] = loaded
+                    while len(self._items) > self._size:
+                        self._items.popitem(last=False)
+            parsing.set()
         return loaded
 
     def clear(self) -> None:
@@ -113,9 +130,10 @@ def sniff(index: DumpIndex) -> list[Problem]:
     file: binary data, and HLO text cut short (it always ends with ``}``)."""
     problems: list[Problem] = []
     for module in index.modules:
-        hlo_files = [f for _, f in module.timeline()] + list(module.stages.values())
-        reports = [f for _, f in module.reports.items() if f]
-        for f in hlo_files + reports:
+        hlo_files = [(f, True) for _, f in module.timeline()]
+        hlo_files += [(f, True) for f in module.stages.values()]
+        reports = [(f, False) for _, f in module.reports.items() if f]
+        for f, is_hlo in hlo_files + reports:
             if f.size == 0:
                 continue  # reported by the index
             try:
@@ -128,7 +146,7 @@ def sniff(index: DumpIndex) -> list[Problem]:
                 continue
             if b"\0" in head or b"\0" in tail:
                 problems.append(Problem(f.rel, "binary data, not a text dump"))
-            elif f in hlo_files and not tail.rstrip().endswith(b"}"):
+            elif is_hlo and not tail.rstrip().endswith(b"}"):
                 problems.append(Problem(f.rel, "HLO text cut short: it does not end with '}'"))
     return problems
 

@@ -1264,7 +1264,7 @@ class MainWindow(QMainWindow):
 
 
 def _unchanged_of(module: DumpModule) -> dict[str, bool]:
-    return {str(p.seq): module.unchanged(p.seq) for p in module.passes}
+    return {str(seq): same for seq, same in module.unchanged_passes().items()}
 
 
 def main_window_for(path: str | Path | None) -> MainWindow:
