@@ -10,7 +10,7 @@ pass created lists the instructions it absorbed: removed ones whose clones
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from xlaview.hlo import Computation, Instruction, Module
@@ -53,7 +53,6 @@ class ModuleDiff:
     changed: tuple[Change, ...]
     computations_added: tuple[str, ...]
     computations_removed: tuple[str, ...]
-    renamed: dict[str, str] = field(default_factory=dict)  # new name -> old name
 
     @property
     def size(self) -> int:
@@ -62,15 +61,6 @@ class ModuleDiff:
     @property
     def empty(self) -> bool:
         return self.size == 0 and not self.computations_added and not self.computations_removed
-
-    def status_of(self, name: str) -> str | None:
-        for a in self.added:
-            if a.name == name:
-                return "added"
-        for c in self.changed:
-            if c.name == name:
-                return "changed"
-        return None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -132,7 +122,6 @@ def diff_modules(old: Module, new: Module) -> ModuleDiff:
     added: list[Added] = []
     removed: list[Removed] = []
     changed: list[Change] = []
-    renamed: dict[str, str] = {}
     for name, comp in new_comps.items():
         before = old_comps.get(name)
         if before is None:
@@ -142,12 +131,10 @@ def diff_modules(old: Module, new: Module) -> ModuleDiff:
         added += a
         removed += r
         changed += c
-        renamed.update({n: o for n, o in mapping.items() if n != o})
     return ModuleDiff(
         tuple(added), tuple(removed), tuple(changed),
         tuple(n for n in new_comps if n not in old_comps),
         tuple(n for n in old_comps if n not in new_comps),
-        renamed,
     )
 
 
@@ -157,10 +144,11 @@ def _diff_computation(
     old_by = {i.name: i for i in old.instructions}
     new_by = {i.name: i for i in new.instructions}
     mapping = {n: n for n in new_by if n in old_by}  # new name -> old name
+    matched_old = set(mapping)
     # Renamed instructions: same opcode and shape, operands already matched,
     # in text order (a few rounds: matches enable matches of their users).
     for _ in range(3):
-        unmatched_old = [i for i in old.instructions if i.name not in mapping.values()]
+        unmatched_old = [i for i in old.instructions if i.name not in matched_old]
         if not unmatched_old:
             break
         candidates: dict[tuple, list[Instruction]] = {}
@@ -175,13 +163,13 @@ def _diff_computation(
                 continue
             pool = candidates.get((instr.opcode, instr.shape, operands))
             if pool:
-                mapping[instr.name] = pool.pop(0).name
+                mapping[instr.name] = old_name = pool.pop(0).name
+                matched_old.add(old_name)
                 progress = True
         if not progress:
             break
     added = [Added(new.name, i.name, i.opcode, str(i.shape)) for i in new.instructions
              if i.name not in mapping]
-    matched_old = set(mapping.values())
     removed = [Removed(old.name, i.name, i.opcode, str(i.shape)) for i in old.instructions
                if i.name not in matched_old]
     changes = []
@@ -213,8 +201,9 @@ def _absorptions(
     those, walk back over operands through removed instructions; the walk stops
     at instructions that still exist (the fusion's operands).
     """
+    if not any(a.opcode == "fusion" for a in added):
+        return added, removed
     removed_names = {r.name for r in removed}
-    old_by = {i.name: i for i in old.instructions}
     users: dict[str, list[Instruction]] = {}
     for instr in new.instructions:
         for operand in instr.operand_names:
@@ -254,7 +243,7 @@ def _absorptions(
                 continue
             taken[name] = a.name
             absorbed.append(name)
-            stack.extend(old_by[name].operand_names)
+            stack.extend(old.instruction(name).operand_names)
         absorbed.sort(key=lambda n: order.get(n, 0))
         out_added.append(Added(a.computation, a.name, a.opcode, a.shape, tuple(absorbed)))
     out_removed = [

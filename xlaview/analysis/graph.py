@@ -43,7 +43,6 @@ class GraphNode:
 class GraphEdge:
     source: str  # node keys
     target: str
-    operand_index: int
     shape: str
 
 
@@ -99,16 +98,15 @@ def build_graph(module: Module | None, computation: Computation | str) -> Comput
                           instr.is_root, False, called)
             )
             keys_of.setdefault(instr.name, []).append(instr.name)
-    shapes = {i.name: str(i.shape) for i in comp.instructions}
     edges: list[GraphEdge] = []
     for instr in comp.instructions:
         if instr.name in shared:
             continue  # a copied broadcast is drawn without its input
-        for index, operand in enumerate(instr.operand_names):
-            if operand not in shapes:
+        for operand in instr.operand_names:
+            if operand not in by_name:
                 continue  # an undefined operand (tolerant parse): nothing to draw
             source = f"{operand}@{instr.name}" if operand in shared else operand
-            edges.append(GraphEdge(source, instr.name, index, shapes[operand]))
+            edges.append(GraphEdge(source, instr.name, str(by_name[operand].shape)))
     return ComputationGraph(
         comp.name, tuple(nodes), tuple(edges), {k: tuple(v) for k, v in keys_of.items()}
     )

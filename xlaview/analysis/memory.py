@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xlaview.dump.reports import BufferAssignment, LiveRange
+from xlaview.dump.reports import BufferAssignment, BufferValue, LiveRange
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +36,6 @@ class MemoryTimeline:
     peak_time: int
     peak_bytes: int
     peak_buffers: tuple[BufferBar, ...]  # the buffers live at the peak, largest first
-    report_peak_bytes: int | None  # what the live-range report says
     allocation_sizes: dict[int, int] = field(default_factory=dict)
 
     def share(self, bar: BufferBar) -> float:
@@ -83,23 +82,25 @@ def peak_moment(bars: list[BufferBar]) -> int:
 
 def memory_timeline(live: LiveRange, assignment: BufferAssignment | None) -> MemoryTimeline:
     """Bars, usage and occupancy over the schedule, and XLA's peak."""
-    sizes: dict[tuple[str, str], tuple[int, int, str]] = {}
-    slices: dict[tuple[str, str], tuple[int, int, int]] = {}  # allocation, offset, size
+    assigned: dict[tuple[str, str], tuple[int, BufferValue]] = {}  # -> (allocation, value)
     allocation_sizes: dict[int, int] = {}
     if assignment is not None:
         for allocation in assignment.allocations:
             allocation_sizes[allocation.index] = allocation.size
             for value in allocation.values:
-                key = (value.instruction, value.shape_index)
-                sizes[key] = (value.size, allocation.index, value.shape)
-                slices[key] = (allocation.index, value.offset, value.size)
+                assigned[value.instruction, value.shape_index] = (allocation.index, value)
     peak_sizes = dict(live.peak_buffers)
     bars = []
     for key, (start, end) in live.ranges.items():
         name, index = _split_key(key)
-        size, allocation, shape = sizes.get((name, index), (peak_sizes.get(key, 0), None, ""))
-        offset = slices.get((name, index), (None, 0, 0))[1]
-        bars.append(BufferBar(key, name, index, start, end, size, allocation, shape, offset))
+        found = assigned.get((name, index))
+        if found is None:  # in no allocation: sized from the report's peak list
+            bar = BufferBar(key, name, index, start, end, peak_sizes.get(key, 0), None, "")
+        else:
+            allocation, value = found
+            bar = BufferBar(key, name, index, start, end, value.size, allocation, value.shape,
+                            value.offset)
+        bars.append(bar)
     horizon = max([live.max_time or 0, *(b.end for b in bars)]) if bars else (live.max_time or 0)
     delta = [0] * (horizon + 2)
     for bar in bars:
@@ -110,17 +111,16 @@ def memory_timeline(live: LiveRange, assignment: BufferAssignment | None) -> Mem
     for t in range(horizon + 1):
         running += delta[t]
         usage.append(running)
-    occupied = _occupied(bars, slices, horizon)
+    occupied = _occupied(bars, horizon)
     peak_time = peak_moment(bars)
     peak_bytes = usage[peak_time] if 0 <= peak_time < len(usage) else 0
     at_peak = sorted((b for b in bars if b.start <= peak_time <= b.end), key=lambda b: -b.size)
     bars.sort(key=lambda b: (-b.size, b.start))
     return MemoryTimeline(live.sequence, tuple(bars), tuple(usage), tuple(occupied), peak_time,
-                          peak_bytes, tuple(at_peak), live.peak_bytes, allocation_sizes)
+                          peak_bytes, tuple(at_peak), allocation_sizes)
 
 
-def _occupied(bars: list[BufferBar], slices: dict[tuple[str, str], tuple[int, int, int]],
-              horizon: int) -> list[int]:
+def _occupied(bars: list[BufferBar], horizon: int) -> list[int]:
     starting: dict[int, list[BufferBar]] = {}
     for bar in bars:
         starting.setdefault(bar.start, []).append(bar)
@@ -130,9 +130,8 @@ def _occupied(bars: list[BufferBar], slices: dict[tuple[str, str], tuple[int, in
         live = [b for b in live if b.end >= t] + starting.get(t, [])
         by_allocation: dict[int | None, list[tuple[int, int]]] = {}
         for b in live:
-            allocation, offset, size = slices.get((b.instruction, b.shape_index), (None, 0, b.size))
-            key = allocation if allocation is not None else id(b)
-            by_allocation.setdefault(key, []).append((offset, offset + size))
+            key = b.allocation if b.allocation is not None else id(b)
+            by_allocation.setdefault(key, []).append((b.offset, b.offset + b.size))
         total = 0
         for spans in by_allocation.values():
             spans.sort()

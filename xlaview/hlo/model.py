@@ -188,7 +188,7 @@ class Computation:
 
     @property
     def root(self) -> Instruction | None:
-        for instr in self.instructions:
+        for instr in reversed(self.instructions):  # XLA prints ROOT last, or near it
             if instr.is_root:
                 return instr
         return self.instructions[-1] if self.instructions else None
