@@ -37,12 +37,17 @@ def test_modules_and_passes_appear_while_written(window, qtbot, tmp_path: Path) 
     window.wait_idle()
     assert window.point == position
     assert not any(p.path == half.name for p in window.problems.problems), "reported too early"
+    qtbot.waitUntil(lambda: len(window.timeline.unchanged) == 13, timeout=10000)  # marks kept
     # The writer finishes the file: it is read whole, and nothing was reported.
     shutil.copy(source / passes[12], half)
     window.select_pass(window.dump_module.passes[-1].seq)
     qtbot.waitUntil(lambda: window.loaded is not None
                     and window.loaded.module.instruction_count > 10, timeout=10000)
     assert not window.loaded.problems
+    # The program ends with the final module and its memory reports: the memory view fills.
+    assert window.memory.chart.timeline is None
+    copy_some(source, target, [p.name for p in source.iterdir() if "after_optimizations" in p.name])
+    qtbot.waitUntil(lambda: window.memory.chart.timeline is not None, timeout=10000)
 
 
 def test_folder_of_several_dumps_shows_each(window, qtbot, tmp_path: Path, zoo) -> None:

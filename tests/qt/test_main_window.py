@@ -170,6 +170,9 @@ def test_find_bar(window, qtbot) -> None:
     qtbot.keyClicks(bar.edit, "reduce-window")
     assert "reduce-window" in window.text.textCursor().selectedText()
     assert "matches" in bar.count.text()
+    matches = bar.count.text()
+    bar.edit.setText("REDUCE-WINDOW")
+    assert bar.count.text() == matches, "counted without regard to case, as found"
 
 
 def test_export_png_and_svg(window, qtbot, tmp_path: Path) -> None:

@@ -36,11 +36,11 @@ def _render_graph(view: GraphView, painter: QPainter, target: QRectF, source: QR
         canvas.force_text = False
 
 
-def graph_png(view: GraphView, path: str | Path, scale: float = 2.0, whole: bool = False) -> Path:
-    """The graph at ``scale`` (2x by default): the visible part, or all of it."""
+def graph_png(view: GraphView, path: str | Path, scale: float = 2.0) -> Path:
+    """The visible part of the graph at ``scale`` (2x by default)."""
     path = Path(path)
-    source = view.scene().sceneRect() if whole else view.mapToScene(view.viewport().rect()).boundingRect()
-    zoom = view.transform().m11() if not whole else 1.0
+    source = view.mapToScene(view.viewport().rect()).boundingRect()
+    zoom = view.transform().m11()
     size = QSize(int(source.width() * zoom * scale), int(source.height() * zoom * scale))
     size = size.boundedTo(QSize(16000, 16000))
     image = QImage(size, QImage.Format.Format_ARGB32_Premultiplied)

@@ -162,6 +162,7 @@ class GraphCanvas(QGraphicsItem):
         self._bold.setWeight(QFont.Weight.DemiBold)
         self._mono = theme.monospace_font(8)
         self._metrics = QFontMetricsF(self._bold)
+        self._mono_metrics = QFontMetricsF(self._mono)
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
 
     def boundingRect(self) -> QRectF:
@@ -332,7 +333,7 @@ class GraphCanvas(QGraphicsItem):
                          _LEFT, opcode)
         if not node.is_copy:
             painter.setFont(self._mono)
-            shape = QFontMetricsF(self._mono).elidedText(node.shape, Qt.TextElideMode.ElideRight,
+            shape = self._mono_metrics.elidedText(node.shape, Qt.TextElideMode.ElideRight,
                                                         inner.width())
             painter.drawText(QRectF(inner.left(), inner.top() + 2 * line_h, inner.width(), line_h),
                              _LEFT, shape)
@@ -343,7 +344,6 @@ class GraphView(QGraphicsView):
 
     instruction_clicked = Signal(str, str)  # computation, instruction
     computation_entered = Signal(str)
-    background_clicked = Signal()
 
     def __init__(self, parent: QWidget | None = None, object_name: str = "graphView") -> None:
         super().__init__(parent)
@@ -357,7 +357,6 @@ class GraphView(QGraphicsView):
         self.setMouseTracking(True)
         self.canvas: GraphCanvas | None = None
         self._press: QPointF | None = None
-        self.message = ""
 
     def set_graph(self, graph: ComputationGraph | None, layout: GraphLayout | None,
                   keep_view: bool = False, paths: CanvasPaths | None = None) -> None:
@@ -445,10 +444,8 @@ class GraphView(QGraphicsView):
         if moved or self.canvas is None or event.button() != Qt.MouseButton.LeftButton:
             return
         placed = self.canvas.node_at(self.mapToScene(event.position().toPoint()))
-        if placed is None:
-            self.background_clicked.emit()
-            return
-        self.instruction_clicked.emit(self.canvas.graph.computation, placed.node.instruction)
+        if placed is not None:
+            self.instruction_clicked.emit(self.canvas.graph.computation, placed.node.instruction)
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         if self.canvas is None:

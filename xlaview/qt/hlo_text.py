@@ -97,10 +97,9 @@ class HloTextView(QPlainTextEdit):
         self._update_margin()
 
     # -- content --------------------------------------------------------------
-    def set_module(self, module: Module | None, text: str) -> None:
-        """Show ``text`` (the file ``module`` was parsed from), without colours yet."""
-        self.set_document(module, build_document(text),
-                          module.line_owners() if module is not None else {})
+    def set_text(self, text: str) -> None:
+        """Show plain text that is no module: a message, an error."""
+        self.set_document(None, build_document(text), {})
 
     def set_document(self, module: Module | None, document: QTextDocument,
                      line_owners: dict[int, tuple[str, str | None]]) -> None:
@@ -222,10 +221,7 @@ class HloTextView(QPlainTextEdit):
         painter.end()
 
     # -- selection ------------------------------------------------------------
-    def owner_of_line(self, line: int) -> tuple[str, str | None] | None:
-        return self._line_owner.get(line)
-
-    def show_span(self, line: int, end_line: int | None = None) -> None:
+    def show_span(self, line: int) -> None:
         """Scroll so that ``line`` (1-based) is in view, a third from the top."""
         block = self.document().findBlockByNumber(max(0, line - 1))
         cursor = QTextCursor(block)
@@ -233,8 +229,7 @@ class HloTextView(QPlainTextEdit):
         visible = max(1, self.viewport().height() // max(1, self.fontMetrics().height()))
         self.verticalScrollBar().setValue(max(0, line - 1 - visible // 3))
 
-    def set_highlights(self, kind: str, lines: list[tuple[int, int]], colour: str,
-                       full_width: bool = True) -> None:
+    def set_highlights(self, kind: str, lines: list[tuple[int, int]], colour: str) -> None:
         """Background colour over line ranges (1-based, inclusive), by kind of highlight."""
         selections = []
         doc = self.document()
@@ -245,7 +240,7 @@ class HloTextView(QPlainTextEdit):
                 continue
             sel = QTextEdit.ExtraSelection()
             sel.format.setBackground(QColor(colour))
-            sel.format.setProperty(QTextFormat.Property.FullWidthSelection, full_width)
+            sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
             cursor = QTextCursor(start)
             if end.isValid() and end != start:
                 cursor.setPosition(end.position(), QTextCursor.MoveMode.KeepAnchor)
@@ -314,6 +309,7 @@ class FindBar(QWidget):
     def __init__(self, view: HloTextView) -> None:
         super().__init__(view.parentWidget())
         self.view = view
+        self._counted: tuple[QTextDocument | None, str, int] = (None, "", 0)
         layout = QHBoxLayout(self)
         layout.setContentsMargins(4, 2, 4, 2)
         self.edit = QLineEdit(self)
@@ -370,7 +366,7 @@ class FindBar(QWidget):
             if backward:
                 start.movePosition(QTextCursor.MoveOperation.End)
             found = doc.find(text, start, flags)
-        total = doc.toPlainText().count(text)
+        total = self._count(doc, text)
         if found.isNull():
             self.count.setText("no match")
             return False
@@ -380,6 +376,16 @@ class FindBar(QWidget):
         self.view.set_highlights("search", [(line, line)], "#ffe066")
         self.count.setText(f"{total} matches")
         return True
+
+
+    def _count(self, doc: QTextDocument, text: str) -> int:
+        """Matches in ``doc``, without regard to case as `QTextDocument.find`;
+        counted once per query and document, not at each Enter."""
+        counted_doc, counted_text, total = self._counted
+        if counted_doc is not doc or counted_text != text:
+            total = doc.toPlainText().lower().count(text.lower())
+            self._counted = (doc, text, total)
+        return total
 
 
 class HloTextPanel(QWidget):

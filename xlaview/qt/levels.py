@@ -29,10 +29,11 @@ from xlaview.dump.kernels import KernelFiles, ModuleLevels, function_line
 from xlaview.dump.loader import read_text
 from xlaview.qt.hlo_text import HloTextView, build_document
 from xlaview.qt.inspector import human_bytes
+from xlaview.text.lexer import HloLexer
 from xlaview.text.mlir import MlirLexer
 from xlaview.text.spans import Span, line_spans
 
-LEXERS = {"ll": LlvmLexer, "ptx": PtxLexer, "mlir": MlirLexer}
+LEXERS = {"hlo": HloLexer, "ll": LlvmLexer, "ptx": PtxLexer, "mlir": MlirLexer}
 
 
 # A file longer than this shows an excerpt around the kernel: laying out a
@@ -44,9 +45,8 @@ EXCERPT_CONTEXT = 500
 @dataclass
 class LoadedCode:
     """A code file made ready off the GUI thread (or the excerpt of it shown).
-    Its colours come after, from `lex_code`, so the text shows first."""
+    Its colours come after, from `lex_text`, so the text shows first."""
 
-    path: str
     kind: str
     text: str  # what is shown
     document: QTextDocument
@@ -68,18 +68,22 @@ def excerpt(text: str, line: int | None) -> tuple[str, int, str]:
     return "\n".join(lines[first - 1 : last]), first, note
 
 
-def load_code(dump_file: DumpFile, kind: str, function: str | None) -> LoadedCode:
-    text = read_text(dump_file.path)
+def load_code(dump_file: DumpFile, kind: str, function: str | None,
+              text: str | None = None) -> LoadedCode:
+    """``text``: the file's, if the caller has read it already."""
+    if text is None:
+        text = read_text(dump_file.path)
     line = function_line(text, function) if function else None
     shown, first, note = excerpt(text, line)
     document = build_document(shown)
     document.moveToThread(QCoreApplication.instance().thread())
     jump = line - first + 1 if line else None
-    return LoadedCode(str(dump_file.path), kind, shown, document, jump, note)
+    return LoadedCode(kind, shown, document, jump, note)
 
 
-def lex_code(code: LoadedCode, progress=None) -> list[list[Span]]:
-    return line_spans(code.text, LEXERS[code.kind](stripnl=False, ensurenl=False), progress)
+def lex_text(text: str, kind: str, progress=None) -> list[list[Span]]:
+    """Colour spans of each line of ``text``, in a language of `LEXERS`."""
+    return line_spans(text, LEXERS[kind](stripnl=False, ensurenl=False), progress)
 
 
 class CodePanel(QWidget):

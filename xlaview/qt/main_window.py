@@ -72,24 +72,18 @@ from xlaview.qt import theme
 from xlaview.qt.graph_view import CanvasPaths, GraphView, build_paths, compute_layout
 from xlaview.qt.hlo_text import HloTextPanel, build_document
 from xlaview.qt.inspector import InspectorView
-from xlaview.qt.levels import CodePanel, KernelPanel, LevelsBar, lex_code, load_code
+from xlaview.qt.levels import CodePanel, KernelPanel, LevelsBar, lex_text, load_code
 from xlaview.qt.module_list import ModuleListPanel
 from xlaview.qt.panels import ChangesPanel, CompareView, MemoryPanel, SearchPanel, TrafficPanel
 from xlaview.qt.problems import ProblemsView
 from xlaview.qt.timeline import PassTimeline, points_of
 from xlaview.qt.workers import Worker
 from xlaview.resources import icon_path
-from xlaview.text.lexer import HloLexer
-from xlaview.text.spans import line_spans
 
 MAX_RECENT = 10
 REFRESH_DELAY_MS = 400  # gather a burst of file events into one re-index
 SETTLE_SECONDS = 2.0  # a file written this recently may be half-written: look again later
 LAYOUT_CACHE = 24
-
-
-def lex_file(text: str, progress=None):
-    return line_spans(text, HloLexer(stripnl=False, ensurenl=False), progress)
 
 
 GraphResult = tuple[ComputationGraph, GraphLayout, CanvasPaths]
@@ -124,24 +118,24 @@ def prefetch(cache: ModuleCache, files: list[tuple[str, DumpFile]],
              computation: str | None, previous: dict[str, float] | None):
     """Prepare the neighbouring passes (and their graphs) before the user steps."""
     out = []
-    for label, dump_file in files:
+    for _label, dump_file in files:
         point = prepare_point(cache, dump_file)
         graph = None
         if computation and point.loaded.module.has_computation(computation):
             graph = graph_and_layout(point.loaded.module, computation, previous)
-        out.append((label, dump_file, point, graph))
+        out.append((dump_file, point, graph))
     return out
 
 
 def load_kernel(dump_file: DumpFile, kind: str, function: str | None, module: Module | None,
                 instruction: str, reports: ModuleReports | None):
     """A kernel's code and its arguments mapped to HLO (worker thread)."""
-    code = load_code(dump_file, kind, function)
+    text = read_text(dump_file.path)
+    code = load_code(dump_file, kind, function, text)
     rows: list[dict] = []
     if module is not None and kind == "ll":
         try:
-            rows = kernel_argument_map(module, instruction, read_text(dump_file.path), reports,
-                                       function=function)
+            rows = kernel_argument_map(module, instruction, text, reports, function=function)
         except KeyError:
             rows = []
     return code, rows
@@ -194,7 +188,7 @@ class MainWindow(QMainWindow):
         self.dump_module: DumpModule | None = None
         self.point: str | None = None
         self.loaded: LoadedModule | None = None
-        self.reports: dict[int, ModuleReports] = {}
+        self.reports: dict[tuple, ModuleReports] = {}  # by _reports_key
         self.graph_path: list[str] = []  # computations opened in the graph, entry first
         self.selection: _Selection | None = None
         self._layouts: OrderedDict[tuple[str, str], GraphResult] = OrderedDict()
@@ -385,8 +379,10 @@ class MainWindow(QMainWindow):
         action(help_menu, "&About xlaview", self._show_about)
 
     # ================================================================ contract
-    def open_dump(self, path: str | Path) -> None:
-        """Open a dump folder (or one HLO file of it) and show its first module."""
+    def open_dump(self, path: str | Path, *, module: str | None = None,
+                  point: str | None = None) -> None:
+        """Open a dump folder (or one HLO file of it) and show its first module
+        (or ``module`` at ``point``, if the folder has them)."""
         path = Path(path).expanduser()
         try:
             index = index_file(path) if path.is_file() else index_dump(path)
@@ -411,15 +407,21 @@ class MainWindow(QMainWindow):
             self.status.setText(f"{index.root}: no XLA module files found")
             self.dump_module = None
             self.timeline.set_points([])
-            self.text.set_module(None, "")
+            self.text.set_text("")
             self.graph.set_graph(None, None)
             return
         target = index.module_of(path) if path.is_file() else None
-        self.select_module(target or self._default_module(index))
-        if path.is_file() and self.dump_module:
-            for label, f in self.dump_module.timeline():
-                if f.path == path.absolute():
-                    self.select_pass(label)
+        if target is not None:
+            self.select_module(target, point=_label_of(target, path.absolute()))
+        else:
+            try:
+                target = index.module(module) if module is not None else None
+            except KeyError:
+                target = None
+            if target is None:
+                self.select_module(self._default_module(index))
+            else:
+                self.select_module(target, point=point)
         n = len(index.modules)
         self.status.setText(f"{index.root}: {n} module{'s' * (n != 1)}, {len(index.dumps)} dump"
                             f"{'s' * (len(index.dumps) != 1)}")
@@ -466,19 +468,16 @@ class MainWindow(QMainWindow):
         self.modules.select(match)
         labels = [p.label for p in points_of(match)]
         keep = point if point in labels else (labels[-1] if labels else None)
-        self.timeline.set_points(points_of(match), current=keep)
-        files = [(label, f.path) for label, f in match.timeline()]
-        self.worker.submit("change-sizes", change_sizes, files,
-                           on_done=self.timeline.set_change_sizes)
+        self.timeline.set_points(points_of(match), current=keep)  # clears the pass marks...
+        self._request_reports(match)
+        self._request_pass_marks(match)  # ...which are asked for again
+        self._request_change_sizes(match)
         if keep is None:
             return
         new_file = match.file_at(keep)
         if keep != point or current_file is None or (new_file.size, new_file.mtime_ns) != (
                 current_file.size, current_file.mtime_ns):
             self._load_point(keep)
-        if match.id not in self.reports and any(f for _, f in match.reports.items()):
-            self.worker.submit(f"reports-{match.id}-{match.dump}", load_reports, match,
-                               on_done=lambda r, m=match: self._on_reports(m, r))
         self.status.setText(f"{index.root}: {len(index.modules)} modules (following the folder)")
 
     def _report_parse_problems(self, loaded: LoadedModule, dump_file: DumpFile) -> None:
@@ -516,8 +515,9 @@ class MainWindow(QMainWindow):
             return False
         return age < SETTLE_SECONDS
 
-    def select_module(self, key: str | int | DumpModule) -> None:
-        """Show a module by name, id, ``module_NNNN`` (its after-optimizations dump)."""
+    def select_module(self, key: str | int | DumpModule, point: str | None = None) -> None:
+        """Show a module by name, id, ``module_NNNN``: its dump at ``point`` (a pass
+        label as in :meth:`select_pass`; default: after optimizations)."""
         if self.index is None:
             raise RuntimeError("no dump is open")
         module = key if isinstance(key, DumpModule) else self.index.module(key)
@@ -526,7 +526,7 @@ class MainWindow(QMainWindow):
         points = points_of(module)
         self.graph_path = []
         self.selection = None
-        self.timeline.set_points(points)
+        self.timeline.set_points(points, current=_normal_label(point) if point else None)
         self.levels = module_levels(module)
         self.levels_bar.set_module(self.levels, len(module.passes),
                                    module.before_optimizations is not None,
@@ -535,27 +535,38 @@ class MainWindow(QMainWindow):
         self.kernel.set_files(None, None, None)
         if self.code_tabs.currentWidget() is self.stablehlo:
             self.show_stablehlo()
-        if module.id not in self.reports:
-            self.worker.submit(f"reports-{module.id}-{module.dump}", load_reports, module,
-                               on_done=lambda r, m=module: self._on_reports(m, r),
-                               on_error=self._on_job_error)
+        cached = self.reports.get(_reports_key(module))
+        if cached is not None:
+            QTimer.singleShot(0, self, lambda m=module: self._on_reports(m, cached))
         else:
-            QTimer.singleShot(0, self, lambda m=module: self._on_reports(m, self.reports[m.id]))
-        self.worker.submit("unchanged", _unchanged_of, module,
-                           on_done=self.timeline.set_unchanged)
+            self.memory.set_timeline(None)
+            self._request_reports(module)
+        self._request_pass_marks(module)
         # After the first dump is on screen: this reads every pass file.
         QTimer.singleShot(800, self, lambda m=module: self._request_change_sizes(m))
-        if module.id not in self.reports:
-            self.memory.set_timeline(None)
         self.changes.set_history(None, [], {})
         if points:
             self._load_point(self.timeline.current_label)
 
+    def _request_reports(self, module: DumpModule) -> None:
+        """Read the module's memory reports, unless read in the state they are in."""
+        if _reports_key(module) not in self.reports:
+            self.worker.submit(f"reports-{module.id}-{module.dump}", load_reports, module,
+                               on_done=lambda r, m=module: self._on_reports(m, r),
+                               on_error=self._on_job_error)
+
+    def _request_pass_marks(self, module: DumpModule) -> None:
+        """The timeline's marks: passes that changed nothing, and the passes
+        that changed the selected instruction."""
+        self.worker.submit("unchanged", _unchanged_of, module,
+                           on_done=self.timeline.set_unchanged)
+        self._history_for = None
+        if self.selection is not None:
+            self._follow_history(self.selection.instruction)
+
     def select_pass(self, point: int | str) -> None:
         """Show the module at a pass sequence number, ``before`` or ``after``."""
-        label = str(point)
-        if label.isdigit():
-            label = str(int(label))
+        label = _normal_label(point)
         self.timeline.select_label(label, emit=False)
         self._load_point(label)
 
@@ -609,7 +620,7 @@ class MainWindow(QMainWindow):
 
     def _on_point_failed(self, error: BaseException, dump_file) -> None:
         self.loaded = None
-        self.text.set_module(None, f"// {dump_file.rel}: {error}")
+        self.text.set_text(f"// {dump_file.rel}: {error}")
         self.graph.set_graph(None, None)
         self.problems.add_problems([Problem(dump_file.rel, str(getattr(error, "message", error)),
                                             getattr(error, "line", None))])
@@ -621,7 +632,7 @@ class MainWindow(QMainWindow):
         self.loaded = loaded
         module = loaded.module
         self.text.set_document(module, point.document, point.line_owners)
-        self.worker.submit("lex", lex_file, module.text, on_done=self.text.set_spans,
+        self.worker.submit("lex", lex_text, module.text, "hlo", on_done=self.text.set_spans,
                            on_progress=lambda f: self._progress("highlighting", f))
         self._report_parse_problems(loaded, dump_file)
         # Keep showing the same computation while stepping, when it still exists.
@@ -665,7 +676,7 @@ class MainWindow(QMainWindow):
                            on_done=self._on_prefetched)
 
     def _on_prefetched(self, results) -> None:
-        for _label, dump_file, point, graph in results:
+        for dump_file, point, graph in results:
             self._prepared[str(dump_file.path)] = point
             if graph is not None:
                 self._layouts[(str(dump_file.path), graph[0].computation)] = graph
@@ -721,7 +732,7 @@ class MainWindow(QMainWindow):
 
     def _colour(self, panel: CodePanel, code) -> None:
         view = panel.view
-        self.worker.submit(f"colour-{panel.objectName()}", lex_code, code,
+        self.worker.submit(f"colour-{panel.objectName()}", lex_text, code.text, code.kind,
                            on_done=lambda spans, d=code.document: (
                                view.set_spans(spans) if view.document() is d else None),
                            on_progress=lambda f: self._progress("colouring", f))
@@ -857,9 +868,7 @@ class MainWindow(QMainWindow):
     def _select_if_present(self, name: str) -> None:
         if self.loaded is None:
             return
-        try:
-            self.loaded.module.find(name)
-        except KeyError:
+        if not self._has(name):
             self.status.setText(f"{name} is not in this dump (pass {self.point})")
             return
         self.select_instruction(name)
@@ -928,7 +937,6 @@ class MainWindow(QMainWindow):
         if view is self.graph:
             self._show_diff_marks()
             self._apply_traffic_overlay()
-        if view is self.graph:
             self._last_x[graph.computation] = {k: p[0] for k, p in layout.positions.items()}
         if self.selection:
             self._select_in_graph(view, center=not keep_view)
@@ -1025,9 +1033,13 @@ class MainWindow(QMainWindow):
             self.inspector.show_instruction(described, kind_of(instr))
         self.memory.chart.select(instr.name)
         self._set_kernel_for(instr.name)
-        if not self._history_for or self._history_for != (id(self.dump_module), instr.name):
-            self._history_for = (id(self.dump_module), instr.name)
-            self._request_history(instr.name)
+        self._follow_history(instr.name)
+
+    def _follow_history(self, name: str) -> None:
+        """Ask which passes changed ``name``, unless already asked for this module."""
+        if self._history_for != (id(self.dump_module), name):
+            self._history_for = (id(self.dump_module), name)
+            self._request_history(name)
 
     def _on_fusion_layout(self, key, result) -> None:
         self._layouts[key] = result
@@ -1047,10 +1059,10 @@ class MainWindow(QMainWindow):
     def _reports_for_point(self) -> ModuleReports | None:
         if self.dump_module is None or self.point != "after":
             return None
-        return self.reports.get(self.dump_module.id)
+        return self.reports.get(_reports_key(self.dump_module))
 
     def _on_reports(self, module: DumpModule, reports: ModuleReports) -> None:
-        self.reports[module.id] = reports
+        self.reports[_reports_key(module)] = reports
         if module is self.dump_module and reports.live_range is not None:
             self.worker.submit("memory", memory_timeline, reports.live_range,
                                reports.buffer_assignment,
@@ -1104,13 +1116,12 @@ class MainWindow(QMainWindow):
         module = self.index.module_of(path)
         if module is None:
             return
-        self.select_module(module)
-        for label, f in module.timeline():
-            if f.path == path:
-                self.select_pass(label)
-                self.worker.wait_for("point")
-                if problem.line:
-                    self.text.show_span(problem.line)
+        label = _label_of(module, path)
+        self.select_module(module, point=label)
+        if label is not None:
+            self.worker.wait_for("point")
+            if problem.line:
+                self.text.show_span(problem.line)
 
     def _on_job_error(self, error: BaseException, trace: str) -> None:
         self.show_error("A background task failed", f"{error}\n\n{trace}")
@@ -1165,14 +1176,7 @@ class MainWindow(QMainWindow):
             return
         module = self.dump_module
         point = self.point
-        self.open_dump(self.index.root)
-        if module is not None and self.index is not None:
-            try:
-                self.select_module(module.key)
-                if point:
-                    self.select_pass(point)
-            except KeyError:
-                pass
+        self.open_dump(self.index.root, module=module.key if module else None, point=point)
 
     def _export(self, kind: str) -> None:
         from xlaview.qt import export
@@ -1261,6 +1265,23 @@ class MainWindow(QMainWindow):
             "Graph: wheel zooms, drag pans, F fits, double-click opens a fusion or loop body\n"
             "Backspace: back to the entry computation\n"
             "Ctrl+E: export the window as PNG;  Ctrl+Shift+C: copy a screenshot"))
+
+
+def _reports_key(module: DumpModule) -> tuple:
+    """A module's reports as read: the module, and the state of its report files
+    (a folder being followed gains them late)."""
+    files = tuple(f and (f.rel, f.size, f.mtime_ns) for _, f in module.reports.items())
+    return module.dump, module.id, files
+
+
+def _normal_label(point: int | str) -> str:
+    label = str(point)
+    return str(int(label)) if label.isdigit() else label
+
+
+def _label_of(module: DumpModule, path: Path) -> str | None:
+    """The timeline label of one of the module's HLO files."""
+    return next((label for label, f in module.timeline() if f.path == path), None)
 
 
 def _unchanged_of(module: DumpModule) -> dict[str, bool]:

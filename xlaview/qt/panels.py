@@ -308,6 +308,7 @@ class MemoryChart(QWidget):
         self.timeline: MemoryTimeline | None = None
         self.selected: str | None = None
         self._bars: list[tuple[QRectF, BufferBar]] = []
+        self._hit_order: list[tuple[QRectF, BufferBar]] = []
         self._bases: dict[int | None, int] = {}
         self._total = 1
 
@@ -320,8 +321,7 @@ class MemoryChart(QWidget):
             # size, its place the allocation's base plus the value's offset.
             sizes: dict[int | None, int] = dict(timeline.allocation_sizes)
             for bar in timeline.buffers:
-                if bar.allocation not in sizes:
-                    sizes[bar.allocation] = max(sizes.get(bar.allocation) or 0, bar.offset + bar.size)
+                sizes.setdefault(bar.allocation, bar.offset + bar.size)
             used = {bar.allocation for bar in timeline.buffers}
             base = 0
             for allocation, size in sorted(sizes.items(), key=lambda kv: -(kv[1] or 0)):
@@ -408,7 +408,9 @@ class MemoryChart(QWidget):
             rect = QRectF(x_of(bar.start), y1 - height, max(2.0, x_of(bar.end + 1) - x_of(bar.start)),
                           height)
             self._bars.append((rect, bar))
-        for rect, bar in sorted(self._bars, key=lambda rb: -rb[1].size):
+        # Smallest on top: hits go to the smallest bar under the mouse.
+        self._hit_order = sorted(self._bars, key=lambda rb: rb[1].size)
+        for rect, bar in self._bars:  # in timeline.buffers' order: largest first
             live_at_peak = bar.start <= t.peak_time <= bar.end
             colour = QColor("#ffa94d" if live_at_peak else "#74c0fc")
             if bar.instruction == self.selected:
@@ -424,7 +426,7 @@ class MemoryChart(QWidget):
         painter.end()
 
     def _bar_at(self, pos: QPointF) -> BufferBar | None:
-        for rect, bar in sorted(self._bars, key=lambda rb: rb[1].size):
+        for rect, bar in self._hit_order:
             if rect.contains(pos):
                 return bar
         return None
@@ -564,7 +566,7 @@ class CompareView(QWidget):
                 self.table.insertRow(r)
                 for c, value in enumerate((label, a, b)):
                     item = QTableWidgetItem(value)
-                    if a != b and c and label not in ("",):
+                    if a != b and c:
                         item.setBackground(QColor("#fff4e6"))
                     self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()

@@ -39,6 +39,8 @@ class _Job(QRunnable):
         self.relay.progress.emit(self.token, fraction)
 
     def run(self) -> None:
+        if not self.is_current(self.token):
+            return  # superseded while it waited for a thread: nobody wants its result
         try:
             if self.wants_progress:
                 result = self.fn(*self.args, progress=self.report)
@@ -154,11 +156,9 @@ class Worker(QObject):
 
         timer = QElapsedTimer()
         timer.start()
-        while self.busy and timer.elapsed() < timeout_ms:
-            self._pool.waitForDone(QDeadlineTimer(20))
-            QCoreApplication.processEvents()
-        QCoreApplication.processEvents()  # a job's callback may have started another
-        while self.busy and timer.elapsed() < timeout_ms:
-            self._pool.waitForDone(QDeadlineTimer(20))
+        for _ in range(2):  # a job's callback may have started another
+            while self.busy and timer.elapsed() < timeout_ms:
+                self._pool.waitForDone(QDeadlineTimer(20))
+                QCoreApplication.processEvents()
             QCoreApplication.processEvents()
         return not self.busy
