@@ -10,22 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from xlaview import __version__
 from xlaview.units import human_bytes
-
-COMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None]]] = {}
-
-
-def command(name: str, help: str) -> Callable:
-    def register(fn: Callable[[argparse.Namespace], int]) -> Callable:
-        COMMANDS[name] = (help, fn)  # type: ignore[assignment]
-        return fn
-
-    return register
-
 
 class CliError(Exception):
     """A user error: printed as one line, exit status 2."""
@@ -67,8 +56,9 @@ def cmd_summary(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(index.to_json())
         return 0
-    files = sum(len(m.all_files()) for m in index.modules) + len(index.unrecognized)
-    size = sum(f.size for m in index.modules for f in m.all_files())
+    module_files = [f for m in index.modules for f in m.all_files()]
+    files = len(module_files) + len(index.unrecognized)
+    size = sum(f.size for f in module_files)
     print(f"{index.root}: {len(index.modules)} modules, {files} files, {human_bytes(size)}")
     if len(index.dumps) > 1:
         print(f"{len(index.dumps)} dumps: " + ", ".join(d or "." for d in index.dumps))

@@ -464,10 +464,9 @@ def _module_named_by_folder(name: str, modules: list[DumpModule]) -> DumpModule 
         same_id = [m for m in modules if m.id == parsed.module_id]
         exact = next((m for m in same_id if (m.name or "") == parsed.rest), None)
         return exact or (same_id[0] if same_id else None)
-    # PJRT's compile-input folders (2025-08 to 2026-04): <name>_<unix millis>.
-    # The k-th folder of a name belongs to the k-th module of that name.
-    base, _, millis = name.rpartition("_")
-    if not (millis.isdigit() and len(millis) == _PJRT_INPUT_DIR_SUFFIX_DIGITS):
+    # The k-th PJRT compile-input folder of a name belongs to the k-th module of that name.
+    base = _pjrt_input_base(name)
+    if base is None:
         return None
     # Folders are visited in name order, so by time for one name.
     same_name = sorted((m for m in modules if m.name == base), key=lambda m: m.id)
@@ -477,10 +476,14 @@ def _module_named_by_folder(name: str, modules: list[DumpModule]) -> DumpModule 
 
 def _is_pjrt_file(f: DumpFile) -> bool:
     parent = f.rel.rsplit("/", 2)
-    if len(parent) < 2:
-        return False
-    _, _, millis = parent[-2].rpartition("_")
-    return millis.isdigit() and len(millis) == _PJRT_INPUT_DIR_SUFFIX_DIGITS
+    return len(parent) >= 2 and _pjrt_input_base(parent[-2]) is not None
+
+
+def _pjrt_input_base(folder: str) -> str | None:
+    """``name`` for PJRT's compile-input folders (2025-08 to 2026-04),
+    ``<name>_<unix millis>``; None for any other folder."""
+    base, _, millis = folder.rpartition("_")
+    return base if millis.isdigit() and len(millis) == _PJRT_INPUT_DIR_SUFFIX_DIGITS else None
 
 
 def _check(module: DumpModule, problems: list[Problem]) -> None:

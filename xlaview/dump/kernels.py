@@ -143,11 +143,7 @@ def kernel_arguments(ir: str, kernel: str) -> list[KernelArgument]:
     XLA passes a fusion's operands first, then its result buffer(s); LLVM's
     ``dereferenceable`` metadata gives each buffer's size in bytes.
     """
-    # str.find, not a regex over the whole file: IR runs to tens of MB, and a
-    # regex holds the GIL (and so the window) for its whole search.
-    at = ir.find(f"@{kernel}(")
-    while at >= 0 and not ir[ir.rfind("\n", 0, at) + 1 : at].startswith("define"):
-        at = ir.find(f"@{kernel}(", at + 1)
+    at, _ = _definition(ir, f"@{kernel}(", ("define",))
     if at < 0:
         return []
     body = ir[at : ir.find("\n}", at)]
@@ -170,12 +166,23 @@ def _metadata_int(ir: str, node: str) -> int | None:
 def function_line(ir: str, name: str) -> int | None:
     """The 1-based line where ``@name`` (IR) or ``.entry name`` (PTX) is defined."""
     for needle, starts in ((f"@{name}(", ("define",)), (f" {name}(", (".visible .entry", ".entry"))):
-        at = ir.find(needle)
-        while at >= 0:
-            line_start = ir.rfind("\n", 0, at) + 1
-            if ir[line_start:at].lstrip().startswith(starts):
-                return ir.count("\n", 0, line_start) + 1
-            at = ir.find(needle, at + 1)
+        at, line_start = _definition(ir, needle, starts)
+        if at >= 0:
+            return ir.count("\n", 0, line_start) + 1
     return None
+
+
+def _definition(ir: str, needle: str, starts: tuple[str, ...]) -> tuple[int, int]:
+    """(offset of ``needle``, offset of its line) where the line, indentation
+    aside, starts with one of ``starts`` before it: (-1, -1) if nowhere."""
+    # str.find, not a regex over the whole file: IR runs to tens of MB, and a
+    # regex holds the GIL (and so the window) for its whole search.
+    at = ir.find(needle)
+    while at >= 0:
+        line_start = ir.rfind("\n", 0, at) + 1
+        if ir[line_start:at].lstrip().startswith(starts):
+            return at, line_start
+        at = ir.find(needle, at + 1)
+    return -1, -1
 
 

@@ -327,16 +327,25 @@ def _describe(flag_text: str | None) -> tuple[tuple[str, ...], str, int | None]:
 # --------------------------------------------------------------------------- buffer assignment
 
 _ALLOCATION = re.compile(r"allocation (\d+): size (\d+)(?:, (.*))?:$")
-_VALUE = re.compile(
-    r" value: <(\d+) ([^\s<>{}]+)(\{[\d,]*\})?(?: \(phi\))?(?: @-?\d+)?> "
-    r"\(size=(\d+),offset=(\d+)\): (.*)$"
-)
+# A value: ``<id name{index}>``, with XLA's optional phi mark and position.
+_VALUE_REF = r"<(\d+) ([^\s<>{}]+)(\{[\d,]*\})?(?: \(phi\))?(?: @-?\d+)?>"
+_VALUE = re.compile(r" value: " + _VALUE_REF + r" \(size=(\d+),offset=(\d+)\): (.*)$")
 _TOTAL_USED = re.compile(r"Total bytes used: (\d+)")
 _ALLOCATION_FORM = "'allocation N: size S, <flags>:'"
 _VALUE_FORM = "' value: <id name> (size=N,offset=N): shape'"
 _POSITION_FORM = "a position 'name' or 'name {index}'"
-_VALUE_HEADER = re.compile(r"<(\d+) ([^\s<>{}]+)(\{[\d,]*\})?(?: \(phi\))?(?: @-?\d+)?>$")
+_VALUE_HEADER = re.compile(_VALUE_REF + "$")
 _POSITION = re.compile(r"  ([^\s{}]+)(?: (\{[\d,]*\}))?$")
+
+
+def _total_used(line: str, path: str | None, number: int,
+                diagnostics: list[ReportError]) -> int | None:
+    """N of a ``Total bytes used: N`` line (both reports end a section with one)."""
+    match = _TOTAL_USED.match(line)
+    if match is None:
+        diagnostics.append(ReportError("expected 'Total bytes used: N'", path, number))
+        return None
+    return int(match[1])
 
 
 class _AssignmentReader:
@@ -444,11 +453,9 @@ class _AssignmentReader:
                 error(ReportError("expected a line of the 'Used values' list", path, number))
 
     def _total(self, line: str, path: str | None, number: int) -> None:
-        match = _TOTAL_USED.match(line)
-        if match is None:
-            self.diagnostics.append(ReportError("expected 'Total bytes used: N'", path, number))
-        else:
-            self.total_bytes = int(match[1])
+        total = _total_used(line, path, number, self.diagnostics)
+        if total is not None:
+            self.total_bytes = total
 
     def _add_allocation(
         self, header: tuple[int, int, str | None, int], values: list[BufferValue]
@@ -599,10 +606,9 @@ def read_live_range(text: str, path: str | None = None) -> LiveRange:
 _SPACE = re.compile(r"Memory Space:\s*(.*?)(?: \(color=(-?\d+)\))?$")
 _SPACE_TOTAL = re.compile(r"Total bytes: (\d+)")
 _SLOT_ROW = re.compile(r"\s*(\S+?)\(\s*[^)]*%\);\s*(\S+);\s*(-?\d+);\s*(\d+);\s?(.*)$")
-_ALLOCATION_ROW = re.compile(
-    r"\s*(\S+?)\(\s*[^)]*%\);\s*(\S+); (allocation (\d+): size (\S+?)(?:, .*)?:)$"
-)
-_ALLOCATION_TITLE = re.compile(r"allocation (\d+): size (\S+?)(?:, .*)?:$")
+_TITLE = r"allocation (\d+): size (\S+?)(?:, .*)?:"
+_ALLOCATION_ROW = re.compile(r"\s*(\S+?)\(\s*[^)]*%\);\s*(\S+); (" + _TITLE + ")$")
+_ALLOCATION_TITLE = re.compile(_TITLE + "$")
 _NOT_SHOWN = re.compile(r"\s*The rest \d+ \w+ are less than")
 
 
@@ -685,10 +691,8 @@ def read_memory_usage(text: str, path: str | None = None) -> MemoryUsageReport:
             else:
                 space().total_bytes = int(match[1])
         elif line.startswith("Total bytes used:"):
-            if (match := _TOTAL_USED.match(line)) is None:
-                diagnostics.append(ReportError("expected 'Total bytes used: N'", path, number))
-            else:
-                total_used = space().total_bytes = int(match[1])
+            if (total := _total_used(line, path, number, diagnostics)) is not None:
+                total_used = space().total_bytes = total
         elif stripped.startswith("Allocations sorted by size"):
             space()
         else:

@@ -407,12 +407,14 @@ class Module:
         for comp in self.computations:
             owners[comp.span.line] = (comp.name, None)
             for instr in comp.instructions:
-                first = instr.span.line
-                extra = text.count("\n", instr.span.offset, instr.span.end)
-                owners[first] = (comp.name, instr.name)
-                for line in range(first + 1, first + extra + 1):
+                span = instr.span
+                for line in range(span.line, span.line + text.count("\n", span.offset, span.end) + 1):
                     owners[line] = (comp.name, instr.name)
         return owners
+
+    def last_line(self, span: Span) -> int:
+        """The 1-based line where ``span`` ends."""
+        return span.line + self.text.count("\n", span.offset, span.end)
 
     def source_frames(self, instr: Instruction) -> tuple[Frame, ...]:
         """The Python stack an instruction came from (StackFrames or metadata)."""

@@ -115,21 +115,21 @@ class Shape:
         """Bytes of storage, padding to tiles included; tuples sum their leaves."""
         if self.is_tuple:
             return sum(e.byte_size() for e in self.elements)
-        bits = ELEMENT_BITS.get(self.element_type, 0)
-        packed = self.layout.element_size_bits if self.layout else None
         count = math.prod(self.padded_dims())
         if self.layout and len(self.layout.tiles) > 1:
             count = self._count_with_subtiles()
-        if packed:
-            return -(-count * packed // 8)
-        return count * bits // 8
+        return self._storage_bytes(count)
 
     def unpadded_byte_size(self) -> int:
         """Bytes the elements themselves take, without tile padding."""
         if self.is_tuple:
             return sum(e.unpadded_byte_size() for e in self.elements)
+        return self._storage_bytes(math.prod(max(d, 0) for d in self.dims))
+
+    def _storage_bytes(self, count: int) -> int:
+        """Bytes of ``count`` elements: packed to the layout's element size
+        (``E(n)``, rounded up to a byte), or at the type's width."""
         packed = self.layout.element_size_bits if self.layout else None
-        count = math.prod(max(d, 0) for d in self.dims)
         if packed:
             return -(-count * packed // 8)
         return count * ELEMENT_BITS.get(self.element_type, 0) // 8

@@ -790,7 +790,7 @@ class MainWindow(QMainWindow):
             for name in diff.computations_added:
                 if module.has_computation(name):
                     comp = module.computation(name)
-                    end = comp.span.line + module.text.count("\n", comp.span.offset, comp.span.end)
+                    end = module.last_line(comp.span)
                     added.append((comp.span.line, end))
         self.text.set_highlights("diff-added", added, "#ebfbee")
         self.text.set_highlights("diff-changed", changed, "#fff9db")
@@ -976,13 +976,13 @@ class MainWindow(QMainWindow):
         comp = module.computation(self.selection.computation)
         instr = comp.instruction(self.selection.instruction)
         # Text: the line, its fused computation, its operands and users.
-        last = instr.span.line + module.text.count("\n", instr.span.offset, instr.span.end)
+        last = module.last_line(instr.span)
         self.text.set_highlights("selection", [(instr.span.line, last)], theme.SELECTION)
         blocks = []
         for called in instr.called_computations:
             if module.has_computation(called):
                 c = module.computation(called)
-                blocks.append((c.span.line, c.span.line + module.text.count("\n", c.span.offset, c.span.end)))
+                blocks.append((c.span.line, module.last_line(c.span)))
         self.text.set_highlights("block", blocks, theme.FUSED_BLOCK)
         operands = set(instr.operand_names)
         users = {i.name for i in comp.instructions if instr.name in i.operand_names}

@@ -25,12 +25,13 @@ from pygments.token import (
     Whitespace,
 )
 
+from xlaview.text.lexer import STRING
+
 __all__ = ["MlirLexer"]
 
 # MLIR identifiers may hold '$', '.' and '-' after the first character.
 IDENTIFIER = r"[A-Za-z_][\w$.-]*"
 SUFFIX = r"[\w$.-]+"
-STRING = r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
 # Builtin scalar types: i1, si32, ui8, f32, bf16, tf32, the f8/f6/f4 families, index.
 BUILTIN_TYPE = r"(?:[su]?i\d+|bf16|tf32|f\d+(?:E\d+M\d+\w*)?|index|none)(?![\w$.-])"
 # Types that take parameters in angle brackets, which may nest (``tensor<4xcomplex<f32>>``).
