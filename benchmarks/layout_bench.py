@@ -24,6 +24,7 @@ import sys
 import time
 import tracemalloc
 from collections.abc import Callable
+from typing import TypeVar
 from pathlib import Path
 
 import networkx as nx
@@ -36,6 +37,7 @@ from xlaview.analysis.layout import GraphLayout, LayoutNode, layered_layout  # n
 from xlaview.hlo import Computation, parse_module  # noqa: E402
 
 Graph = tuple[list[LayoutNode], list[tuple[str, str]]]
+T = TypeVar("T")
 # Consecutive passes whose entry computation changes (algsimp, CSE, ...).
 PASS_PAIRS = [("0014", "0015"), ("0017", "0018"), ("0033", "0034"), ("0047", "0048")]
 
@@ -91,11 +93,13 @@ def networkx_layering(graph: Graph) -> None:
     list(nx.topological_generations(digraph))
 
 
-def timed(fn: Callable[[], object]) -> float:
+def timed(fn: Callable[[], T]) -> tuple[float, T]:
+    """Seconds ``fn`` took, after a collection so that neither side pays for
+    the other's garbage, and its result."""
     gc.collect()
     start = time.perf_counter()
-    fn()
-    return time.perf_counter() - start
+    result = fn()
+    return time.perf_counter() - start, result
 
 
 def measure(name: str, graph: Graph, repeat: int) -> None:
@@ -103,10 +107,9 @@ def measure(name: str, graph: Graph, repeat: int) -> None:
     ours, reference = [], []
     layout: GraphLayout | None = None
     for _ in range(repeat):  # interleaved, so that machine noise hits both alike
-        start = time.perf_counter()
-        layout = layered_layout(nodes, edges)
-        ours.append(time.perf_counter() - start)
-        reference.append(timed(lambda: networkx_layering(graph)))
+        seconds, layout = timed(lambda: layered_layout(nodes, edges))
+        ours.append(seconds)
+        reference.append(timed(lambda: networkx_layering(graph))[0])
     assert layout is not None
     stubs = sum(route.stub for route in layout.edges)
     print(

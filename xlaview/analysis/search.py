@@ -7,7 +7,7 @@ in all of them. Matching ignores case.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from xlaview.hlo import Instruction, Module
@@ -31,15 +31,29 @@ def _source(module: Module, instr: Instruction) -> str | None:
     return f"{frames[0].file}:{frames[0].line}" if frames else None
 
 
-def _fields(module: Module, instr: Instruction) -> dict[str, str]:
-    return {
-        "name": instr.name.lower(),
-        "op": (instr.opcode + " " + (instr.fusion_kind or "")).lower(),
-        "shape": str(instr.shape).lower(),
-        "meta": (instr.op_name or "").lower(),
-        "src": " ".join(str(f) for f in module.source_frames(instr)).lower() if (
-            instr.attribute_text and "metadata" in instr.attribute_text) else "",
-    }
+# Each field's text, lower case; made only when a term looks in it.
+_FIELD_TEXT: dict[str, Callable[[Module, Instruction], str]] = {
+    "name": lambda module, instr: instr.name.lower(),
+    "op": lambda module, instr: (instr.opcode + " " + (instr.fusion_kind or "")).lower(),
+    "shape": lambda module, instr: str(instr.shape).lower(),
+    "meta": lambda module, instr: (instr.op_name or "").lower(),
+    "src": lambda module, instr: " ".join(str(f) for f in module.source_frames(instr)).lower() if (
+        instr.attribute_text and "metadata" in instr.attribute_text) else "",
+}
+
+
+def _matches(module: Module, instr: Instruction, terms: list[tuple[str | None, str]]) -> bool:
+    texts: dict[str, str] = {}
+
+    def text(key: str) -> str:
+        if key not in texts:
+            texts[key] = _FIELD_TEXT[key](module, instr)
+        return texts[key]
+
+    return all(
+        (value in text(key)) if key else any(value in text(k) for k in FIELDS)
+        for key, value in terms
+    )
 
 
 def search(module: Module, query: str, limit: int = 500) -> list[Hit]:
@@ -54,11 +68,7 @@ def search(module: Module, query: str, limit: int = 500) -> list[Hit]:
         return []
     hits: list[Hit] = []
     for comp, instr in _all(module):
-        fields = _fields(module, instr)
-        if all(
-            (value in fields[key]) if key else any(value in v for v in fields.values())
-            for key, value in terms
-        ):
+        if _matches(module, instr, terms):
             hits.append(Hit(comp, instr.name, instr.opcode, str(instr.shape), instr.span.line,
                             instr.op_name, _source(module, instr)))
             if len(hits) >= limit:

@@ -42,7 +42,7 @@ class OpTraffic:
 
 @dataclass(frozen=True, slots=True)
 class Intermediate:
-    producer: str
+    producer: str  # the instruction, or ``name#index`` for an element of a tuple it returns
     producer_kind: str
     computation: str
     shape: str
@@ -52,6 +52,10 @@ class Intermediate:
     @property
     def traffic_bytes(self) -> int:
         return self.bytes * (1 + len(self.consumers))
+
+    @property
+    def producer_instruction(self) -> str:
+        return self.producer.split("#")[0]
 
 
 @dataclass(frozen=True, slots=True)

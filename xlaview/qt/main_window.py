@@ -818,7 +818,7 @@ class MainWindow(QMainWindow):
         if self.traffic is not None and self.traffic_panel.overlay.isChecked():
             by_edge: dict[tuple[str, str], int] = {}
             for i in self.traffic.intermediates:
-                producer = i.producer.split("#")[0]
+                producer = i.producer_instruction
                 for consumer in i.consumers:
                     by_edge[(producer, consumer)] = max(by_edge.get((producer, consumer), 0), i.bytes)
             largest = max(by_edge.values(), default=1)

@@ -280,7 +280,7 @@ class TrafficPanel(QWidget):
                     i.producer_kind, ", ".join(i.consumers)),
                    (i.traffic_bytes, i.bytes, i.shape, i.producer, i.producer_kind,
                     len(i.consumers)),
-                   i.producer.split("#")[0])
+                   i.producer_instruction)
             rows.append(row)
             if i.bytes >= 64 << 20:
                 big.add(id(row))
