@@ -4,6 +4,8 @@ turns clicks into instruction selections."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPainterPath, QPaintEvent, QPen
 from PySide6.QtWidgets import (
@@ -89,7 +91,9 @@ class RowsModel(QAbstractTableModel):
         return self.rows[row][2]
 
 
-def _view(model: RowsModel, parent: QWidget, object_name: str) -> QTableView:
+def _view(model: RowsModel, parent: QWidget, object_name: str,
+          on_pick: Callable[[object], None]) -> QTableView:
+    """A sortable table of ``model``; a click hands its row's payload to ``on_pick``."""
     view = QTableView(parent)
     view.setObjectName(object_name)
     view.setModel(model)
@@ -101,6 +105,7 @@ def _view(model: RowsModel, parent: QWidget, object_name: str) -> QTableView:
     view.horizontalHeader().setStretchLastSection(True)
     view.setWordWrap(False)
     view.setSortingEnabled(True)
+    view.clicked.connect(lambda index: on_pick(model.payload(index.row())))
     return view
 
 
@@ -249,9 +254,7 @@ class TrafficPanel(QWidget):
         self.overlay.toggled.connect(self.overlay_toggled)
         self.model = RowsModel(["traffic", "bytes", "shape", "producer", "kind", "read by"], self,
                                numeric=(0, 1))
-        self.table = _view(self.model, self, "trafficTable")
-        self.table.clicked.connect(
-            lambda index: self.instruction_requested.emit(self.model.payload(index.row())))
+        self.table = _view(self.model, self, "trafficTable", self.instruction_requested.emit)
         row = QHBoxLayout()
         row.addWidget(self.summary, 1)
         row.addWidget(self.overlay)
@@ -457,9 +460,7 @@ class MemoryPanel(QWidget):
         self.chart = MemoryChart(self)
         self.chart.buffer_clicked.connect(self.instruction_requested)
         self.peak_model = RowsModel(["buffer", "bytes", "share of peak", "live"], self, numeric=(1, 2, 3))
-        self.peak = _view(self.peak_model, self, "peakTable")
-        self.peak.clicked.connect(
-            lambda index: self.instruction_requested.emit(self.peak_model.payload(index.row())))
+        self.peak = _view(self.peak_model, self, "peakTable", self.instruction_requested.emit)
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(self.chart)
         split.addWidget(self.peak)
@@ -500,9 +501,7 @@ class SearchPanel(QWidget):
         self.edit.returnPressed.connect(lambda: self.query_changed.emit(self.edit.text()))
         self.count = QLabel(self)
         self.model = RowsModel(["name", "opcode", "shape", "computation", "op_name", "source"], self)
-        self.table = _view(self.model, self, "searchResults")
-        self.table.clicked.connect(
-            lambda index: self.instruction_requested.emit(self.model.payload(index.row())))
+        self.table = _view(self.model, self, "searchResults", self.instruction_requested.emit)
         row = QHBoxLayout()
         row.addWidget(self.edit, 1)
         row.addWidget(self.count)
