@@ -82,6 +82,7 @@ from xlaview.resources import icon_path
 
 MAX_RECENT = 10
 REFRESH_DELAY_MS = 400  # gather a burst of file events into one re-index
+CHANGE_SIZES_DELAY_MS = 800  # after a module's first dump shows
 SETTLE_SECONDS = 2.0  # a file written this recently may be half-written: look again later
 LAYOUT_CACHE = 24
 
@@ -205,6 +206,12 @@ class MainWindow(QMainWindow):
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(REFRESH_DELAY_MS)
         self._refresh_timer.timeout.connect(self.refresh)
+        # Each pass's change size reads every pass file: asked for once the
+        # module's first dump is on screen.
+        self._sizes_timer = QTimer(self)
+        self._sizes_timer.setSingleShot(True)
+        self._sizes_timer.setInterval(CHANGE_SIZES_DELAY_MS)
+        self._sizes_timer.timeout.connect(lambda: self._request_change_sizes(self.dump_module))
         self._restore_state()
 
     # ======================================================================== UI
@@ -497,8 +504,8 @@ class MainWindow(QMainWindow):
                                     for p in loaded.problems])
         self._update_problems_dock()
 
-    def _request_change_sizes(self, module: DumpModule) -> None:
-        if module is not self.dump_module:
+    def _request_change_sizes(self, module: DumpModule | None) -> None:
+        if module is None or module is not self.dump_module:
             return
         files = [(label, f.path) for label, f in module.timeline()]
         self.worker.submit("change-sizes", change_sizes, files,
@@ -542,8 +549,7 @@ class MainWindow(QMainWindow):
             self.memory.set_timeline(None)
             self._request_reports(module)
         self._request_pass_marks(module)
-        # After the first dump is on screen: this reads every pass file.
-        QTimer.singleShot(800, self, lambda m=module: self._request_change_sizes(m))
+        self._sizes_timer.start()
         self.changes.set_history(None, [], {})
         if points:
             self._load_point(self.timeline.current_label)
@@ -1154,8 +1160,14 @@ class MainWindow(QMainWindow):
         self.progress.show()
 
     def wait_idle(self, timeout_ms: int = 120000) -> bool:
-        """Wait (processing events) until background work is done."""
-        return self.worker.wait(timeout_ms)
+        """Wait (processing events) until background work is done, work
+        deferred until the window has shown a dump included."""
+        done = self.worker.wait(timeout_ms)
+        if self._sizes_timer.isActive():
+            self._sizes_timer.stop()
+            self._request_change_sizes(self.dump_module)
+            done = self.worker.wait(timeout_ms)
+        return done
 
     # ============================================================ file actions
     def _on_open_folder(self) -> None:
