@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 
 from xlaview.dump.index import DumpFile, DumpModule
+from xlaview.dump.loader import count_newlines
 
 
 @dataclass(slots=True)
@@ -168,7 +169,7 @@ def function_line(ir: str, name: str) -> int | None:
     for needle, starts in ((f"@{name}(", ("define",)), (f" {name}(", (".visible .entry", ".entry"))):
         at, line_start = _definition(ir, needle, starts)
         if at >= 0:
-            return ir.count("\n", 0, line_start) + 1
+            return count_newlines(ir, 0, line_start) + 1
     return None
 
 

@@ -1,0 +1,154 @@
+"""The helper process that colours text off the window's GIL, and the packed
+spans it sends back."""
+
+from __future__ import annotations
+
+import pickle
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from xlaview.helper import HelperDied, HelperProcess
+from xlaview.resources import sample_dump
+from xlaview.text.spans import lex_text
+
+
+class Outcomes:
+    """Collects what a helper delivers, on its thread."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[bool, object, str]] = []
+        self.progress: list[float] = []
+        self._event = threading.Event()
+
+    def deliver(self, ok: bool, value: object, trace: str) -> None:
+        self.items.append((ok, value, trace))
+        self._event.set()
+
+    def next(self, timeout: float = 60) -> tuple[bool, object, str]:
+        assert self._event.wait(timeout), "the helper delivered nothing"
+        self._event.clear()
+        return self.items[-1]
+
+
+@pytest.fixture
+def helper():
+    h = HelperProcess()
+    yield h
+    h.close()
+
+
+def sample_text() -> str:
+    (path,) = sample_dump().glob("*after_optimizations.txt")
+    return path.read_text()
+
+
+def fail_on_purpose(message: str) -> None:
+    raise ValueError(message)
+
+
+def print_and_return(value: int) -> int:
+    print("a job that prints must not disturb the results")
+    return value
+
+
+def test_a_job_runs_in_the_helper_and_matches_the_same_job_here(helper) -> None:
+    text = sample_text()
+    out = Outcomes()
+    helper.submit(lex_text, (text, "hlo"), out.deliver)
+    ok, spans, _ = out.next()
+    assert ok
+    here = lex_text(text, "hlo")
+    assert len(spans) == len(here) == text.count("\n") + 1
+    assert all(spans[i] == here[i] for i in range(len(here)))
+
+
+def test_spans_cover_the_coloured_tokens_of_each_line() -> None:
+    text = sample_text()
+    spans = lex_text(text, "hlo")
+    lines = text.split("\n")
+    entry = next(i for i, line in enumerate(lines) if line.startswith("ENTRY"))
+    assert {"Token.Keyword", "Token.Name.Function"} & {t for _, _, t in spans[entry]}
+    for number, line in enumerate(lines):
+        for column, length, token in spans[number]:
+            assert 0 <= column and column + length <= len(line), (number, column, length)
+            assert line[column : column + length].strip(), (number, token)
+    # Packed in arrays: a few bytes per span, and the same after a round trip.
+    packed = pickle.dumps(spans)
+    assert len(packed) < 16 * len(spans.data) + 4096
+    again = pickle.loads(packed)
+    assert [again[i] for i in range(len(again))] == [spans[i] for i in range(len(spans))]
+
+
+def test_empty_text_and_lines_without_tokens() -> None:
+    assert len(lex_text("", "hlo")) == 1
+    spans = lex_text("HloModule m\n\n\n", "hlo")
+    assert len(spans) == 4
+    assert spans[1] == spans[2] == spans[3] == []
+
+
+def test_errors_come_back_with_their_trace_and_the_helper_goes_on(helper) -> None:
+    out = Outcomes()
+    helper.submit(fail_on_purpose, ("on purpose",), out.deliver)
+    ok, error, trace = out.next()
+    assert not ok and isinstance(error, ValueError) and "on purpose" in str(error)
+    assert "fail_on_purpose" in trace
+    helper.submit(print_and_return, (7,), out.deliver)
+    assert out.next() == (True, 7, "")
+
+
+def test_a_job_no_longer_wanted_never_runs(helper) -> None:
+    out = Outcomes()
+    helper.submit(print_and_return, (1,), out.deliver, wanted=lambda: False)
+    helper.submit(print_and_return, (2,), out.deliver)
+    assert out.next() == (True, 2, "")
+    assert [value for _, value, _ in out.items] == [2]
+
+
+def test_progress_reports_arrive_before_the_result(helper) -> None:
+    out = Outcomes()
+    text = sample_text() * 4
+    helper.submit(lex_text, (text, "hlo"), out.deliver, progress=out.progress.append)
+    ok, _, _ = out.next()
+    assert ok and out.progress and out.progress == sorted(out.progress)
+    assert 0 < out.progress[0] <= out.progress[-1] <= 1
+
+
+def test_a_helper_that_dies_is_replaced(helper) -> None:
+    out = Outcomes()
+    helper.submit(print_and_return, (1,), out.deliver)
+    out.next()
+    helper._process.kill()  # as the out-of-memory killer would
+    helper._process.wait()
+    helper.submit(print_and_return, (2,), out.deliver)
+    ok, error, _ = out.next()
+    if not ok:  # the job was sent to the dead process: reported, and the next one runs
+        assert isinstance(error, HelperDied)
+        helper.submit(print_and_return, (3,), out.deliver)
+        ok, value, _ = out.next()
+        assert ok and value == 3
+
+
+def test_a_script_without_a_main_guard_is_not_run_again(tmp_path: Path) -> None:
+    """multiprocessing's spawn would import the user's script in the child and
+    open a second window; the helper starts from ``python -c``."""
+    script = tmp_path / "no_guard.py"
+    script.write_text(
+        "import threading\n"
+        "from xlaview.helper import HelperProcess\n"
+        "from xlaview.text.spans import lex_text\n"
+        "print('script ran', flush=True)\n"
+        "done = threading.Event()\n"
+        "h = HelperProcess()\n"
+        "h.submit(lex_text, ('HloModule m', 'hlo'), lambda ok, v, t: (print(ok, v[0]), done.set()))\n"
+        "assert done.wait(60)\n"
+        "h.close()\n"
+    )
+    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                          timeout=120, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.count("script ran") == 1
+    assert "True [(0, 9, 'Token.Keyword')" in proc.stdout

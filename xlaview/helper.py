@@ -1,0 +1,189 @@
+"""A helper process for long pure-Python jobs (no Qt).
+
+Python threads share one GIL: a thread that lexes a file for a second takes
+the interpreter from the GUI thread about half of that time, and the window
+stutters. A job that needs none of the window's objects (colouring a file's
+text) runs instead in one child Python process, which never holds our GIL.
+
+The child is started on first use with ``python -c`` (never by re-importing
+the parent's main script, as `multiprocessing` does: a user's script without
+an ``if __name__ == "__main__"`` guard would open a second window). Jobs go
+one at a time over its stdin, results come back over a private pipe, as
+pickles: a job's function, arguments and result must pickle, and its result
+should be cheap to unpickle (arrays, not millions of small objects).
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+import threading
+import traceback
+from collections import deque
+from collections.abc import Callable
+from typing import Any, BinaryIO
+
+NICENESS = 10
+# The argument a frozen (PyInstaller) xlaview takes to be the helper instead.
+FROZEN_HELPER_ARG = "--xlaview-helper"
+
+Deliver = Callable[[bool, Any, str], None]  # (ok, result or error, traceback text)
+Progress = Callable[[float], None]
+
+
+class HelperDied(RuntimeError):
+    """The helper process exited while it ran a job."""
+
+
+def _send(stream: BinaryIO, obj: object) -> None:
+    data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    stream.write(len(data).to_bytes(8, "little"))
+    stream.write(data)
+    stream.flush()
+
+
+def _receive(stream: BinaryIO) -> Any:
+    header = stream.read(8)
+    if len(header) < 8:
+        raise EOFError
+    size = int.from_bytes(header, "little")
+    data = stream.read(size)
+    if len(data) < size:
+        raise EOFError
+    return pickle.loads(data)
+
+
+def serve() -> None:
+    """The child's loop: run each job read from stdin, write its outcome back
+    (and its progress reports before it, for a job that reports)."""
+    # The window comes first: on a machine with few cores, a helper running at
+    # the same priority takes turns on a core with the GUI thread.
+    os.nice(NICENESS)
+    jobs = sys.stdin.buffer
+    # Results go to the original stdout; anything a job prints goes to stderr.
+    results = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+
+    def report(fraction: float) -> None:
+        _send(results, ("progress", fraction))
+
+    while True:
+        try:
+            fn, args, wants_progress = _receive(jobs)
+        except EOFError:  # the parent closed the pipe, or exited
+            return
+        try:
+            value = fn(*args, progress=report) if wants_progress else fn(*args)
+            outcome: tuple[str, bool, Any, str] = ("done", True, value, "")
+        except BaseException as err:  # reported to the parent, which shows it
+            outcome = ("done", False, err, traceback.format_exc())
+        try:
+            _send(results, outcome)
+        except (pickle.PicklingError, TypeError, AttributeError) as err:
+            error = RuntimeError(f"{fn.__name__}: {err}")
+            _send(results, ("done", False, error, traceback.format_exc()))
+
+
+def helper_command() -> list[str]:
+    if getattr(sys, "frozen", False):
+        return [sys.executable, FROZEN_HELPER_ARG]
+    paths = [p for p in sys.path if p]  # so the child imports what we import
+    boot = f"import sys; sys.path[:0] = {paths!r}; from xlaview.helper import serve; serve()"
+    return [sys.executable, "-c", boot]
+
+
+class HelperProcess:
+    """Runs jobs in one child process, in order, skipping those no longer wanted.
+
+    ``deliver`` is called on this object's thread, never on the caller's.
+    """
+
+    def __init__(self) -> None:
+        self._jobs: deque[tuple[Callable[..., Any], tuple, Deliver, Callable[[], bool],
+                                Progress | None]] = deque()
+        self._ready = threading.Condition()
+        self._process: subprocess.Popen | None = None
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def submit(self, fn: Callable[..., Any], args: tuple, deliver: Deliver,
+               wanted: Callable[[], bool] = lambda: True, progress: Progress | None = None,
+               ) -> None:
+        """Run ``fn(*args)`` in the child unless ``wanted()`` is false by its turn
+        (``fn(*args, progress=...)`` if ``progress``: its reports reach ``progress``)."""
+        with self._ready:
+            if self._closed:
+                raise RuntimeError("the helper process is closed")
+            self._jobs.append((fn, args, deliver, wanted, progress))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="xlaview-helper",
+                                                daemon=True)
+                self._thread.start()
+            self._ready.notify()
+
+    def close(self) -> None:
+        """Drop queued jobs and stop the child (a running job is not waited for)."""
+        with self._ready:
+            self._closed = True
+            self._jobs.clear()
+            self._ready.notify()
+        process = self._process
+        if process is not None:
+            process.kill()
+            process.wait()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def _run(self) -> None:
+        try:
+            self._serve_jobs()
+        finally:
+            self._drop_process()
+
+    def _serve_jobs(self) -> None:
+        while True:
+            with self._ready:
+                while not self._jobs and not self._closed:
+                    self._ready.wait()
+                if self._closed:
+                    return
+                fn, args, deliver, wanted, progress = self._jobs.popleft()
+            if not wanted():
+                continue
+            try:
+                ok, value, trace = self._call(fn, args, progress)
+            except (OSError, EOFError) as err:
+                if self._closed:
+                    return
+                self._drop_process()  # a new child for the next job
+                ok, value, trace = False, HelperDied(f"the helper process stopped: {err}"), ""
+            except Exception as err:  # the job or its outcome would not pickle
+                ok, value, trace = False, err, traceback.format_exc()
+            deliver(ok, value, trace)
+
+    def _drop_process(self) -> None:
+        process, self._process = self._process, None
+        if process is not None:
+            process.kill()
+            process.wait()
+            for stream in (process.stdin, process.stdout):
+                if stream is not None:
+                    stream.close()
+
+    def _call(self, fn: Callable[..., Any], args: tuple,
+              progress: Progress | None) -> tuple[bool, Any, str]:
+        process = self._process
+        if process is None or process.poll() is not None:
+            self._drop_process()
+            process = self._process = subprocess.Popen(
+                helper_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        assert process.stdin is not None and process.stdout is not None
+        _send(process.stdin, (fn, args, progress is not None))
+        while True:
+            message = _receive(process.stdout)
+            if message[0] == "done":
+                return message[1:]
+            if progress is not None:
+                progress(message[1])
