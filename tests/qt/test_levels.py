@@ -41,3 +41,20 @@ def test_instruction_without_kernel(window, qtbot) -> None:
     window.select_instruction("dot_general.6")
     window.wait_idle()
     assert "no kernel" in window.kernel.header.text()
+
+
+def test_a_long_kernel_file_shows_the_part_around_the_kernel() -> None:
+    from xlaview.qt.levels import EXCERPT_CONTEXT, MAX_LINES_SHOWN, excerpt
+
+    lines = [f"; line {n}" for n in range(1, 3 * MAX_LINES_SHOWN + 1)]
+    text = "\n".join(lines)
+    kernel = 2 * MAX_LINES_SHOWN
+    shown, first, note = excerpt(text, kernel)
+    assert first == kernel - EXCERPT_CONTEXT
+    assert shown.split("\n") == lines[first - 1 : first - 1 + MAX_LINES_SHOWN]
+    assert f"of {len(lines):,}" in note
+    # Near the end, the last lines; at the start, the first; short files whole.
+    shown, first, _ = excerpt(text + "\n", len(lines))
+    assert shown.split("\n") == (lines + [""])[-MAX_LINES_SHOWN:]
+    assert excerpt(text, None)[0].split("\n") == lines[:MAX_LINES_SHOWN]
+    assert excerpt("a\nb", 2) == ("a\nb", 1, "")

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import gc
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QMimeData, QPointF, QSize, Qt, QUrl
+from PySide6.QtCore import QEvent, QMimeData, QObject, QPointF, QSize, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QImage, QTextCursor
-from PySide6.QtWidgets import QGraphicsView, QPlainTextEdit, QTreeWidget, QWidget
+from PySide6.QtWidgets import QApplication, QGraphicsView, QPlainTextEdit, QTreeWidget, QWidget
 
 from xlaview.dump.reports import read_buffer_assignment
 from xlaview.resources import sample_dump
@@ -90,6 +91,49 @@ def test_keyboard_steps_through_passes(window, qtbot) -> None:
     qtbot.keyClick(window.timeline, Qt.Key.Key_Left)
     window.wait_idle()
     assert window.point == str(module.passes[-1].seq)
+
+
+class _Resizes(QObject):
+    """Records which widgets were resized."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.widgets: list[str] = []
+        self.where: list[str] = []
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Resize and isinstance(obj, QWidget):
+            self.widgets.append(obj.objectName() or type(obj).__name__)
+            chain, w = [], obj
+            while w is not None:
+                chain.append(w.objectName() or type(w).__name__)
+                w = w.parentWidget()
+            self.where.append(" < ".join(chain[:6]) + f" {event.oldSize().toTuple()}->{event.size().toTuple()}")
+        return False
+
+
+def test_stepping_keeps_the_window_still(window, qtbot) -> None:
+    """A pass step changes texts (status, caption, summaries), never the layout:
+    a resized view relays out and repaints the whole window, on every step."""
+    window.open_dump(SAMPLE)
+    window.wait_idle()
+    window.select_instruction(SCORE_FUSION)
+    qtbot.keyClick(window.timeline, Qt.Key.Key_Home)
+    window.wait_idle()
+    resizes = _Resizes()
+    QApplication.instance().installEventFilter(resizes)
+    try:
+        for _ in range(len(window.dump_module.passes) + 1):
+            qtbot.keyClick(window.timeline, Qt.Key.Key_Right)
+            window.wait_idle()
+    finally:
+        QApplication.instance().removeEventFilter(resizes)
+    assert window.point == "after"
+    assert resizes.widgets == [], "\n".join(resizes.where)
+    # The last pass is coloured, by the helper process, and the collector is back on.
+    spans = window.text._spans
+    assert spans is not None and len(spans) == window.text.blockCount()
+    assert gc.isenabled()
 
 
 def test_select_fusion_from_text_fills_the_inspector(window, qtbot) -> None:

@@ -13,6 +13,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from xlaview.qt import theme
+from xlaview.qt.workers import stop_processes
 from xlaview.resources import icon_path
 
 
@@ -29,6 +30,7 @@ def application() -> QApplication:
         app.setDesktopFileName("io.github.xlaview.xlaview")
         app.setWindowIcon(QIcon(str(icon_path("svg"))))
         theme.apply_theme(app)
+        app.aboutToQuit.connect(stop_processes)
     return app  # type: ignore[return-value]
 
 

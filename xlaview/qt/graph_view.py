@@ -43,7 +43,7 @@ from xlaview.analysis.graph import (
     node_height,
     node_width,
 )
-from xlaview.analysis.kinds import is_fusion_kind
+from xlaview.analysis.kinds import Kind, is_fusion_kind
 from xlaview.analysis.layout import GraphLayout, layered_layout
 from xlaview.qt import theme
 
@@ -62,13 +62,19 @@ def compute_layout(
 
 
 @dataclass(frozen=True, slots=True)
-class CanvasPaths:
-    """The edges of a layout as painter paths: built with the layout, on a
-    worker thread (paths are plain values), so the GUI thread only paints."""
+class CanvasParts:
+    """What a canvas paints, made from the layout on a worker thread (painter
+    paths and plain values), so the GUI thread only paints: the edges as
+    painter paths, the boxes of each kind of node as one painter path (a few
+    Qt calls paint thousands of nodes), and the node boxes in rows by y, for
+    culling and hit tests."""
 
     edges: QPainterPath
     stubs: QPainterPath
     arrows: QPainterPath
+    boxes: list[tuple[Kind, bool, QPainterPath]]  # kind, is a copy, its boxes
+    placed: dict[str, Placed]  # by node key
+    rows: list[tuple[float, list[Placed]]]
 
 
 def _add_polyline(path: QPainterPath, points) -> None:
@@ -94,7 +100,7 @@ def _add_arrow(path: QPainterPath, tip) -> None:
     path.closeSubpath()
 
 
-def build_paths(layout: GraphLayout) -> CanvasPaths:
+def prepare_canvas(graph: ComputationGraph, layout: GraphLayout) -> CanvasParts:
     edges, stubs, arrows = QPainterPath(), QPainterPath(), QPainterPath()
     for route in layout.edges:
         _add_polyline(stubs if route.stub else edges, route.points)
@@ -103,11 +109,24 @@ def build_paths(layout: GraphLayout) -> CanvasPaths:
             _add_arrow(arrows, route.target_stub[-1] if route.target_stub else route.points[-1])
         else:
             _add_arrow(arrows, route.points[-1])
-    return CanvasPaths(edges, stubs, arrows)
+    by_key = {n.key: n for n in graph.nodes}
+    placed: dict[str, Placed] = {}
+    rows: dict[float, list[Placed]] = {}
+    boxes: dict[tuple[Kind, bool], QPainterPath] = {}
+    for key, (x, y) in layout.positions.items():
+        node = by_key[key]
+        w, h = node_width(node), node_height(node)
+        box = placed[key] = Placed(node, x - w / 2, y - h / 2, w, h)
+        rows.setdefault(round(y, 1), []).append(box)
+        path = boxes.get((node.kind, node.is_copy)) or boxes.setdefault(
+            (node.kind, node.is_copy), QPainterPath())
+        path.addRoundedRect(box.left, box.top, w, h, 6, 6)
+    return CanvasParts(edges, stubs, arrows, [(k, c, p) for (k, c), p in boxes.items()],
+                       placed, sorted(rows.items()))
 
 
 @dataclass(slots=True)
-class _Placed:
+class Placed:
     node: GraphNode
     left: float
     top: float
@@ -126,7 +145,7 @@ class GraphCanvas(QGraphicsItem):
     """Nodes and edges of one laid-out graph, painted in one pass."""
 
     def __init__(self, graph: ComputationGraph, layout: GraphLayout,
-                 paths: CanvasPaths | None = None) -> None:
+                 parts: CanvasParts | None = None) -> None:
         super().__init__()
         self.graph = graph
         self.layout = layout
@@ -138,23 +157,15 @@ class GraphCanvas(QGraphicsItem):
         self.diff: dict[str, str] = {}  # instruction -> "added" / "changed"
         self.ghosts: list[tuple[str, QRectF]] = []  # removed instructions, drawn faint
         self.hover_edge: int | None = None
-        by_key = {n.key: n for n in graph.nodes}
-        self.placed: dict[str, _Placed] = {}
-        # Plain floats, not Qt rectangles: every Qt call from Python pays for the
-        # GIL, and this runs while workers compute.
-        rows: dict[float, list[_Placed]] = {}
-        for key, (x, y) in layout.positions.items():
-            node = by_key[key]
-            w, h = node_width(node), node_height(node)
-            placed = self.placed[key] = _Placed(node, x - w / 2, y - h / 2, w, h)
-            rows.setdefault(round(y, 1), []).append(placed)
-        # Rows of nodes by y, for culling and hit tests.
-        self._rows = sorted(rows.items())
+        parts = parts or prepare_canvas(graph, layout)
+        self.placed = parts.placed
+        self._boxes = parts.boxes
+        self._roots = [p for p in self.placed.values() if p.node.is_root]
+        self._rows = parts.rows
         self._row_ys = [y for y, _ in self._rows]
-        paths = paths or build_paths(layout)
-        self._edges_path = paths.edges
-        self._stubs_path = paths.stubs
-        self._arrows = paths.arrows
+        self._edges_path = parts.edges
+        self._stubs_path = parts.stubs
+        self._arrows = parts.arrows
         self._bounds = QRectF(-40, -40, layout.width + 80, layout.height + 80)
         self._font = QFont()
         self._font.setPointSizeF(9)
@@ -169,7 +180,7 @@ class GraphCanvas(QGraphicsItem):
         return self._bounds
 
     # -- queries --------------------------------------------------------------
-    def node_at(self, pos: QPointF) -> _Placed | None:
+    def node_at(self, pos: QPointF) -> Placed | None:
         x, y = pos.x(), pos.y()
         i = bisect.bisect_left(self._row_ys, y - NODE_HEIGHT)
         while i < len(self._rows) and self._rows[i][0] <= y + NODE_HEIGHT:
@@ -235,14 +246,26 @@ class GraphCanvas(QGraphicsItem):
         painter.drawPath(self._arrows)
         self._paint_overlays(painter)
         self._paint_ghosts(painter, show_text)
-        # Nodes in the exposed rows only.
+        for kind, is_copy, path in self._boxes:
+            fill = QColor(theme.KIND_COLORS[kind])
+            pen = QPen(fill.darker(150), 1.0)
+            if is_copy:
+                pen.setStyle(Qt.PenStyle.DashLine)
+            painter.setPen(pen)
+            painter.setBrush(fill)
+            painter.drawPath(path)
+        for placed in self._marked():
+            self._paint_mark(painter, placed)
+        if not show_text:
+            return
+        # Labels of the nodes in the exposed rows only.
         lo = bisect.bisect_left(self._row_ys, exposed.top() - NODE_HEIGHT)
         hi = bisect.bisect_right(self._row_ys, exposed.bottom() + NODE_HEIGHT)
         left, right = exposed.left(), exposed.right()
         for _, row in self._rows[lo:hi]:
             for placed in row:
                 if placed.left <= right and placed.left + placed.width >= left:
-                    self._paint_node(painter, placed, show_text, scale)
+                    self._paint_label(painter, placed)
 
     def _paint_overlays(self, painter: QPainter) -> None:
         """Traffic widths, the selection's edges (long ones whole), the hovered edge."""
@@ -286,9 +309,15 @@ class GraphCanvas(QGraphicsItem):
                 painter.drawText(rect.adjusted(6, 4, -6, -4), Qt.AlignmentFlag.AlignCenter,
                                  f"{name}\n(removed)")
 
-    def _paint_node(self, painter: QPainter, placed: _Placed, show_text: bool, scale: float) -> None:
+    def _marked(self) -> list[Placed]:
+        """Nodes drawn over their kind's boxes: the selection, its operands and
+        users, the pass's changes, the computation's root."""
+        names = {self.selected, *self.operands, *self.users, *self.diff}
+        return [p for name in names if name for key in self.graph.nodes_of.get(name, ())
+                if (p := self.placed.get(key)) is not None] + self._roots
+
+    def _paint_mark(self, painter: QPainter, placed: Placed) -> None:
         node, rect = placed.node, placed.rect
-        fill = QColor(theme.KIND_COLORS[node.kind])
         name = node.instruction
         if name == self.selected:
             border, width = QColor(theme.SELECTION_BORDER), 3.0
@@ -301,21 +330,21 @@ class GraphCanvas(QGraphicsItem):
         elif self.diff.get(name) == "changed":
             border, width = QColor("#e67700"), 2.4
         else:
-            border, width = fill.darker(150), 1.0
-        pen = QPen(border, width)
-        if node.is_copy:
-            pen.setStyle(Qt.PenStyle.DashLine)
-        painter.setPen(pen)
-        painter.setBrush(QBrush(fill))
-        if scale < 0.12 and not self.force_text:
-            painter.drawRect(rect)
-            return
-        painter.drawRoundedRect(rect, 6, 6)
+            border, width = None, 0.0
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        if border is not None:
+            pen = QPen(border, width)
+            if node.is_copy:
+                pen.setStyle(Qt.PenStyle.DashLine)
+            painter.setPen(pen)
+            painter.drawRoundedRect(rect, 6, 6)
         if node.is_root:
             painter.setPen(QPen(QColor("#495057"), 1))
             painter.drawRoundedRect(rect.adjusted(-3, -3, 3, 3), 8, 8)
-        if not show_text:
-            return
+
+    def _paint_label(self, painter: QPainter, placed: Placed) -> None:
+        node, rect = placed.node, placed.rect
+        name = node.instruction
         inner = rect.adjusted(7, 3, -7, -3)
         painter.setPen(QColor("#212529"))
         painter.setFont(self._bold)
@@ -355,11 +384,14 @@ class GraphView(QGraphicsView):
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
         self.setBackgroundBrush(QColor("#fcfcfd"))
         self.setMouseTracking(True)
+        # Scroll bars that come and go resize the view (and repaint it) as passes go by.
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.canvas: GraphCanvas | None = None
         self._press: QPointF | None = None
 
     def set_graph(self, graph: ComputationGraph | None, layout: GraphLayout | None,
-                  keep_view: bool = False, paths: CanvasPaths | None = None) -> None:
+                  keep_view: bool = False, parts: CanvasParts | None = None) -> None:
         # Only a view that shows a graph has a place worth keeping.
         keep_view = keep_view and self.canvas is not None
         center = self.mapToScene(self.viewport().rect().center())
@@ -368,7 +400,7 @@ class GraphView(QGraphicsView):
         self.canvas = None
         if graph is None or layout is None:
             return
-        self.canvas = GraphCanvas(graph, layout, paths)
+        self.canvas = GraphCanvas(graph, layout, parts)
         self.scene().addItem(self.canvas)
         self.scene().setSceneRect(self.canvas.boundingRect())
         if keep_view:

@@ -40,18 +40,30 @@ from PySide6.QtWidgets import (
 
 from xlaview.hlo import Module
 from xlaview.qt import theme
-from xlaview.text.spans import Span
+from xlaview.text.spans import LineSpans
 
 _NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-]")
+
+
+DOCUMENT_CHUNK_LINES = 1000
 
 
 def build_document(text: str) -> QTextDocument:
     """A plain-text document for the view, safe to build on a worker thread
     (the caller moves it to the GUI thread). It gets its font and layout when
     shown: anything touching fonts on a worker thread holds Qt's font lock
-    and stalls the GUI thread."""
+    and stalls the GUI thread.
+
+    The text goes in a thousand lines at a time: a Qt call holds the GIL
+    throughout, and `setPlainText` of a 20k-line module would keep the GUI
+    thread out of Python for 80 ms."""
     document = QTextDocument()
-    document.setPlainText(text)
+    document.setUndoRedoEnabled(False)
+    cursor = QTextCursor(document)
+    lines = text.split("\n")
+    for i in range(0, len(lines), DOCUMENT_CHUNK_LINES):
+        chunk = "\n".join(lines[i : i + DOCUMENT_CHUNK_LINES])
+        cursor.insertText("\n" + chunk if i else chunk)
     return document
 
 
@@ -84,7 +96,7 @@ class HloTextView(QPlainTextEdit):
             Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
         self.module: Module | None = None
-        self._spans: list[list[Span]] | None = None
+        self._spans: LineSpans | None = None
         self._formatted: set[int] = set()
         self._formats: dict[str, QTextCharFormat] = {}
         self._line_owner: dict[int, tuple[str, str | None]] = {}  # line -> (computation, instr)
@@ -123,7 +135,7 @@ class HloTextView(QPlainTextEdit):
         self.setExtraSelections([])
         self._update_margin()
 
-    def set_spans(self, spans: list[list[Span]]) -> None:
+    def set_spans(self, spans: LineSpans) -> None:
         """Colours for the current text (one list of spans per line)."""
         self._spans = spans
         self._formatted.clear()
@@ -187,7 +199,9 @@ class HloTextView(QPlainTextEdit):
 
     # -- line numbers ---------------------------------------------------------
     def line_number_width(self) -> int:
-        digits = len(str(max(1, self.blockCount())))
+        # Room for 9,999 lines at least: a margin that grows and shrinks as passes
+        # go by would resize the text, and lay it out again, on every step.
+        digits = max(4, len(str(self.blockCount())))
         return 14 + self.fontMetrics().horizontalAdvance("9") * digits
 
     def _update_margin(self, _count: int = 0) -> None:

@@ -22,18 +22,12 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
-from pygments.lexers import LlvmLexer, PtxLexer
 
 from xlaview.dump.index import DumpFile
 from xlaview.dump.kernels import KernelFiles, ModuleLevels, function_line
-from xlaview.dump.loader import read_text
+from xlaview.dump.loader import BLOCK, count_newlines, read_text
 from xlaview.qt.hlo_text import HloTextView, build_document
 from xlaview.qt.inspector import human_bytes
-from xlaview.text.lexer import HloLexer
-from xlaview.text.mlir import MlirLexer
-from xlaview.text.spans import Span, line_spans
-
-LEXERS = {"hlo": HloLexer, "ll": LlvmLexer, "ptx": PtxLexer, "mlir": MlirLexer}
 
 
 # A file longer than this shows an excerpt around the kernel: laying out a
@@ -56,16 +50,33 @@ class LoadedCode:
 
 def excerpt(text: str, line: int | None) -> tuple[str, int, str]:
     """(text shown, its first line in the file, a note) for a file too long to show whole."""
-    total = text.count("\n") + 1
+    total = count_newlines(text) + 1
     if total <= MAX_LINES_SHOWN:
         return text, 1, ""
     centre = line or 1
-    first = max(1, centre - EXCERPT_CONTEXT)
-    last = min(total, first + MAX_LINES_SHOWN - 1)
-    lines = text.split("\n")
+    first = max(1, min(centre - EXCERPT_CONTEXT, total - MAX_LINES_SHOWN + 1))
+    last = first + MAX_LINES_SHOWN - 1
+    start = _line_start(text, first)
+    end = _line_start(text, last + 1, start, first) - 1 if last < total else len(text)
     note = (f"lines {first:,}–{last:,} of {total:,} shown (the file is {len(text) / 1e6:.0f} MB; "
             "the kernel is in this part)")
-    return "\n".join(lines[first - 1 : last]), first, note
+    return text[start:end], first, note
+
+
+def _line_start(text: str, line: int, offset: int = 0, at_line: int = 1) -> int:
+    """Where 1-based ``line`` starts, searching on from ``offset`` (``at_line``
+    starts there). Newlines are counted a block at a time: splitting a 30 MB
+    file into lines is one C call that holds the GIL for 100 ms."""
+    while at_line < line:
+        end = min(len(text), offset + BLOCK)
+        newlines = text.count("\n", offset, end)
+        if at_line + newlines < line and end < len(text):
+            at_line, offset = at_line + newlines, end
+            continue
+        while at_line < line:
+            offset = text.index("\n", offset) + 1
+            at_line += 1
+    return offset
 
 
 def load_code(dump_file: DumpFile, kind: str, function: str | None,
@@ -79,11 +90,6 @@ def load_code(dump_file: DumpFile, kind: str, function: str | None,
     document.moveToThread(QCoreApplication.instance().thread())
     jump = line - first + 1 if line else None
     return LoadedCode(kind, shown, document, jump, note)
-
-
-def lex_text(text: str, kind: str, progress=None) -> list[list[Span]]:
-    """Colour spans of each line of ``text``, in a language of `LEXERS`."""
-    return line_spans(text, LEXERS[kind](stripnl=False, ensurenl=False), progress)
 
 
 class CodePanel(QWidget):

@@ -1,8 +1,9 @@
 """The main window: modules, pass timeline, HLO text beside its graph, inspector.
 
 The window binds views to core objects and nothing more: parsing, layout,
-lexing and report reading are pure functions run on worker threads
-(`xlaview.qt.workers`), and every view is told what to show by this class.
+lexing and report reading are pure functions run on worker threads or in a
+helper process (`xlaview.qt.workers`), and every view is told what to show by
+this class.
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ from __future__ import annotations
 import math
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from PySide6.QtCore import (
     QCoreApplication,
+    QEvent,
     QFileSystemWatcher,
-    QRectF,
     QSettings,
     QSize,
     Qt,
@@ -69,15 +71,17 @@ from xlaview.dump.loader import (
 )
 from xlaview.hlo import Module
 from xlaview.qt import theme
-from xlaview.qt.graph_view import CanvasPaths, GraphView, build_paths, compute_layout
+from xlaview.qt.graph_view import CanvasParts, GraphView, Placed, compute_layout, prepare_canvas
 from xlaview.qt.hlo_text import HloTextPanel, build_document
 from xlaview.qt.inspector import InspectorView
-from xlaview.qt.levels import CodePanel, KernelPanel, LevelsBar, lex_text, load_code
+from xlaview.qt.labels import steady_label
+from xlaview.qt.levels import CodePanel, KernelPanel, LevelsBar, load_code
 from xlaview.qt.module_list import ModuleListPanel
 from xlaview.qt.panels import ChangesPanel, CompareView, MemoryPanel, SearchPanel, TrafficPanel
 from xlaview.qt.problems import ProblemsView
 from xlaview.qt.timeline import PassTimeline, points_of
 from xlaview.qt.workers import Worker
+from xlaview.text.spans import lex_text
 from xlaview.resources import icon_path
 
 MAX_RECENT = 10
@@ -85,17 +89,37 @@ REFRESH_DELAY_MS = 400  # gather a burst of file events into one re-index
 CHANGE_SIZES_DELAY_MS = 800  # after a module's first dump shows
 SETTLE_SECONDS = 2.0  # a file written this recently may be half-written: look again later
 LAYOUT_CACHE = 24
+AFTER_PAINT_AT_MOST_MS = 150  # when nothing needed painting
 
 
-GraphResult = tuple[ComputationGraph, GraphLayout, CanvasPaths]
+GraphResult = tuple[ComputationGraph, GraphLayout, CanvasParts]
 PREPARED_POINTS = 4  # documents built ahead for the neighbouring passes
+
+
+class ProgressBar(QProgressBar):
+    """A progress bar that paints with the window's next paint, not at once.
+
+    `QProgressBar.setValue` repaints on the spot, and in a status bar that
+    paints every part of the window waiting to be painted (the graph, the
+    text): a hundred milliseconds per progress report, on the GUI thread.
+    """
+
+    def set_fraction(self, fraction: float | None) -> None:
+        """Show ``fraction`` done, or that work goes on (None)."""
+        maximum, value = (100, int(fraction * 100)) if fraction is not None else (0, 0)
+        if (maximum, value) == (self.maximum(), self.value()):
+            return
+        self.setUpdatesEnabled(False)  # setValue's repaint does nothing ...
+        self.setRange(0, maximum)
+        self.setValue(value)
+        self.setUpdatesEnabled(True)  # ... and this asks for a paint later
 
 
 def graph_and_layout(module: Module, computation: str, previous: dict[str, float] | None,
                      progress=None) -> GraphResult:
     graph = build_graph(module, computation)
     layout = compute_layout(graph, previous, progress)
-    return graph, layout, build_paths(layout)
+    return graph, layout, prepare_canvas(graph, layout)
 
 
 @dataclass
@@ -212,6 +236,14 @@ class MainWindow(QMainWindow):
         self._sizes_timer.setSingleShot(True)
         self._sizes_timer.setInterval(CHANGE_SIZES_DELAY_MS)
         self._sizes_timer.timeout.connect(lambda: self._request_change_sizes(self.dump_module))
+        # Work for what is not on screen yet (the next pass, the diff, the
+        # traffic) starts once the window has painted what is: a job running
+        # meanwhile would take the GIL from the paint half the time.
+        self._after_paint_work: dict[str, Callable[[], None]] = {}
+        self._after_paint_timer = QTimer(self)
+        self._after_paint_timer.setSingleShot(True)
+        self._after_paint_timer.setInterval(AFTER_PAINT_AT_MOST_MS)
+        self._after_paint_timer.timeout.connect(self._run_after_paint)
         self._restore_state()
 
     # ======================================================================== UI
@@ -230,8 +262,7 @@ class MainWindow(QMainWindow):
         self.fusion_graph = GraphView(self, object_name="fusionGraph")
         self.fusion_graph.instruction_clicked.connect(lambda c, i: self.select_instruction(i, c))
         self.fusion_graph.computation_entered.connect(self.enter_computation)
-        self.fusion_title = QLabel(self)
-        self.fusion_title.setContentsMargins(6, 2, 6, 2)
+        self.fusion_title = steady_label(self, margins=(6, 2))
         self.breadcrumb = Breadcrumb(self)
         self.inspector = InspectorView(self)
         self.inspector.instruction_requested.connect(lambda name: self.select_instruction(name))
@@ -258,7 +289,7 @@ class MainWindow(QMainWindow):
         self._kernel_shown: tuple[str, str] | None = None
         self._problems_seen = False
         self._step_direction = 1
-        self._previous_rects: dict[str, dict[str, QRectF]] = {}  # computation -> node rects
+        self._previous_nodes: dict[str, dict[str, Placed]] = {}  # computation -> nodes shown
 
         graph_box = QWidget(self)
         graph_layout = QVBoxLayout(graph_box)
@@ -327,11 +358,15 @@ class MainWindow(QMainWindow):
                          Qt.Orientation.Horizontal)
         self.resizeDocks([self.problems_dock], [240], Qt.Orientation.Vertical)
 
-        self.status = QLabel(self)
-        self.progress = QProgressBar(self)
+        self.status = steady_label(self)
+        self.progress = ProgressBar(self)
         self.progress.setMaximumWidth(180)
-        self.progress.setRange(0, 100)
         self.progress.setTextVisible(False)
+        # Showing and hiding it must not lay the window out again (and repaint
+        # every view): its place in the status bar stays.
+        policy = self.progress.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.progress.setSizePolicy(policy)
         self.progress.hide()
         self.statusBar().addWidget(self.status, 1)
         self.statusBar().addPermanentWidget(self.progress)
@@ -508,9 +543,10 @@ class MainWindow(QMainWindow):
         if module is None or module is not self.dump_module:
             return
         files = [(label, f.path) for label, f in module.timeline()]
-        self.worker.submit("change-sizes", change_sizes, files,
-                           on_done=self.timeline.set_change_sizes,
-                           on_progress=lambda f: self._progress("measuring each pass's change", f))
+        self.worker.submit_process(
+            "change-sizes", change_sizes, files, on_done=self.timeline.set_change_sizes,
+            on_progress=lambda f: self._progress("measuring each pass's change", f),
+            background=True)
 
     def _settling(self, rel_path: str) -> bool:
         """Whether a file changed so recently that it may still be being written."""
@@ -638,8 +674,8 @@ class MainWindow(QMainWindow):
         self.loaded = loaded
         module = loaded.module
         self.text.set_document(module, point.document, point.line_owners)
-        self.worker.submit("lex", lex_text, module.text, "hlo", on_done=self.text.set_spans,
-                           on_progress=lambda f: self._progress("highlighting", f))
+        self.worker.submit_process("lex", lex_text, module.text, "hlo", on_done=self.text.set_spans,
+                                   on_progress=lambda f: self._progress("highlighting", f))
         self._report_parse_problems(loaded, dump_file)
         # Keep showing the same computation while stepping, when it still exists.
         path = [c for c in self.graph_path if module.has_computation(c)]
@@ -651,9 +687,10 @@ class MainWindow(QMainWindow):
             self._show_graph(path[-1], keep_view=True)
         else:
             self.graph.set_graph(None, None)
-        self._prefetch_neighbours()
+        self._after_paint("prefetch", self._prefetch_neighbours)
         self._request_diff(dump_file)
-        self.worker.submit("traffic", analyze_traffic, module, on_done=self._on_traffic)
+        self._after_paint("traffic", lambda: self.worker.submit(
+            "traffic", analyze_traffic, module, on_done=self._on_traffic))
         if self.selection and self._selection_exists():
             self._show_selection(center=False)
         else:
@@ -738,10 +775,10 @@ class MainWindow(QMainWindow):
 
     def _colour(self, panel: CodePanel, code) -> None:
         view = panel.view
-        self.worker.submit(f"colour-{panel.objectName()}", lex_text, code.text, code.kind,
-                           on_done=lambda spans, d=code.document: (
-                               view.set_spans(spans) if view.document() is d else None),
-                           on_progress=lambda f: self._progress("colouring", f))
+        self.worker.submit_process(f"colour-{panel.objectName()}", lex_text, code.text, code.kind,
+                                   on_done=lambda spans, d=code.document: (
+                                       view.set_spans(spans) if view.document() is d else None),
+                                   on_progress=lambda f: self._progress("colouring", f))
 
     def show_stablehlo(self) -> None:
         """The StableHLO the framework handed XLA (``module.mlir``)."""
@@ -769,9 +806,9 @@ class MainWindow(QMainWindow):
             return
         before_label, before = points[labels.index(self.point) - 1]
         title = f"{before_label} → {self.point}"
-        self.worker.submit("diff", diff_points, self.cache, before, dump_file,
-                           on_done=lambda diff, t=title: self._on_diff(diff, t),
-                           on_error=self._on_job_error)
+        self._after_paint("diff", lambda: self.worker.submit(
+            "diff", diff_points, self.cache, before, dump_file,
+            on_done=lambda diff, t=title: self._on_diff(diff, t), on_error=self._on_job_error))
 
     def _on_diff(self, diff: ModuleDiff, title: str) -> None:
         self.diff = diff
@@ -804,11 +841,11 @@ class MainWindow(QMainWindow):
         if canvas is not None:
             canvas.diff = status
             canvas.ghosts = []
-            previous = self._previous_rects.get(canvas.graph.computation, {})
+            previous = self._previous_nodes.get(canvas.graph.computation, {})
             if diff is not None:
                 for r in diff.removed:
                     if r.computation == canvas.graph.computation and r.name in previous:
-                        canvas.ghosts.append((r.name, previous[r.name]))
+                        canvas.ghosts.append((r.name, previous[r.name].rect))
             canvas.update()
 
     def _on_traffic(self, traffic: Traffic) -> None:
@@ -934,12 +971,12 @@ class MainWindow(QMainWindow):
         self._set_graph(self.graph, *result, keep_view=keep_view)
 
     def _set_graph(self, view: GraphView, graph: ComputationGraph, layout: GraphLayout,
-                   paths: CanvasPaths, keep_view: bool) -> None:
+                   parts: CanvasParts, keep_view: bool) -> None:
         if view is self.graph and view.canvas is not None:
             old = view.canvas
-            self._previous_rects[old.graph.computation] = {
-                p.node.instruction: p.rect for p in old.placed.values() if not p.node.is_copy}
-        view.set_graph(graph, layout, keep_view=keep_view, paths=paths)
+            self._previous_nodes[old.graph.computation] = {
+                p.node.instruction: p for p in old.placed.values() if not p.node.is_copy}
+        view.set_graph(graph, layout, keep_view=keep_view, parts=parts)
         if view is self.graph:
             self._show_diff_marks()
             self._apply_traffic_overlay()
@@ -1088,9 +1125,11 @@ class MainWindow(QMainWindow):
             return
         files = [(label, f.path) for label, f in self.dump_module.timeline()]
         titles = {p.label: p.title for p in self.timeline.points}
-        self.worker.submit("history", instruction_history, files, name,
-                           on_done=lambda events, n=name: self._on_history(n, events, titles),
-                           on_progress=lambda f: self._progress("finding passes that changed it", f))
+        self.worker.submit_process(
+            "history", instruction_history, files, name,
+            on_done=lambda events, n=name: self._on_history(n, events, titles),
+            on_progress=lambda f: self._progress("finding passes that changed it", f),
+            background=True)
 
     def _on_history(self, name: str, events, titles: dict[str, str]) -> None:
         self.timeline.set_changed_marks({e.point for e in events})
@@ -1150,24 +1189,49 @@ class MainWindow(QMainWindow):
 
     def _show_busy_if_still(self) -> None:
         if self.worker.busy:
-            self.progress.setRange(0, 0)
+            self.progress.set_fraction(None)
             self.progress.show()
 
     def _progress(self, what: str, fraction: float) -> None:
-        self.progress.setRange(0, 100)
-        self.progress.setValue(int(fraction * 100))
+        self.progress.set_fraction(fraction)
         self.progress.setToolTip(what)
         self.progress.show()
+
+    @property
+    def busy(self) -> bool:
+        """Whether background work runs or waits for the window to paint."""
+        return self.worker.busy or bool(self._after_paint_work)
 
     def wait_idle(self, timeout_ms: int = 120000) -> bool:
         """Wait (processing events) until background work is done, work
         deferred until the window has shown a dump included."""
-        done = self.worker.wait(timeout_ms)
-        if self._sizes_timer.isActive():
-            self._sizes_timer.stop()
-            self._request_change_sizes(self.dump_module)
+        while True:
+            self._run_after_paint()
+            if self._sizes_timer.isActive():
+                self._sizes_timer.stop()
+                self._request_change_sizes(self.dump_module)
             done = self.worker.wait(timeout_ms)
-        return done
+            if not done or not (self._after_paint_work or self._sizes_timer.isActive()):
+                return done
+
+    def _after_paint(self, key: str, work: Callable[[], None]) -> None:
+        """Run ``work`` once the window has painted (the newest of each ``key``)."""
+        self._after_paint_work.pop(key, None)
+        self._after_paint_work[key] = work
+        if not self._after_paint_timer.isActive():
+            self._after_paint_timer.start()
+
+    def _run_after_paint(self) -> None:
+        self._after_paint_timer.stop()
+        work, self._after_paint_work = self._after_paint_work, {}
+        for run in work.values():
+            run()
+
+    def event(self, event: QEvent) -> bool:
+        handled = super().event(event)
+        if event.type() == QEvent.Type.UpdateRequest and self._after_paint_work:
+            self._after_paint_timer.start(0)  # just after this paint
+        return handled
 
     # ============================================================ file actions
     def _on_open_folder(self) -> None:
@@ -1241,6 +1305,8 @@ class MainWindow(QMainWindow):
 
     def _restore_state(self) -> None:
         self._update_recent_menu()
+        # Text and graph share the width at first (scaled down to the splitter's).
+        self.main_split.setSizes([10_000, 10_000])
         if not self.persist:
             self.resize(QSize(1600, 1000))
             return

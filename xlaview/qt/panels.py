@@ -33,6 +33,7 @@ from xlaview.analysis.memory import BufferBar, MemoryTimeline
 from xlaview.analysis.search import Hit
 from xlaview.analysis.traffic import Traffic
 from xlaview.qt import theme
+from xlaview.qt.labels import steady_label
 from xlaview.qt.inspector import human_bytes
 
 _ROLE = Qt.ItemDataRole.UserRole
@@ -134,15 +135,14 @@ class ChangesPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("changes")
-        self.title = QLabel(self)
-        self.title.setWordWrap(True)
+        self.title = steady_label(self, lines=2)
         self.tree = QTreeWidget(self)
         self.tree.setObjectName("diffTree")
         self.tree.setHeaderLabels(["instruction", "what"])
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
         self.tree.itemActivated.connect(self._on_item)
         self.tree.itemClicked.connect(self._on_item)
-        self.history_title = QLabel(self)
+        self.history_title = steady_label(self)
         self.history = QTreeWidget(self)
         self.history.setObjectName("historyList")
         self.history.setHeaderLabels(["pass", "event"])
@@ -248,8 +248,7 @@ class TrafficPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("traffic")
-        self.summary = QLabel(self)
-        self.summary.setWordWrap(True)
+        self.summary = steady_label(self, lines=2)
         self.overlay = QCheckBox("Show on the graph", self)
         self.overlay.toggled.connect(self.overlay_toggled)
         self.model = RowsModel(["traffic", "bytes", "shape", "producer", "kind", "read by"], self,

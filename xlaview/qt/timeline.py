@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from xlaview.dump.index import DumpModule
 from xlaview.qt import theme
+from xlaview.qt.labels import steady_label
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +190,7 @@ class PassTimeline(QWidget):
         self.slider.setObjectName("passSlider")
         self.slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.slider.valueChanged.connect(lambda v: self.set_current(v, emit=True))
-        self.caption = QLabel(self)
+        self.caption = steady_label(self)
         self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         caption_font = theme.monospace_font(9)
         self.caption.setFont(caption_font)

@@ -4,16 +4,26 @@ A job is a plain function. Its result (or exception) comes back through a
 signal of an object that lives on the GUI thread, so callbacks always run
 there. A newer job for the same slot makes older results stale: they are
 dropped, which is what stepping quickly through passes needs.
+
+Jobs run on a thread, or in the helper process (`xlaview.helper`,
+`Worker.submit_process`) when they are long, pure Python and need nothing of
+the window's objects (colouring a file): a thread running Python takes the GIL
+from the GUI thread half the time, a process never does.
 """
 
 from __future__ import annotations
 
 import gc
+import threading
+import time
 import traceback
+from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QEventLoop, QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtCore import QEventLoop, QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
+
+from xlaview.helper import HelperProcess
 
 
 class _Relay(QObject):
@@ -24,6 +34,36 @@ class _Relay(QObject):
 
 class Cancelled(Exception):
     """Raised inside a job whose result nobody wants any more."""
+
+
+class _CollectorPause:
+    """No cyclic garbage collection while any job runs.
+
+    A job builds hundreds of thousands of objects (a parsed module); the
+    collector, triggered by those allocations, walks them all with the GIL
+    held, and the GUI thread waits 30-50 ms for it each time. The objects a
+    job makes are freed by reference counting (a module has no cycles), and
+    are frozen out of the collector's sight when the last job ends."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._running = 0
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self._running += 1
+            if self._running == 1:
+                gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        with self._lock:
+            self._running -= 1
+            if self._running == 0:
+                gc.freeze()
+                gc.enable()
+
+
+_collector_pause = _CollectorPause()
 
 
 class _Job(QRunnable):
@@ -42,16 +82,42 @@ class _Job(QRunnable):
         if not self.is_current(self.token):
             return  # superseded while it waited for a thread: nobody wants its result
         try:
-            if self.wants_progress:
-                result = self.fn(*self.args, progress=self.report)
-            else:
-                result = self.fn(*self.args)
+            with _collector_pause:
+                if self.wants_progress:
+                    result = self.fn(*self.args, progress=self.report)
+                else:
+                    result = self.fn(*self.args)
         except Cancelled:
             return
         except BaseException as err:  # shown to the user, never swallowed
             self.relay.failed.emit(self.token, err, traceback.format_exc())
             return
         self.relay.done.emit(self.token, result)
+
+
+# Helper processes shared by every window, by lane: the text in view is
+# coloured while a long scan of every pass file runs in the other lane.
+_helpers: dict[str, HelperProcess] = {}
+
+
+def stop_processes() -> None:
+    """Stop the helper processes without waiting for their jobs (at quit)."""
+    while _helpers:
+        _helpers.popitem()[1].close()
+
+
+_pool: QThreadPool | None = None
+
+
+def _thread_pool() -> QThreadPool:
+    """One worker thread, shared by every window (not Qt's global pool, which
+    Qt uses too). Two would only share the GIL between them, and leave the GUI
+    thread a third of it instead of half."""
+    global _pool
+    if _pool is None:
+        _pool = QThreadPool()
+        _pool.setMaxThreadCount(1)
+    return _pool
 
 
 class Worker(QObject):
@@ -61,7 +127,7 @@ class Worker(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._pool = QThreadPool.globalInstance()
+        self._pool = _thread_pool()
         self._relay = _Relay(self)
         self._relay.done.connect(self._on_done)
         self._relay.failed.connect(self._on_failed)
@@ -69,6 +135,11 @@ class Worker(QObject):
         self._next = 0
         self._slots: dict[str, int] = {}
         self._callbacks: dict[int, tuple[Callable, Callable | None, Callable | None]] = {}
+        self._arrivals: deque[tuple[int, bool, object, str]] = deque()
+        self._deliver_timer = QTimer(self)
+        self._deliver_timer.setSingleShot(True)
+        self._deliver_timer.setInterval(0)
+        self._deliver_timer.timeout.connect(self._deliver_next)
 
     @property
     def busy(self) -> bool:
@@ -84,6 +155,47 @@ class Worker(QObject):
         on_progress: Callable[[float], None] | None = None,
     ) -> int:
         """Run ``fn(*args)`` (``fn(*args, progress=...)`` if ``on_progress``)."""
+        token = self._register(slot, (on_done, on_error, on_progress))
+        job = _Job(token, fn, args, self._relay, on_progress is not None, self._callbacks.__contains__)
+        self._pool.start(job)
+        return token
+
+    def submit_process(
+        self,
+        slot: str,
+        fn: Callable[..., Any],
+        *args: Any,
+        on_done: Callable[[Any], None],
+        on_error: Callable[[BaseException, str], None] | None = None,
+        on_progress: Callable[[float], None] | None = None,
+        background: bool = False,
+    ) -> int:
+        """Run ``fn(*args)`` (``fn(*args, progress=...)`` if ``on_progress``) in
+        a helper process: ``fn``, its arguments and its result must pickle.
+        ``background`` jobs (scans of a whole folder) run in their own lane."""
+        lane = "background" if background else "view"
+        helper = _helpers.get(lane) or _helpers.setdefault(lane, HelperProcess())
+        token = self._register(slot, (on_done, on_error, on_progress))
+        relay, callbacks = self._relay, self._callbacks
+
+        def emitting(signal: Any, *values: Any) -> None:  # on the helper's thread
+            try:
+                signal.emit(token, *values)
+            except RuntimeError:  # the window went away meanwhile
+                pass
+
+        def deliver(ok: bool, value: Any, trace: str) -> None:
+            if ok:
+                emitting(relay.done, value)
+            else:
+                emitting(relay.failed, value, trace)
+
+        # A superseded job never starts: only the newest of a slot is wanted.
+        helper.submit(fn, args, deliver, wanted=lambda: token in callbacks,
+                       progress=(lambda f: emitting(relay.progress, f)) if on_progress else None)
+        return token
+
+    def _register(self, slot: str, callbacks: tuple[Callable, Callable | None, Callable | None]) -> int:
         self._next += 1
         token = self._next
         old = self._slots.get(slot)
@@ -91,11 +203,9 @@ class Worker(QObject):
             self._callbacks.pop(old, None)
         self._slots[slot] = token
         was_busy = self.busy
-        self._callbacks[token] = (on_done, on_error, on_progress)
+        self._callbacks[token] = callbacks
         if not was_busy:
             self.busy_changed.emit(True)
-        job = _Job(token, fn, args, self._relay, on_progress is not None, self._callbacks.__contains__)
-        self._pool.start(job)
         return token
 
     def _finish(self, token: int) -> tuple[Callable, Callable | None, Callable | None] | None:
@@ -106,21 +216,35 @@ class Worker(QObject):
 
     @Slot(int, object)
     def _on_done(self, token: int, result: object) -> None:
-        callbacks = self._finish(token)
-        if callbacks:
-            callbacks[0](result)
-        # Results are large and long-lived (a parsed module, a file's colour
-        # spans): keep them out of the cyclic collector, whose full passes over
-        # them otherwise stall the GUI thread for 100 ms and more, freeing nothing.
-        gc.freeze()
+        self._arrived(token, True, result, "")
 
     @Slot(int, object, str)
     def _on_failed(self, token: int, error: object, trace: str) -> None:
+        self._arrived(token, False, error, trace)
+
+    def _arrived(self, token: int, ok: bool, value: object, trace: str) -> None:
+        if token not in self._callbacks:
+            return  # superseded
+        # One result per pass of the event loop: results that arrive together
+        # (a pass, its layout, its diff) would otherwise be handled in one go,
+        # and the window would neither paint nor take input meanwhile.
+        self._arrivals.append((token, ok, value, trace))
+        if not self._deliver_timer.isActive():
+            self._deliver_timer.start()
+
+    def _deliver_next(self) -> None:
+        if not self._arrivals:
+            return
+        token, ok, value, trace = self._arrivals.popleft()
+        if self._arrivals:
+            self._deliver_timer.start()
         callbacks = self._finish(token)
         if callbacks is None:
-            return
-        if callbacks[1] is not None:
-            callbacks[1](error, trace)  # type: ignore[arg-type]
+            return  # superseded while it waited
+        if ok:
+            callbacks[0](value)
+        elif callbacks[1] is not None:
+            callbacks[1](value, trace)  # type: ignore[arg-type]
         else:
             raise RuntimeError(f"background job failed:\n{trace}")
 
@@ -148,6 +272,7 @@ class Worker(QObject):
         timer.start()
         while self.pending(slot) and timer.elapsed() < timeout_ms:
             QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
+            time.sleep(0.002)  # not a busy loop: the GIL is the workers' meanwhile
         return not self.pending(slot)
 
     def wait(self, timeout_ms: int = 60000) -> bool:
@@ -160,5 +285,6 @@ class Worker(QObject):
             while self.busy and timer.elapsed() < timeout_ms:
                 self._pool.waitForDone(QDeadlineTimer(20))
                 QCoreApplication.processEvents()
+                time.sleep(0.002)  # a helper-process job: no thread to wait for
             QCoreApplication.processEvents()
         return not self.busy
