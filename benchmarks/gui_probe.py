@@ -94,7 +94,7 @@ def main() -> None:
         text = time.perf_counter() - t0
         wait_until(lambda: window.graph.graph is not None)
         graph = time.perf_counter() - t0
-        wait_until(lambda: not window.worker.busy)  # serving events all along
+        wait_until(lambda: not window.busy)  # serving events all along
         idle = time.perf_counter() - t0
         blocked = beat.stop()
         print(json.dumps({"modules_listed_s": listed, "text_s": text, "text_and_graph_s": graph,
@@ -122,7 +122,7 @@ def main() -> None:
                        and window.text.module is window.loaded.module
                        and (window._current_file_key(), window.graph_path[-1]) in window._layouts)
             steps.append(time.perf_counter() - t0)
-            wait_until(lambda: not window.worker.busy)
+            wait_until(lambda: not window.busy)
         blocked = beat.stop()
         print(json.dumps({"steps_s": steps, "gui_blocked_max_ms": blocked,
                           "instructions": window.loaded.module.instruction_count}))
@@ -137,7 +137,7 @@ def main() -> None:
         shown = time.perf_counter() - t0
         wait_until(lambda: window.kernel.view._spans is not None)
         coloured = time.perf_counter() - t0
-        wait_until(lambda: not window.worker.busy)
+        wait_until(lambda: not window.busy)
         print(json.dumps({"text_shown_s": shown, "coloured_s": coloured,
                           "gui_blocked_max_ms": beat.stop(),
                           "lines": window.kernel.view.document().blockCount()}))
