@@ -26,15 +26,12 @@ from collections.abc import Callable
 from typing import Any, BinaryIO
 
 NICENESS = 10
+MAX_DEATHS = 3  # children that die in a row before jobs run in this process instead
 # The argument a frozen (PyInstaller) xlaview takes to be the helper instead.
 FROZEN_HELPER_ARG = "--xlaview-helper"
 
 Deliver = Callable[[bool, Any, str], None]  # (ok, result or error, traceback text)
 Progress = Callable[[float], None]
-
-
-class HelperDied(RuntimeError):
-    """The helper process exited while it ran a job."""
 
 
 def _send(stream: BinaryIO, obj: object) -> None:
@@ -86,6 +83,15 @@ def serve() -> None:
             _send(results, ("done", False, error, traceback.format_exc()))
 
 
+def _run_here(fn: Callable[..., Any], args: tuple, progress: Progress | None,
+              ) -> tuple[bool, Any, str]:
+    """A job run in this process, as the child would have run it."""
+    try:
+        return True, fn(*args, progress=progress) if progress else fn(*args), ""
+    except BaseException as err:  # delivered, as the child's would be
+        return False, err, traceback.format_exc()
+
+
 def helper_command() -> list[str]:
     if getattr(sys, "frozen", False):
         return [sys.executable, FROZEN_HELPER_ARG]
@@ -107,6 +113,7 @@ class HelperProcess:
         self._process: subprocess.Popen | None = None
         self._thread: threading.Thread | None = None
         self._closed = False
+        self._deaths = 0  # children that died in a row
 
     def submit(self, fn: Callable[..., Any], args: tuple, deliver: Deliver,
                wanted: Callable[[], bool] = lambda: True, progress: Progress | None = None,
@@ -153,12 +160,17 @@ class HelperProcess:
             if not wanted():
                 continue
             try:
-                ok, value, trace = self._call(fn, args, progress)
-            except (OSError, EOFError) as err:
+                if self._deaths >= MAX_DEATHS:
+                    ok, value, trace = _run_here(fn, args, progress)
+                else:
+                    ok, value, trace = self._call(fn, args, progress)
+                    self._deaths = 0
+            except (OSError, EOFError):  # no child could start, or it died (out of memory)
                 if self._closed:
                     return
-                self._drop_process()  # a new child for the next job
-                ok, value, trace = False, HelperDied(f"the helper process stopped: {err}"), ""
+                self._drop_process()  # a new child for the next job ...
+                self._deaths += 1  # ... unless they keep dying: then jobs run here
+                ok, value, trace = _run_here(fn, args, progress)
             except Exception as err:  # the job or its outcome would not pickle
                 ok, value, trace = False, err, traceback.format_exc()
             deliver(ok, value, trace)

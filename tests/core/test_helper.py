@@ -3,6 +3,7 @@ spans it sends back."""
 
 from __future__ import annotations
 
+import os
 import pickle
 import subprocess
 import sys
@@ -11,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from xlaview.helper import HelperDied, HelperProcess
+from xlaview import helper as helper_module
+from xlaview.helper import HelperProcess
 from xlaview.resources import sample_dump
 from xlaview.text.spans import lex_text
 
@@ -121,15 +123,30 @@ def test_a_helper_that_dies_is_replaced(helper) -> None:
     out = Outcomes()
     helper.submit(print_and_return, (1,), out.deliver)
     out.next()
-    helper._process.kill()  # as the out-of-memory killer would
-    helper._process.wait()
+    first = helper._process
+    first.kill()  # as the out-of-memory killer would
+    first.wait()
+    # The job sent to the dead child runs here; the next one in a new child.
     helper.submit(print_and_return, (2,), out.deliver)
-    ok, error, _ = out.next()
-    if not ok:  # the job was sent to the dead process: reported, and the next one runs
-        assert isinstance(error, HelperDied)
-        helper.submit(print_and_return, (3,), out.deliver)
-        ok, value, _ = out.next()
-        assert ok and value == 3
+    assert out.next() == (True, 2, "")
+    helper.submit(os.getpid, (), out.deliver)
+    ok, pid, _ = out.next()
+    assert ok and pid not in (os.getpid(), first.pid)
+
+
+def test_where_no_child_can_start_jobs_run_here(monkeypatch) -> None:
+    monkeypatch.setattr(helper_module, "helper_command", lambda: ["/nonexistent/python"])
+    h = HelperProcess()
+    out = Outcomes()
+    try:
+        for n in range(helper_module.MAX_DEATHS + 1):
+            h.submit(os.getpid, (), out.deliver)
+            assert out.next() == (True, os.getpid(), ""), n
+        h.submit(fail_on_purpose, ("here too",), out.deliver)
+        ok, error, trace = out.next()
+        assert not ok and "here too" in str(error) and "fail_on_purpose" in trace
+    finally:
+        h.close()
 
 
 def test_a_script_without_a_main_guard_is_not_run_again(tmp_path: Path) -> None:
