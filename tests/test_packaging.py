@@ -5,6 +5,7 @@ from __future__ import annotations
 import configparser
 import importlib.util
 import os
+import queue
 import subprocess
 import sys
 from pathlib import Path
@@ -54,3 +55,21 @@ def test_pyinstaller_builds_a_working_app(tmp_path: Path) -> None:
                           "--out", str(out)], capture_output=True, text=True, timeout=120, env=env)
     assert run.returncode == 0, run.stderr
     assert out.stat().st_size > 50_000
+    # The frozen app is its own helper process (it colours text off the GUI's GIL).
+    from xlaview import helper
+    from xlaview.text.spans import lex_text
+
+    outcomes: queue.Queue[tuple[bool, object, str]] = queue.Queue()
+    child = helper.HelperProcess()
+    original = helper.helper_command
+    helper.helper_command = lambda: [str(app), helper.FROZEN_HELPER_ARG]
+    try:
+        child.submit(lex_text, ("HloModule m", "hlo"), lambda *o: outcomes.put(o))
+        ok, spans, _ = outcomes.get(timeout=60)
+        assert ok and spans[0] == lex_text("HloModule m", "hlo")[0]
+        child.submit(os.getpid, (), lambda *o: outcomes.put(o))
+        ok, pid, _ = outcomes.get(timeout=60)
+        assert ok and pid == child._process.pid, "the job ran in the frozen app"
+    finally:
+        helper.helper_command = original
+        child.close()
