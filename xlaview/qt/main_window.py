@@ -543,10 +543,10 @@ class MainWindow(QMainWindow):
         if module is None or module is not self.dump_module:
             return
         files = [(label, f.path) for label, f in module.timeline()]
-        self.worker.submit_process(
+        self.worker.submit(
             "change-sizes", change_sizes, files, on_done=self.timeline.set_change_sizes,
             on_progress=lambda f: self._progress("measuring each pass's change", f),
-            background=True)
+            process="background")
 
     def _settling(self, rel_path: str) -> bool:
         """Whether a file changed so recently that it may still be being written."""
@@ -674,8 +674,8 @@ class MainWindow(QMainWindow):
         self.loaded = loaded
         module = loaded.module
         self.text.set_document(module, point.document, point.line_owners)
-        self.worker.submit_process("lex", lex_text, module.text, "hlo", on_done=self.text.set_spans,
-                                   on_progress=lambda f: self._progress("highlighting", f))
+        self.worker.submit("lex", lex_text, module.text, "hlo", on_done=self.text.set_spans,
+                           on_progress=lambda f: self._progress("highlighting", f), process="view")
         self._report_parse_problems(loaded, dump_file)
         # Keep showing the same computation while stepping, when it still exists.
         path = [c for c in self.graph_path if module.has_computation(c)]
@@ -775,10 +775,10 @@ class MainWindow(QMainWindow):
 
     def _colour(self, panel: CodePanel, code) -> None:
         view = panel.view
-        self.worker.submit_process(f"colour-{panel.objectName()}", lex_text, code.text, code.kind,
-                                   on_done=lambda spans, d=code.document: (
-                                       view.set_spans(spans) if view.document() is d else None),
-                                   on_progress=lambda f: self._progress("colouring", f))
+        self.worker.submit(f"colour-{panel.objectName()}", lex_text, code.text, code.kind,
+                           on_done=lambda spans, d=code.document: (
+                               view.set_spans(spans) if view.document() is d else None),
+                           on_progress=lambda f: self._progress("colouring", f), process="view")
 
     def show_stablehlo(self) -> None:
         """The StableHLO the framework handed XLA (``module.mlir``)."""
@@ -1125,11 +1125,11 @@ class MainWindow(QMainWindow):
             return
         files = [(label, f.path) for label, f in self.dump_module.timeline()]
         titles = {p.label: p.title for p in self.timeline.points}
-        self.worker.submit_process(
+        self.worker.submit(
             "history", instruction_history, files, name,
             on_done=lambda events, n=name: self._on_history(n, events, titles),
             on_progress=lambda f: self._progress("finding passes that changed it", f),
-            background=True)
+            process="background")
 
     def _on_history(self, name: str, events, titles: dict[str, str]) -> None:
         self.timeline.set_changed_marks({e.point for e in events})

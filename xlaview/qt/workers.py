@@ -5,10 +5,10 @@ signal of an object that lives on the GUI thread, so callbacks always run
 there. A newer job for the same slot makes older results stale: they are
 dropped, which is what stepping quickly through passes needs.
 
-Jobs run on a thread, or in the helper process (`xlaview.helper`,
-`Worker.submit_process`) when they are long, pure Python and need nothing of
-the window's objects (colouring a file): a thread running Python takes the GIL
-from the GUI thread half the time, a process never does.
+Jobs run on a thread, or in a helper process (`xlaview.helper`, the
+``process`` argument of `Worker.submit`) when they are long, pure Python and
+need nothing of the window's objects (colouring a file): a thread running
+Python takes the GIL from the GUI thread half the time, a process never does.
 """
 
 from __future__ import annotations
@@ -153,29 +153,18 @@ class Worker(QObject):
         on_done: Callable[[Any], None],
         on_error: Callable[[BaseException, str], None] | None = None,
         on_progress: Callable[[float], None] | None = None,
+        process: str | None = None,
     ) -> int:
-        """Run ``fn(*args)`` (``fn(*args, progress=...)`` if ``on_progress``)."""
+        """Run ``fn(*args)`` (``fn(*args, progress=...)`` if ``on_progress``) on
+        the worker thread, or in the helper process of lane ``process``: "view"
+        (what is on screen) or "background" (scans of a whole folder). A process
+        job's ``fn``, arguments and result must pickle."""
         token = self._register(slot, (on_done, on_error, on_progress))
-        job = _Job(token, fn, args, self._relay, on_progress is not None, self._callbacks.__contains__)
-        self._pool.start(job)
-        return token
-
-    def submit_process(
-        self,
-        slot: str,
-        fn: Callable[..., Any],
-        *args: Any,
-        on_done: Callable[[Any], None],
-        on_error: Callable[[BaseException, str], None] | None = None,
-        on_progress: Callable[[float], None] | None = None,
-        background: bool = False,
-    ) -> int:
-        """Run ``fn(*args)`` (``fn(*args, progress=...)`` if ``on_progress``) in
-        a helper process: ``fn``, its arguments and its result must pickle.
-        ``background`` jobs (scans of a whole folder) run in their own lane."""
-        lane = "background" if background else "view"
-        helper = _helpers.get(lane) or _helpers.setdefault(lane, HelperProcess())
-        token = self._register(slot, (on_done, on_error, on_progress))
+        if process is None:
+            self._pool.start(_Job(token, fn, args, self._relay, on_progress is not None,
+                                  self._callbacks.__contains__))
+            return token
+        helper = _helpers.get(process) or _helpers.setdefault(process, HelperProcess())
         relay, callbacks = self._relay, self._callbacks
 
         def emitting(signal: Any, *values: Any) -> None:  # on the helper's thread
@@ -192,7 +181,7 @@ class Worker(QObject):
 
         # A superseded job never starts: only the newest of a slot is wanted.
         helper.submit(fn, args, deliver, wanted=lambda: token in callbacks,
-                       progress=(lambda f: emitting(relay.progress, f)) if on_progress else None)
+                      progress=(lambda f: emitting(relay.progress, f)) if on_progress else None)
         return token
 
     def _register(self, slot: str, callbacks: tuple[Callable, Callable | None, Callable | None]) -> int:
