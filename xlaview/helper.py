@@ -163,8 +163,11 @@ class HelperProcess:
                 if self._deaths >= MAX_DEATHS:
                     ok, value, trace = _run_here(fn, args, progress)
                 else:
-                    ok, value, trace = self._call(fn, args, progress)
+                    outcome = self._call(fn, args, progress, wanted)
                     self._deaths = 0
+                    if outcome is None:
+                        continue  # no longer wanted while it ran: its child was stopped
+                    ok, value, trace = outcome
             except (OSError, EOFError):  # no child could start, or it died (out of memory)
                 if self._closed:
                     return
@@ -184,8 +187,11 @@ class HelperProcess:
                 if stream is not None:
                     stream.close()
 
-    def _call(self, fn: Callable[..., Any], args: tuple,
-              progress: Progress | None) -> tuple[bool, Any, str]:
+    def _call(self, fn: Callable[..., Any], args: tuple, progress: Progress | None,
+              wanted: Callable[[], bool]) -> tuple[bool, Any, str] | None:
+        """The job's outcome from the child; None if, by one of its progress
+        reports, it was no longer wanted (the child is stopped: the only way
+        to stop a running job, and a new child starts in a tenth of a second)."""
         process = self._process
         if process is None or process.poll() is not None:
             self._drop_process()
@@ -197,5 +203,8 @@ class HelperProcess:
             message = _receive(process.stdout)
             if message[0] == "done":
                 return message[1:]
+            if not wanted():
+                self._drop_process()
+                return None
             if progress is not None:
                 progress(message[1])

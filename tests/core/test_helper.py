@@ -110,6 +110,27 @@ def test_a_job_no_longer_wanted_never_runs(helper) -> None:
     assert [value for _, value, _ in out.items] == [2]
 
 
+def test_a_running_job_no_longer_wanted_is_stopped(helper) -> None:
+    """Stepping on while a big file is coloured: its child is stopped at the
+    job's next progress report, and the next job runs in a new one."""
+    out = Outcomes()
+    wanted = threading.Event()
+    wanted.set()
+    first_report = threading.Event()
+
+    def report(fraction: float) -> None:
+        wanted.clear()  # the user stepped on
+        first_report.set()
+
+    helper.submit(lex_text, (sample_text() * 20, "hlo"), out.deliver, wanted=wanted.is_set,
+                  progress=report)
+    assert first_report.wait(60)
+    helper.submit(os.getpid, (), out.deliver)
+    ok, pid, _ = out.next()
+    assert ok and pid != os.getpid()
+    assert len(out.items) == 1, "the stopped job delivered nothing"
+
+
 def test_progress_reports_arrive_before_the_result(helper) -> None:
     out = Outcomes()
     text = sample_text() * 4
