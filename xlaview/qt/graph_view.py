@@ -160,7 +160,7 @@ class GraphCanvas(QGraphicsItem):
         parts = parts or prepare_canvas(graph, layout)
         self.placed = parts.placed
         self._boxes = parts.boxes
-        self._roots = [p for p in self.placed.values() if p.node.is_root]
+        self._marks: tuple[tuple, dict[str, str], list[tuple[QPen, QPainterPath]]] | None = None
         self._rows = parts.rows
         self._row_ys = [y for y, _ in self._rows]
         self._edges_path = parts.edges
@@ -254,8 +254,10 @@ class GraphCanvas(QGraphicsItem):
             painter.setPen(pen)
             painter.setBrush(fill)
             painter.drawPath(path)
-        for placed in self._marked():
-            self._paint_mark(painter, placed)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for pen, path in self._mark_paths():
+            painter.setPen(pen)
+            painter.drawPath(path)
         if not show_text:
             return
         # Labels of the nodes in the exposed rows only.
@@ -309,38 +311,48 @@ class GraphCanvas(QGraphicsItem):
                 painter.drawText(rect.adjusted(6, 4, -6, -4), Qt.AlignmentFlag.AlignCenter,
                                  f"{name}\n(removed)")
 
-    def _marked(self) -> list[Placed]:
-        """Nodes drawn over their kind's boxes: the selection, its operands and
-        users, the pass's changes, the computation's root."""
-        names = {self.selected, *self.operands, *self.users, *self.diff}
-        return [p for name in names if name for key in self.graph.nodes_of.get(name, ())
-                if (p := self.placed.get(key)) is not None] + self._roots
-
-    def _paint_mark(self, painter: QPainter, placed: Placed) -> None:
-        node, rect = placed.node, placed.rect
-        name = node.instruction
+    def _mark_style(self, name: str) -> tuple[str, float] | None:
+        """The border (colour, width) that marks instruction ``name``, if any."""
         if name == self.selected:
-            border, width = QColor(theme.SELECTION_BORDER), 3.0
-        elif name in self.operands:
-            border, width = QColor("#1c7ed6"), 2.2
-        elif name in self.users:
-            border, width = QColor("#2f9e44"), 2.2
-        elif self.diff.get(name) == "added":
-            border, width = QColor("#2b8a3e"), 2.4
-        elif self.diff.get(name) == "changed":
-            border, width = QColor("#e67700"), 2.4
-        else:
-            border, width = None, 0.0
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        if border is not None:
-            pen = QPen(border, width)
-            if node.is_copy:
+            return theme.SELECTION_BORDER, 3.0
+        if name in self.operands:
+            return "#1c7ed6", 2.2
+        if name in self.users:
+            return "#2f9e44", 2.2
+        status = self.diff.get(name)
+        if status == "added":
+            return "#2b8a3e", 2.4
+        if status == "changed":
+            return "#e67700", 2.4
+        return None
+
+    def _mark_paths(self) -> list[tuple[QPen, QPainterPath]]:
+        """Borders drawn over the boxes (the selection, its operands and users,
+        the pass's changes, the root), one path per style: a fusion pass changes
+        thousands of nodes. Kept until what they mark changes."""
+        key = (self.selected, frozenset(self.operands), frozenset(self.users), id(self.diff))
+        if self._marks is not None and self._marks[0] == key and self._marks[1] is self.diff:
+            return self._marks[2]
+        paths: dict[tuple[str, float, bool], QPainterPath] = {}
+        for name in {self.selected, *self.operands, *self.users, *self.diff}:
+            style = self._mark_style(name) if name else None
+            for node_key in self.graph.nodes_of.get(name or "", ()) if style else ():
+                box = self.placed.get(node_key)
+                if box is not None:
+                    path = paths.setdefault((*style, box.node.is_copy), QPainterPath())
+                    path.addRoundedRect(box.left, box.top, box.width, box.height, 6, 6)
+        roots = QPainterPath()
+        for box in self.placed.values():
+            if box.node.is_root:
+                roots.addRoundedRect(box.left - 3, box.top - 3, box.width + 6, box.height + 6, 8, 8)
+        marks = [(QPen(QColor("#495057"), 1), roots)]
+        for (colour, width, is_copy), path in paths.items():
+            pen = QPen(QColor(colour), width)
+            if is_copy:
                 pen.setStyle(Qt.PenStyle.DashLine)
-            painter.setPen(pen)
-            painter.drawRoundedRect(rect, 6, 6)
-        if node.is_root:
-            painter.setPen(QPen(QColor("#495057"), 1))
-            painter.drawRoundedRect(rect.adjusted(-3, -3, 3, 3), 8, 8)
+            marks.append((pen, path))
+        self._marks = (key, self.diff, marks)
+        return marks
 
     def _paint_label(self, painter: QPainter, placed: Placed) -> None:
         node, rect = placed.node, placed.rect

@@ -45,7 +45,7 @@ from xlaview.text.spans import LineSpans
 _NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-]")
 
 
-DOCUMENT_CHUNK_LINES = 1000
+DOCUMENT_CHUNK_LINES = 100
 
 
 def build_document(text: str) -> QTextDocument:
@@ -54,9 +54,11 @@ def build_document(text: str) -> QTextDocument:
     shown: anything touching fonts on a worker thread holds Qt's font lock
     and stalls the GUI thread.
 
-    The text goes in a thousand lines at a time: a Qt call holds the GIL
-    throughout, and `setPlainText` of a 20k-line module would keep the GUI
-    thread out of Python for 80 ms."""
+    The text goes in a hundred lines at a time (a third of a millisecond, no
+    slower in all): a Qt call holds the GIL throughout, `setPlainText` of a
+    20k-line module would keep the GUI thread out of Python for 80 ms, and a
+    view that paints calls into Python hundreds of times, each call waiting
+    for the chunk in progress."""
     document = QTextDocument()
     document.setUndoRedoEnabled(False)
     cursor = QTextCursor(document)

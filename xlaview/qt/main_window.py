@@ -687,7 +687,8 @@ class MainWindow(QMainWindow):
             self._show_graph(path[-1], keep_view=True)
         else:
             self.graph.set_graph(None, None)
-        self._after_paint("prefetch", self._prefetch_neighbours)
+        # The diff and the traffic, then (in _on_traffic) the neighbouring
+        # passes: each result is handled while no other job runs.
         self._request_diff(dump_file)
         self._after_paint("traffic", lambda: self.worker.submit(
             "traffic", analyze_traffic, module, on_done=self._on_traffic))
@@ -852,6 +853,7 @@ class MainWindow(QMainWindow):
         self.traffic = traffic
         self.traffic_panel.set_traffic(traffic)
         self._apply_traffic_overlay()
+        self._after_paint("prefetch", self._prefetch_neighbours)
 
     def _apply_traffic_overlay(self) -> None:
         canvas = self.graph.canvas

@@ -261,6 +261,7 @@ class PassTimeline(QWidget):
             self.caption.setText("")
         else:
             self.caption.setText(f"{index + 1}/{len(self.points)}   {self.points[index].title}")
+            self.caption.setToolTip(self.points[index].title)  # in full, when cut off
         self.strip.update()
         if emit and changed and index is not None:
             self.point_selected.emit(self.points[index].label)
