@@ -53,6 +53,13 @@ def wait_until(predicate, timeout: float = 60.0) -> None:
         time.sleep(0.001)
 
 
+def shows_this_pass(window) -> bool:
+    """Whether the graph view shows the layout of the current pass."""
+    cached = window._layouts.get((window._current_file_key(), window.graph_path[-1]))
+    return cached is not None and window.graph.canvas is not None and (
+        window.graph.canvas.layout is cached[1])
+
+
 def main() -> None:
     task, folder = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None
     if task == "reference-window":  # Qt alone: an empty main window shown
@@ -118,9 +125,8 @@ def main() -> None:
             expected = str(window.dump_module.file_at(label).path)
             wait_until(lambda: window.point == label and window.loaded is not None
                        and window._current_file_key() == expected
-                       and window.graph.graph is not None
                        and window.text.module is window.loaded.module
-                       and (window._current_file_key(), window.graph_path[-1]) in window._layouts)
+                       and shows_this_pass(window))
             steps.append(time.perf_counter() - t0)
             wait_until(lambda: not window.busy)
         blocked = beat.stop()

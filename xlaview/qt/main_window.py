@@ -242,7 +242,6 @@ class MainWindow(QMainWindow):
         self._after_paint_work: dict[str, Callable[[], None]] = {}
         self._after_paint_timer = QTimer(self)
         self._after_paint_timer.setSingleShot(True)
-        self._after_paint_timer.setInterval(AFTER_PAINT_AT_MOST_MS)
         self._after_paint_timer.timeout.connect(self._run_after_paint)
         self._restore_state()
 
@@ -684,7 +683,8 @@ class MainWindow(QMainWindow):
             path = [entry] if entry else []
         self.graph_path = path
         if path:
-            self._show_graph(path[-1], keep_view=True)
+            # The text paints first, the graph in the next pass of the event loop.
+            self._after_paint("graph", lambda c=path[-1]: self._show_graph(c, keep_view=True))
         else:
             self.graph.set_graph(None, None)
         # The diff and the traffic, then (in _on_traffic) the neighbouring
@@ -1221,7 +1221,7 @@ class MainWindow(QMainWindow):
         self._after_paint_work.pop(key, None)
         self._after_paint_work[key] = work
         if not self._after_paint_timer.isActive():
-            self._after_paint_timer.start()
+            self._after_paint_timer.start(AFTER_PAINT_AT_MOST_MS)
 
     def _run_after_paint(self) -> None:
         self._after_paint_timer.stop()
