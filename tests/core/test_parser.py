@@ -252,3 +252,14 @@ def test_layout_attributes() -> None:
     assert shape.layout.memory_space == 1
     assert shape.dynamic == (False, False)
     assert parse_shape("f32[<=8]").dynamic == (True,)
+
+
+def test_string_escapes_decode_like_c_and_unknown_ones_stay() -> None:
+    """A byte flip can turn any letter after a backslash into an escape that
+    Python's unicode_escape warns about (an error under -W error)."""
+    from xlaview.hlo.attributes import unquote
+
+    assert unquote(r'"a\nb\t\"c\"\\"') == 'a\nb\t"c"\\'
+    assert unquote(r'"\303\251 \x41"') == "\u00c3\u00a9 A"  # bytes as XLA's CEscape writes them
+    assert unquote(r'"\m \x \q"') == r"\m \x \q"
+    assert unquote('"plain"') == "plain" and unquote("unquoted") == "unquoted"

@@ -157,16 +157,26 @@ def parse_metadata(value: str) -> dict[str, str | int]:
     return out
 
 
+# C escapes, as XLA's CEscape writes them; an unknown one (`\m`) stays as it is.
+_ESCAPE = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|[0-7]{1,3}|.)", re.S)
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f",
+                   "v": "\v", "\\": "\\", '"': '"', "'": "'", "?": "?"}
+
+
+def _unescape(match: re.Match[str]) -> str:
+    code = match.group(1)
+    if code[0] == "x" and len(code) > 1:
+        return chr(int(code[1:], 16))
+    if code[0] in "01234567":
+        return chr(int(code, 8))
+    return _SIMPLE_ESCAPES.get(code, match.group())
+
+
 def unquote(value: str) -> str:
     """The content of a C-escaped HLO string literal (quotes removed)."""
     if len(value) >= 2 and value[0] in "\"'" and value[-1] == value[0]:
         body = value[1:-1]
-        if "\\" not in body:
-            return body
-        try:
-            return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
-        except UnicodeDecodeError:
-            return body
+        return _ESCAPE.sub(_unescape, body) if "\\" in body else body
     return value
 
 
