@@ -71,13 +71,9 @@ def serve() -> None:
             fn, args, wants_progress = _receive(jobs)
         except EOFError:  # the parent closed the pipe, or exited
             return
+        ok, value, trace = _run_here(fn, args, report if wants_progress else None)
         try:
-            value = fn(*args, progress=report) if wants_progress else fn(*args)
-            outcome: tuple[str, bool, Any, str] = ("done", True, value, "")
-        except BaseException as err:  # reported to the parent, which shows it
-            outcome = ("done", False, err, traceback.format_exc())
-        try:
-            _send(results, outcome)
+            _send(results, ("done", ok, value, trace))
         except (pickle.PicklingError, TypeError, AttributeError) as err:
             error = RuntimeError(f"{fn.__name__}: {err}")
             _send(results, ("done", False, error, traceback.format_exc()))
@@ -85,10 +81,11 @@ def serve() -> None:
 
 def _run_here(fn: Callable[..., Any], args: tuple, progress: Progress | None,
               ) -> tuple[bool, Any, str]:
-    """A job run in this process, as the child would have run it."""
+    """(ok, result or error, traceback text) of a job run in this process:
+    the child's way of running one, and the way when no child can run it."""
     try:
         return True, fn(*args, progress=progress) if progress else fn(*args), ""
-    except BaseException as err:  # delivered, as the child's would be
+    except BaseException as err:  # delivered to the caller, which shows it
         return False, err, traceback.format_exc()
 
 
