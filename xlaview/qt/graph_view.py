@@ -73,6 +73,7 @@ class CanvasParts:
     stubs: QPainterPath
     arrows: QPainterPath
     boxes: list[tuple[Kind, bool, QPainterPath]]  # kind, is a copy, its boxes
+    roots: QPainterPath  # the outline around each computation's root
     placed: dict[str, Placed]  # by node key
     rows: list[tuple[float, list[Placed]]]
 
@@ -113,6 +114,7 @@ def prepare_canvas(graph: ComputationGraph, layout: GraphLayout) -> CanvasParts:
     placed: dict[str, Placed] = {}
     rows: dict[float, list[Placed]] = {}
     boxes: dict[tuple[Kind, bool], QPainterPath] = {}
+    roots = QPainterPath()
     for key, (x, y) in layout.positions.items():
         node = by_key[key]
         w, h = node_width(node), node_height(node)
@@ -121,8 +123,10 @@ def prepare_canvas(graph: ComputationGraph, layout: GraphLayout) -> CanvasParts:
         path = boxes.get((node.kind, node.is_copy)) or boxes.setdefault(
             (node.kind, node.is_copy), QPainterPath())
         path.addRoundedRect(box.left, box.top, w, h, 6, 6)
+        if node.is_root:
+            roots.addRoundedRect(box.left - 3, box.top - 3, w + 6, h + 6, 8, 8)
     return CanvasParts(edges, stubs, arrows, [(k, c, p) for (k, c), p in boxes.items()],
-                       placed, sorted(rows.items()))
+                       roots, placed, sorted(rows.items()))
 
 
 @dataclass(slots=True)
@@ -160,6 +164,7 @@ class GraphCanvas(QGraphicsItem):
         parts = parts or prepare_canvas(graph, layout)
         self.placed = parts.placed
         self._boxes = parts.boxes
+        self._roots = parts.roots
         self._marks: tuple[tuple, dict[str, str], list[tuple[QPen, QPainterPath]]] | None = None
         self._rows = parts.rows
         self._row_ys = [y for y, _ in self._rows]
@@ -330,7 +335,7 @@ class GraphCanvas(QGraphicsItem):
         """Borders drawn over the boxes (the selection, its operands and users,
         the pass's changes, the root), one path per style: a fusion pass changes
         thousands of nodes. Kept until what they mark changes."""
-        key = (self.selected, frozenset(self.operands), frozenset(self.users), id(self.diff))
+        key = (self.selected, frozenset(self.operands), frozenset(self.users))
         if self._marks is not None and self._marks[0] == key and self._marks[1] is self.diff:
             return self._marks[2]
         paths: dict[tuple[str, float, bool], QPainterPath] = {}
@@ -341,11 +346,7 @@ class GraphCanvas(QGraphicsItem):
                 if box is not None:
                     path = paths.setdefault((*style, box.node.is_copy), QPainterPath())
                     path.addRoundedRect(box.left, box.top, box.width, box.height, 6, 6)
-        roots = QPainterPath()
-        for box in self.placed.values():
-            if box.node.is_root:
-                roots.addRoundedRect(box.left - 3, box.top - 3, box.width + 6, box.height + 6, 8, 8)
-        marks = [(QPen(QColor("#495057"), 1), roots)]
+        marks = [(QPen(QColor("#495057"), 1), self._roots)]
         for (colour, width, is_copy), path in paths.items():
             pen = QPen(QColor(colour), width)
             if is_copy:
