@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from xlaview.dump.index import DumpFile
 from xlaview.dump.kernels import KernelFiles, ModuleLevels, function_line
-from xlaview.dump.loader import BLOCK, count_newlines, read_text
+from xlaview.dump.loader import count_newlines, line_offset, read_text
 from xlaview.qt.hlo_text import HloTextView, build_document
 from xlaview.qt.inspector import human_bytes
 
@@ -56,27 +56,11 @@ def excerpt(text: str, line: int | None) -> tuple[str, int, str]:
     centre = line or 1
     first = max(1, min(centre - EXCERPT_CONTEXT, total - MAX_LINES_SHOWN + 1))
     last = first + MAX_LINES_SHOWN - 1
-    start = _line_start(text, first)
-    end = _line_start(text, last + 1, start, first) - 1 if last < total else len(text)
+    start = line_offset(text, first)
+    end = line_offset(text, last + 1, start, first) - 1 if last < total else len(text)
     note = (f"lines {first:,}–{last:,} of {total:,} shown (the file is {len(text) / 1e6:.0f} MB; "
             "the kernel is in this part)")
     return text[start:end], first, note
-
-
-def _line_start(text: str, line: int, offset: int = 0, at_line: int = 1) -> int:
-    """Where 1-based ``line`` starts, searching on from ``offset`` (``at_line``
-    starts there). Newlines are counted a block at a time: splitting a 30 MB
-    file into lines is one C call that holds the GIL for 100 ms."""
-    while at_line < line:
-        end = min(len(text), offset + BLOCK)
-        newlines = text.count("\n", offset, end)
-        if at_line + newlines < line and end < len(text):
-            at_line, offset = at_line + newlines, end
-            continue
-        while at_line < line:
-            offset = text.index("\n", offset) + 1
-            at_line += 1
-    return offset
 
 
 def load_code(dump_file: DumpFile, kind: str, function: str | None,
