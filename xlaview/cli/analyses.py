@@ -1,0 +1,120 @@
+"""``xlaview traffic``, ``diff`` and ``compare``: analyses of one module, two
+points of its timeline, or two dumps."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from xlaview.cli.common import CliError, emit_json, load_checked, print_table, resolve_module
+from xlaview.units import human_bytes
+
+
+def cmd_traffic(args: argparse.Namespace) -> int:
+    from xlaview.analysis.traffic import analyze_traffic
+
+    _, module, file = resolve_module(args.path, args.module)
+    if file is None:
+        if module.after_optimizations is None:
+            raise CliError(f"{module.title} has no after-optimizations dump")
+        file = module.after_optimizations.path
+    traffic = analyze_traffic(load_checked(file))
+    if args.json:
+        emit_json(traffic.to_json())
+        return 0
+    print(f"{traffic.module}: {human_bytes(traffic.total_traffic_bytes)} read and written by "
+          f"top-level ops; {human_bytes(traffic.intermediate_traffic_bytes)} through "
+          f"{len(traffic.intermediates)} materialized intermediates")
+    counts = ", ".join(f"{k} {v}" for k, v in traffic.fusion_counts.items() if v) or "none"
+    print(f"fusions: {counts}\n")
+    rows = [(human_bytes(i.traffic_bytes), human_bytes(i.bytes), i.shape, i.producer,
+             i.producer_kind, ", ".join(i.consumers)) for i in traffic.intermediates[: args.top]]
+    print_table(rows, ("traffic", "bytes", "shape", "producer", "kind", "read by"))
+    return 0
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from xlaview.analysis.diff import diff_modules
+
+    _, module, _ = resolve_module(args.dir, args.module)
+    try:
+        old_file, new_file = module.file_at(args.from_), module.file_at(args.to)
+    except KeyError as err:
+        raise CliError(str(err).strip('"')) from None
+    diff = diff_modules(load_checked(old_file.path), load_checked(new_file.path))
+    if args.json:
+        emit_json({"module": module.name, "from": args.from_, "to": args.to,
+                   "from_file": old_file.rel, "to_file": new_file.rel, **diff.to_json()})
+        return 0
+    print(f"{module.title}: {args.from_} -> {args.to}: {len(diff.added)} added, "
+          f"{len(diff.removed)} removed, {len(diff.changed)} changed")
+    for c in diff.computations_added:
+        print(f"  + computation {c}")
+    for c in diff.computations_removed:
+        print(f"  - computation {c}")
+    for a in diff.added:
+        extra = f"  (absorbed: {', '.join(a.absorbed)})" if a.absorbed else ""
+        print(f"  + {a.computation}/{a.name} = {a.shape} {a.opcode}{extra}")
+    for r in diff.removed:
+        extra = f"  (into {r.absorbed_into})" if r.absorbed_into else ""
+        print(f"  - {r.computation}/{r.name} = {r.shape} {r.opcode}{extra}")
+    for c in diff.changed:
+        was = f" (was {c.old_name})" if c.old_name else ""
+        print(f"  ~ {c.computation}/{c.name}{was}: {', '.join(c.aspects)}")
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from xlaview.analysis.compare import compare_dumps
+    from xlaview.dump.index import index_dump
+
+    for folder in (args.left, args.right):
+        if not folder.is_dir():
+            raise CliError(f"{folder} is not a folder")
+    results = compare_dumps(index_dump(args.left), index_dump(args.right))
+    if args.json:
+        emit_json({"left": str(args.left), "right": str(args.right),
+                   "modules": [r.to_json() for r in results]})
+        return 0
+    if not results:
+        print("no module of the same name in both dumps")
+    for r in results:
+        d = r.to_json()
+        print(f"{r.name}")
+        rows = []
+        for key, label in (("instructions", "instructions"), ("total_traffic_bytes", "traffic"),
+                           ("intermediate_traffic_bytes", "through intermediates"),
+                           ("peak_memory_bytes", "peak memory")):
+            fmt = str if key == "instructions" else human_bytes
+            rows.append((label, fmt(d["left"][key]), fmt(d["right"][key])))
+        for kind in d["left"]["fusion_counts"]:
+            rows.append((f"{kind} fusions", d["left"]["fusion_counts"][kind],
+                         d["right"]["fusion_counts"][kind]))
+        rows.append(("largest intermediate", (d["left"]["largest_intermediates"] or ["-"])[0],
+                     (d["right"]["largest_intermediates"] or ["-"])[0]))
+        print_table(rows, ("", str(args.left), str(args.right)))
+        print()
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("traffic", help="bytes per top-level op and materialized intermediates")
+    p.add_argument("path", type=Path, help="a dump folder or an HLO file")
+    p.add_argument("--module", help="module name or id (default: the one with most passes)")
+    p.add_argument("--top", type=int, default=20, help="intermediates shown in the table")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=cmd_traffic)
+
+    p = sub.add_parser("diff", help="what changed between two points of a module's timeline")
+    p.add_argument("dir", type=Path, help="a dump folder")
+    p.add_argument("--module", help="module name or id")
+    p.add_argument("--from", dest="from_", required=True, metavar="SEQ|before|after")
+    p.add_argument("--to", required=True, metavar="SEQ|before|after")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=cmd_diff)
+
+    p = sub.add_parser("compare", help="compare the after-optimizations modules of two dumps")
+    p.add_argument("left", type=Path)
+    p.add_argument("right", type=Path)
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=cmd_compare)

@@ -1,0 +1,111 @@
+"""``xlaview inspect``: what the dump says about a module or one instruction."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from xlaview.cli.common import CliError, emit_json
+from xlaview.units import human_bytes
+
+
+def load_for_inspection(path: Path):
+    """(loaded module, reports or None, problems) for an HLO file of a dump."""
+    from xlaview.dump.index import index_dump
+    from xlaview.dump.loader import DumpReadError, load_module, load_reports
+
+    if not path.is_file():
+        raise CliError(f"{path}: no such file")
+    try:
+        loaded = load_module(path)
+    except DumpReadError as err:
+        raise CliError(str(err)) from None
+    from xlaview.dump.kernels import module_levels
+
+    reports = None
+    index = index_dump(path.parent)
+    module = index.module_of(path)
+    # The reports describe the final module: joined only with that file.
+    if module is not None and module.after_optimizations and (
+        module.after_optimizations.path == path.absolute()
+    ):
+        reports = load_reports(module)
+    levels = module_levels(module) if module is not None else None
+    return loaded, reports, levels
+
+
+def cmd_inspect(args: argparse.Namespace) -> int:
+    from xlaview.analysis.inspect import describe_instruction, describe_module
+
+    loaded, reports, levels = load_for_inspection(args.file)
+    problems = list(loaded.problems) + (list(reports.problems) if reports else [])
+    for problem in problems:
+        print(f"warning: {problem}", file=sys.stderr)
+    module = loaded.module
+    if args.instruction is None:
+        summary = describe_module(module, reports)
+        if args.json:
+            emit_json({"module": module.name, "file": str(args.file), "summary": summary})
+        else:
+            print_module_summary(args.file, summary)
+        return 0
+    try:
+        described = describe_instruction(module, args.instruction, reports, levels)
+    except KeyError:
+        where = ""
+        if loaded.problems:
+            first = loaded.problems[0]
+            where = f"; the file is broken at line {first.line}: {first.message}"
+        raise CliError(f"no instruction {args.instruction!r} in {args.file}{where}") from None
+    if args.json:
+        emit_json({"module": module.name, "file": str(args.file), "instruction": described})
+    else:
+        print_instruction(described)
+    return 0
+
+
+def print_module_summary(path: Path, summary: dict) -> None:
+    print(f"{path}: module {summary['module']}")
+    print(f"  {summary['computations']} computations, {summary['instructions']} instructions "
+          f"(entry {summary['entry']}: {summary['entry_instructions']})")
+    fusions = ", ".join(f"{k} {v}" for k, v in summary["fusions"].items()) or "none"
+    print(f"  fusions: {fusions}")
+    print(f"  peak memory: {human_bytes(summary['peak_memory_bytes'])}")
+
+
+def print_instruction(d: dict) -> None:
+    kind = f" ({d['fusion_kind']})" if d["fusion_kind"] else ""
+    print(f"{d['name']} = {d['shape']} {d['opcode']}{kind}   in {d['computation']}, line {d['line']}")
+    if d["fused_computation"]:
+        print(f"  calls: {d['fused_computation']}")
+    layout = d["layout_decoded"]
+    if "dimension_order" in layout:
+        tiles = f", tiles {''.join(layout['tiles'])}" if layout["tiles"] else ""
+        print(f"  layout: {layout['dimension_order']}{tiles}, {layout['memory_space_name']}")
+    print(f"  bytes: writes {human_bytes(d['bytes']['output'])}, "
+          f"reads {human_bytes(d['bytes']['operands'])}")
+    for op in d["operands"]:
+        print(f"  operand {op['name']}: {op['shape']}")
+    a = d["allocation"]
+    if a:
+        print(f"  allocation {a['index']} ({a['kind']}): offset {a['offset']}, "
+              f"size {human_bytes(a['size'])} of {human_bytes(a['allocation_size'])}")
+    if d["live_range"]:
+        share = f", {d['peak_share']:.1%} of peak" if d["peak_share"] else ""
+        print(f"  live range: {d['live_range'][0]}..{d['live_range'][1]}{share}")
+    if d["op_name"]:
+        print(f"  op_name: {d['op_name']}")
+    for key, path in d["kernel"].items():
+        if path:
+            print(f"  kernel {key.replace('_', '-')}: {path}")
+    for frame in d["source"][:3]:
+        print(f"  at {frame}")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("inspect", help="what the dump says about a module or one instruction")
+    p.add_argument("file", type=Path, help="an HLO text of the dump (its reports are read beside it)")
+    p.add_argument("--instruction", "-i", metavar="NAME", help="the instruction to describe")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=cmd_inspect)

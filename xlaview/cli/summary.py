@@ -1,0 +1,75 @@
+"""``xlaview summary``: the modules, passes, reports and problems of a folder."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from xlaview.cli.common import CliError, emit_json, print_table
+from xlaview.units import human_bytes
+
+_REPORT_ABBREVIATIONS = {
+    "buffer_assignment": "buffers",
+    "buffer_assignment_values": "values",
+    "live_range": "live-range",
+    "memory_usage": "memory-usage",
+}
+
+
+def cmd_summary(args: argparse.Namespace) -> int:
+    from xlaview.dump.index import index_dump
+    from xlaview.dump.loader import sniff
+
+    try:
+        index = index_dump(args.dir)
+    except (NotADirectoryError, FileNotFoundError) as err:
+        raise CliError(str(err)) from None
+    index.problems += sniff(index)
+    if args.json:
+        emit_json(index.to_json())
+        return 0
+    module_files = [f for m in index.modules for f in m.all_files()]
+    files = len(module_files) + len(index.unrecognized)
+    size = sum(f.size for f in module_files)
+    print(f"{index.root}: {len(index.modules)} modules, {files} files, {human_bytes(size)}")
+    if len(index.dumps) > 1:
+        print(f"{len(index.dumps)} dumps: " + ", ".join(d or "." for d in index.dumps))
+    rows = []
+    for m in index.modules:
+        reports = [_REPORT_ABBREVIATIONS[k] for k, v in m.reports.items() if v]
+        rows.append(
+            (
+                f"{m.dump}/" if m.dump else "",
+                f"{m.id:04d}",
+                m.name or "-",
+                m.backend or "?",
+                len(m.passes),
+                "yes" if m.before_optimizations else "-",
+                "yes" if m.after_optimizations else "-",
+                ", ".join(reports) or "-",
+            )
+        )
+    if rows:
+        print()
+        header = ("dump", "id", "name", "backend", "passes", "before", "after", "reports")
+        if len(index.dumps) == 1:
+            rows, header = [r[1:] for r in rows], header[1:]
+        print_table(rows, header)
+    if index.unrecognized:
+        print(f"\n{len(index.unrecognized)} files not from XLA's dumper:")
+        for f in index.unrecognized[:50]:
+            print(f"  {f.rel}")
+        if len(index.unrecognized) > 50:
+            print(f"  ... and {len(index.unrecognized) - 50} more")
+    if index.problems:
+        print(f"\n{len(index.problems)} problems:")
+        for p in index.problems:
+            print(f"  {p}")
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("summary", help="list the modules, passes and reports of a dump folder")
+    p.add_argument("dir", type=Path, help="a dump folder (--xla_dump_to)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=cmd_summary)
