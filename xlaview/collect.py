@@ -14,10 +14,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from xlaview.errors import XlaviewError
+
 DEFAULT_PASSES = ".*"
 
 
-class CollectError(RuntimeError):
+class CollectError(XlaviewError, RuntimeError):
     """Collecting cannot start: no jax, a folder that cannot be written..."""
 
 

@@ -8,8 +8,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from xlaview.errors import XlaviewError
 
-class CliError(Exception):
+
+class CliError(XlaviewError):
     """A user error: printed as one line, exit status 2."""
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-
 from xlaview.dump.index import DumpFile, DumpModule
 from xlaview.dump.loader import count_newlines
 

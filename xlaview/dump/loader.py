@@ -19,6 +19,7 @@ from xlaview.dump.reports import (
     read_live_range,
     read_memory_usage,
 )
+from xlaview.errors import XlaviewError
 from xlaview.hlo import HloSyntaxError, Module, parse_module_tolerant
 
 _SNIFF_HEAD = 4096
@@ -26,7 +27,7 @@ _SNIFF_TAIL = 256
 CACHE_SIZE = 12  # parsed modules kept: a pass step re-reads its neighbours
 
 
-class DumpReadError(OSError):
+class DumpReadError(XlaviewError, OSError):
     """A file that cannot be read as text: missing, unreadable or binary."""
 
     def __init__(self, path: str | Path, message: str, line: int | None = None) -> None:

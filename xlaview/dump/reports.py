@@ -22,6 +22,8 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+from xlaview.errors import XlaviewError
+
 # Allocation kinds, in the priority used when an allocation carries several flags.
 KIND_PRIORITY = (
     "parameter",
@@ -33,7 +35,7 @@ KIND_PRIORITY = (
 )
 
 
-class ReportError(ValueError):
+class ReportError(XlaviewError, ValueError):
     """A report line that does not read as expected: where, and what was expected.
 
     Readers collect these in ``diagnostics`` rather than raising them.

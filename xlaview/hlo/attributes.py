@@ -13,6 +13,8 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from xlaview.errors import XlaviewError
+
 _SKIP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
 _ATTR_NAME = re.compile(r"[A-Za-z_][\w.\-]*")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', re.S)
@@ -22,7 +24,7 @@ _TYPED_LITERAL_SHAPE = re.compile(r"[a-z][a-z0-9]*\[[^\]]*\](?:\{[^}]*\})?")
 _SCALAR_LITERAL = re.compile(r"-?(?:inf|nan|true|false|[0-9.]+(?:[eE][+-]?\d+)?)")
 
 
-class ValueSyntaxError(ValueError):
+class ValueSyntaxError(XlaviewError, ValueError):
     """A value does not end where it should; ``offset`` is where scanning stopped."""
 
     def __init__(self, message: str, offset: int) -> None:

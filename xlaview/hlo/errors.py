@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from xlaview.errors import XlaviewError
+
 
 class Location(NamedTuple):
     """A 1-based line and column, and the 0-based character offset in the text."""
@@ -21,7 +23,7 @@ def locate(text: str, offset: int) -> Location:
     return Location(line, column, offset)
 
 
-class HloSyntaxError(ValueError):
+class HloSyntaxError(XlaviewError, ValueError):
     """HLO text that does not parse.
 
     ``line`` and ``column`` are 1-based; ``message`` names what was expected.

@@ -15,7 +15,6 @@ from xlaview.hlo.attributes import (
     decode_backend_config,
     parse_metadata,
     split_attributes,
-    unquote,
 )
 from xlaview.hlo.errors import HloSyntaxError
 from xlaview.hlo.shape import Shape

@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from xlaview.errors import XlaviewError
+
 # Bits of storage per element when the layout gives no element size (E(n)).
 # XLA stores sub-byte types one per byte unless the layout packs them.
 ELEMENT_BITS: dict[str, int] = {
@@ -180,7 +182,7 @@ class Shape:
 UNKNOWN_SHAPE = Shape("unknown")
 
 
-class ShapeSyntaxError(ValueError):
+class ShapeSyntaxError(XlaviewError, ValueError):
     """A shape's text does not parse; ``offset`` is relative to that text."""
 
     def __init__(self, message: str, offset: int) -> None:
