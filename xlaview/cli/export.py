@@ -38,16 +38,24 @@ def cmd_export(args: argparse.Namespace) -> int:
         window.resize(*args.size)
         window.show()
         window.open_dump(args.dir)
+        if window.view_state()["module"] is None:
+            raise CliError(f"{args.dir}: no XLA module to show")
         if args.module is not None:
             window.select_module(args.module)
         if args.pass_ is not None:
             window.select_pass(args.pass_)
-        window.wait_idle()
         if args.select is not None:
             window.select_instruction(args.select)
         window.wait_idle()
+        state = window.view_state()
+        if args.select is not None and state["selection"] != args.select:
+            raise CliError(f"no instruction {args.select!r} in {state['module']} at pass "
+                           f"{state['pass']}")
+        if state["text_pass"] != state["pass"]:
+            raise CliError(f"cannot show {state['module']} at pass {state['pass']}: "
+                           f"{window.status.text()}")
         if args.out.suffix.lower() == ".svg":
-            export.graph_svg(window.graph, args.out)
+            export.graph_svg(window.graph_pane.main, args.out)
         else:
             export.window_png(window, args.out)
     except KeyError as err:

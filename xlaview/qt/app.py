@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import traceback
@@ -13,8 +14,10 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from xlaview.qt import theme
-from xlaview.qt.workers import stop_processes
+from xlaview.qt.workers import finish, stop_processes
 from xlaview.resources import icon_path
+
+QUIT_WAIT_MS = 1000  # for a job still running at quit
 
 
 def application() -> QApplication:
@@ -70,4 +73,12 @@ def run_gui(argv: Sequence[str]) -> int:
     timer.timeout.connect(lambda: None)
     window = main_window_for(path)
     window.show()
-    return app.exec()
+    status = app.exec()
+    window.close()
+    if not finish(QUIT_WAIT_MS):
+        # A job still runs on the worker thread (a long parse): the user asked
+        # to quit, so the process ends now rather than when the job does.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status

@@ -28,6 +28,7 @@ from xlaview.dump.kernels import KernelFiles, ModuleLevels, function_line
 from xlaview.dump.loader import count_newlines, line_offset, read_text
 from xlaview.qt.hlo_text import HloTextView, build_document
 from xlaview.qt.inspector import human_bytes
+from xlaview.qt.safe_text import esc, label
 
 
 # A file longer than this shows an excerpt around the kernel: laying out a
@@ -81,7 +82,7 @@ class CodePanel(QWidget):
 
     def __init__(self, object_name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.header = QLabel(self)
+        self.header = label(self, rich=True)
         self.header.setWordWrap(True)
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.view = HloTextView(self)
@@ -94,7 +95,7 @@ class CodePanel(QWidget):
 
     def show_code(self, code: LoadedCode) -> None:
         if code.note:
-            self.header.setText(self.header.text() + f"<br><i>{code.note}</i>")
+            self.header.setText(self.header.text() + f"<br><i>{esc(code.note)}</i>")
         self.view.set_document(None, code.document, {})
         if code.jump_line:
             self.view.show_span(code.jump_line)
@@ -151,13 +152,13 @@ class KernelPanel(CodePanel):
                 self.stages.setTabEnabled(i, False)
             return
         shared = (f" (compiled once for identical fusions: the files are named after "
-                  f"<b>{shared_with}</b>)") if shared_with else ""
-        listed = [f"<b>{instruction}</b>{shared}"]
+                  f"<b>{esc(shared_with)}</b>)") if shared_with else ""
+        listed = [f"<b>{esc(instruction)}</b>{shared}"]
         if files.object:
-            listed.append(f"object file: {files.object.rel} ({human_bytes(files.object.size)}, "
-                          "not shown)")
+            listed.append(f"object file: {esc(files.object.rel)} "
+                          f"({human_bytes(files.object.size)}, not shown)")
         for f in files.mlir:
-            listed.append(f"MLIR: {f.rel}")
+            listed.append(f"MLIR: {esc(f.rel)}")
         self.header.setText("<br>".join(listed))
         self.stages.blockSignals(True)
         for i, (key, _) in enumerate(self.STAGES):
@@ -226,9 +227,9 @@ class LevelsBar(QWidget):
         return button
 
     def _arrow(self) -> QLabel:
-        label = QLabel("→", self)
-        label.setStyleSheet("color:#868e96")
-        return label
+        arrow = QLabel("→", self)
+        arrow.setStyleSheet("color:#868e96")
+        return arrow
 
     def set_module(self, levels: ModuleLevels | None, passes: int, has_before: bool,
                    has_after: bool) -> None:
