@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import codecs
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,6 +87,18 @@ def line_offset(text: str, line: int, offset: int = 0, at_line: int = 1) -> int:
             offset = text.index("\n", offset) + 1
             at_line += 1
     return offset
+
+
+SETTLE_SECONDS = 2.0  # a file written this recently may be half-written
+
+
+def recently_written(path: str | Path, seconds: float = SETTLE_SECONDS) -> bool:
+    """Whether a file changed so recently that a program may still be writing it
+    (a cut-short file is then not reported as broken, but looked at again)."""
+    try:
+        return time.time() - Path(path).stat().st_mtime < seconds
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,14 +25,15 @@ from xlaview.analysis.search import search
 from xlaview.analysis.traffic import analyze_traffic
 from xlaview.dump.index import DumpFile, DumpIndex, DumpModule, index_dump
 from xlaview.dump.kernels import ModuleLevels, module_levels
-from xlaview.dump.loader import ModuleReports, load_reports, sniff
+from xlaview.dump.loader import ModuleReports, load_reports, recently_written, sniff
 from xlaview.dump.passes import previous_point
 from xlaview.hlo import Module
 from xlaview.qt import jobs
 from xlaview.qt.levels import load_code
 
 if TYPE_CHECKING:
-    from xlaview.qt.view_model import Selection, ViewModel
+    from xlaview.qt.shown import Selection
+    from xlaview.qt.view_model import ViewModel
 
 CHANGE_SIZES_DELAY_MS = 800  # after a module's first dump shows
 
@@ -249,8 +250,7 @@ class Analyses(QObject):
 
     def _sniffed(self, problems) -> None:
         root = self.model.index.root if self.model.index else Path()
-        settling = [p for p in problems if self.model.settling(
-            DumpFile(root / p.path, p.path, 0))]
+        settling = [p for p in problems if recently_written(root / p.path)]
         if settling:  # half-written, most likely: look again once it settles
             QTimer.singleShot(2000, self, self.refresh_requested.emit)
         problems = [p for p in problems if p not in settling]

@@ -12,7 +12,8 @@ from xlaview.qt.analyses import DiffShown
 from xlaview.qt.hlo_text import HloTextPanel
 from xlaview.qt.levels import CodePanel, KernelPanel, LoadedCode
 from xlaview.qt.safe_text import esc
-from xlaview.qt.view_model import Selection, TextShown, ViewModel
+from xlaview.qt.shown import Selection, TextShown
+from xlaview.qt.view_model import ViewModel
 from xlaview.text.spans import lex_text
 
 

@@ -15,7 +15,8 @@ from xlaview.qt import theme
 from xlaview.qt.analyses import DiffShown
 from xlaview.qt.graph_view import GraphView
 from xlaview.qt.safe_text import esc, steady_label
-from xlaview.qt.view_model import GraphShown, Selection, ViewModel
+from xlaview.qt.shown import GraphShown, Selection
+from xlaview.qt.view_model import ViewModel
 
 
 class Breadcrumb(QLabel):

@@ -9,8 +9,8 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from xlaview.analysis.kinds import Kind
 from xlaview import units
+from xlaview.analysis.kinds import Kind
 from xlaview.qt import theme
 
 _CSS = """

@@ -15,9 +15,9 @@ from PySide6.QtWidgets import (
     QMenu,
     QSizePolicy,
     QSplitter,
+    QTabBar,
     QTableWidget,
     QTableWidgetItem,
-    QTabBar,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -29,7 +29,6 @@ from xlaview.dump.loader import count_newlines, line_offset, read_text
 from xlaview.qt.hlo_text import HloTextView, build_document
 from xlaview.qt.inspector import human_bytes
 from xlaview.qt.safe_text import esc, label
-
 
 # A file longer than this shows an excerpt around the kernel: laying out a
 # document costs the GUI thread time in proportion to its lines.

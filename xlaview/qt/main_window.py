@@ -40,8 +40,9 @@ from xlaview.qt.panels import (
     TrafficPanel,
 )
 from xlaview.qt.safe_text import steady_label
+from xlaview.qt.shown import Selection
 from xlaview.qt.timeline import PassTimeline
-from xlaview.qt.view_model import Selection, ViewModel
+from xlaview.qt.view_model import ViewModel
 from xlaview.resources import icon_path
 
 BUSY_SHOWN_AFTER_MS = 150

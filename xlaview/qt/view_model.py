@@ -6,18 +6,15 @@ work they need on the worker. Views never hold this state: they subscribe to
 its signals and hand user input back as requests (`select_pass`, ...).
 
 Every request bumps the *generation* of what it changes (the folder, the
-module, the pass, the graph, the selection, ...). A job carries the
-generations it was started for; its result is dropped, in one place
-(`_deliver`), when any of them moved on since: a late result never lands on
-a pass or a fusion the user has left.
+module, the pass, the graph, the selection, ...); a job's result is dropped,
+in one place (`xlaview.qt.jobs_gate`), when any generation it was started for
+moved on since: a late result never lands on a pass or a fusion the user has
+left.
 """
 
 from __future__ import annotations
 
-import time
-from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,67 +23,18 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from xlaview.analysis import navigation
 from xlaview.analysis.kinds import kind_of
 from xlaview.dump.index import DumpFile, DumpIndex, DumpModule, Problem, index_dump, index_file
-from xlaview.dump.loader import LoadedModule, ModuleCache
+from xlaview.dump.loader import SETTLE_SECONDS, LoadedModule, ModuleCache, recently_written
 from xlaview.dump.passes import PassPoint, pass_key, pass_points, point_of_file
 from xlaview.errors import XlaviewError
 from xlaview.qt import jobs
 from xlaview.qt.analyses import Analyses
 from xlaview.qt.jobs import GraphResult, PreparedPass
+from xlaview.qt.jobs_gate import Jobs
 from xlaview.qt.paint_gate import PaintGate
+from xlaview.qt.shown import GraphShown, Selection, TextShown
+from xlaview.qt.view_cache import ViewCache
 from xlaview.qt.workers import Worker
 from xlaview.text.spans import lex_text
-
-LAYOUT_CACHE = 24
-PREPARED_PASSES = 4  # documents built ahead for the neighbouring passes
-SETTLE_SECONDS = 2.0  # a file written this recently may be half-written: look again later
-
-# Each scope of what the user asks for, with the scopes it lives inside: a new
-# module makes every job for the old module's passes, graphs and selections stale.
-SCOPES: dict[str, tuple[str, ...]] = {
-    "folder": (),
-    "module": ("folder",),
-    "pass": ("folder", "module"),
-    "graph": ("folder", "module", "pass"),
-    "selection": ("folder", "module", "pass"),
-    "kernel": ("folder", "module", "pass", "selection"),
-    "history": ("folder", "module"),
-    "search": ("folder", "module", "pass"),
-    "compare": ("folder",),
-}
-
-
-@dataclass(frozen=True, slots=True)
-class TextShown:
-    """A pass's HLO text, ready to show."""
-
-    pass_key: str
-    file: DumpFile
-    module: Any  # xlaview.hlo.Module
-    document: Any  # QTextDocument
-    line_owners: dict[int, tuple[str, str | None]]
-
-
-@dataclass(frozen=True, slots=True)
-class GraphShown:
-    """A computation's graph, laid out, for the main graph or the fused pane."""
-
-    pass_key: str
-    path: tuple[str, ...]  # computations opened, entry first; the graph shows the last
-    result: GraphResult
-    keep_view: bool
-    caller: str | None = None  # the fusion whose body this is (fused pane)
-    caller_kind: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Selection:
-    """The selected instruction of the shown pass."""
-
-    computation: str
-    name: str
-    described: dict[str, Any]
-    kind: Any  # xlaview.analysis.kinds.Kind
-    center: bool  # scroll the views to it
 
 
 class ViewModel(QObject):
@@ -109,10 +57,8 @@ class ViewModel(QObject):
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.worker = Worker(self)
-        self.gate = PaintGate(self)
+        self.jobs = Jobs(self, on_failure=self.job_failed)
         self.cache = ModuleCache()
-        self._generation = dict.fromkeys(SCOPES, 0)
         self.index: DumpIndex | None = None
         self.module: DumpModule | None = None
         self.points: list[PassPoint] = []
@@ -126,40 +72,18 @@ class ViewModel(QObject):
         self._asked_selection: tuple[str, str | None, bool] | None = None  # name, computation, center
         self._reveal: tuple[str, int] | None = None  # pass key, line to scroll to once shown
         self._step_direction = 1
-        self._layouts: OrderedDict[tuple[str, str], GraphResult] = OrderedDict()
-        self._prepared: OrderedDict[str, PreparedPass] = OrderedDict()  # by file path
-        self._last_x: dict[str, dict[str, float]] = {}  # computation -> node x, for stability
+        self.views = ViewCache()
         self.analyses = Analyses(self)
 
     # ================================================================ jobs
-    def bump(self, scope: str) -> None:
-        """What ``scope`` shows changes: its jobs in flight are now stale."""
-        self._generation[scope] += 1
-
-    def stamp(self, scope: str) -> tuple[int, ...]:
-        return tuple(self._generation[s] for s in (*SCOPES[scope], scope))
-
     def submit(self, scope: str, slot: str, fn: Callable[..., Any], *args: Any,
-               on_done: Callable[[Any], None], on_progress: Callable[[float], None] | None = None,
-               on_error: Callable[[BaseException], None] | None = None,
-               process: str | None = None) -> None:
-        """Run ``fn(*args)`` off the GUI thread for what ``scope`` shows now."""
-        stamp = self.stamp(scope)
-        self.worker.submit(
-            slot, fn, *args,
-            on_done=lambda result: self._deliver(scope, stamp, on_done, result),
-            on_error=lambda err, trace: self._deliver(scope, stamp, on_error or self.job_failed,
-                                                      err),
-            on_progress=on_progress, process=process)
+               on_done: Callable[[Any], None], **options: Any) -> None:
+        """Run ``fn(*args)`` off the GUI thread for what ``scope`` shows now
+        (see `Jobs.submit`)."""
+        self.jobs.submit(scope, slot, fn, *args, on_done=on_done, **options)
 
-    def _deliver(self, scope: str, stamp: tuple[int, ...], handler: Callable[[Any], None],
-                 value: Any) -> None:
-        if stamp != self.stamp(scope):
-            return  # the user moved on: not what is asked for now
-        try:
-            handler(value)
-        except (XlaviewError, KeyError, OSError) as err:
-            self.job_failed(err)
+    def bump(self, scope: str) -> None:
+        self.jobs.bump(scope)
 
     def job_failed(self, error: BaseException, path: str | None = None) -> None:
         """A background failure: listed as a problem, said in the status bar."""
@@ -169,27 +93,25 @@ class ViewModel(QObject):
         self.status.emit(f"{where}: {message}")
 
     @property
+    def worker(self) -> Worker:
+        return self.jobs.worker
+
+    @property
+    def gate(self) -> PaintGate:
+        return self.jobs.gate
+
+    @property
     def busy(self) -> bool:
-        return self.worker.busy or self.gate.pending
+        return self.jobs.busy
 
     def wait_idle(self, timeout_ms: int = 120000) -> bool:
         """Process events until every job is done, work deferred until the
         window has painted included."""
-        deadline = time.monotonic() + timeout_ms / 1000
-        while True:
-            self.gate.flush()
-            self.analyses.flush_timers()
-            remaining = max(1, int((deadline - time.monotonic()) * 1000))
-            done = self.worker.wait(remaining)
-            if not done or not self.busy:
-                return done and not self.busy
+        return self.jobs.wait_idle(timeout_ms, before=self.analyses.flush_timers)
 
     def shutdown(self) -> None:
         """Drop everything pending (the window closes)."""
-        for scope in SCOPES:
-            self.bump(scope)
-        self.gate.clear()
-        self.worker.shutdown()
+        self.jobs.shutdown()
 
     # ================================================================ folder
     def open_dump(self, path: str | Path, module: str | None = None,
@@ -205,9 +127,7 @@ class ViewModel(QObject):
         self.bump("folder")
         self.index = index
         self.cache.clear()
-        self._layouts.clear()
-        self._prepared.clear()
-        self._last_x.clear()
+        self.views.clear()
         self.analyses.reset()
         self.index_changed.emit(index)
         self.problems_reset.emit(list(index.problems))
@@ -312,7 +232,7 @@ class ViewModel(QObject):
         self.text_pass = self.graph_pass = None
         self.pass_changed.emit(key)
         dump_file = self.module.file_at(key)
-        prepared = self._prepared.pop(str(dump_file.path), None)
+        prepared = self.views.take_prepared(str(dump_file.path))
         if prepared is not None:
             self._show_pass(prepared)
             return
@@ -356,24 +276,16 @@ class ViewModel(QObject):
         program is still writing is cut short, not broken."""
         if not loaded.problems:
             return
-        if self.settling(dump_file):
+        if recently_written(dump_file.path):
             def again(_: object) -> None:
                 self.analyses.refresh_requested.emit()  # a rewritten file is read again ...
                 self._report_parse_problems(loaded, dump_file)  # ... an unchanged one reported
 
             QTimer.singleShot(int(SETTLE_SECONDS * 1000) + 100, self,
-                              lambda s=self.stamp("pass"): self._deliver("pass", s, again, None))
+                              lambda s=self.jobs.stamp("pass"): self.jobs.deliver("pass", s, again, None))
             return
         self.problems_added.emit([Problem(dump_file.rel, p.message, p.line)
                                   for p in loaded.problems])
-
-    @staticmethod
-    def settling(dump_file: DumpFile) -> bool:
-        """Whether a file changed so recently that it may still be being written."""
-        try:
-            return time.time() - dump_file.path.stat().st_mtime < SETTLE_SECONDS
-        except OSError:
-            return False
 
     def current_file_key(self) -> str:
         if self.module is None or self.pass_key is None:
@@ -389,24 +301,18 @@ class ViewModel(QObject):
         path, pass_shown = tuple(self.graph_path), self.pass_key
 
         def show(result: GraphResult) -> None:
-            self._cache_layout(key, result)
+            self.views.store_layout(key, result)
             self.graph_pass = pass_shown
-            self._last_x[computation] = {k: p[0] for k, p in result[1].positions.items()}
+            self.views.shown(computation, result)
             self.graph_shown.emit(GraphShown(pass_shown, path, result, keep_view))
 
-        cached = self._layouts.get(key)
+        cached = self.views.layout(key)
         if cached is not None:
             show(cached)
             return
         self.submit("graph", "graph", jobs.graph_and_layout, self.loaded.module, computation,
-                    self._last_x.get(computation), on_done=show,
+                    self.views.node_x(computation), on_done=show,
                     on_progress=lambda f: self.progress.emit("laying out the graph", f))
-
-    def _cache_layout(self, key: tuple[str, str], result: GraphResult) -> None:
-        self._layouts[key] = result
-        self._layouts.move_to_end(key)
-        while len(self._layouts) > LAYOUT_CACHE:
-            self._layouts.popitem(last=False)
 
     def enter_computation(self, computation: str) -> None:
         """Open a called computation (a fusion's body, a loop's body) in the graph."""
@@ -471,11 +377,11 @@ class ViewModel(QObject):
         pass_shown, kind = self.pass_key, caller.fusion_kind
 
         def show(result: GraphResult) -> None:
-            self._cache_layout(key, result)
+            self.views.store_layout(key, result)
             self.fusion_shown.emit(GraphShown(pass_shown, (body,), result, False, caller.name,
                                               kind))
 
-        cached = self._layouts.get(key)
+        cached = self.views.layout(key)
         if cached is not None:
             show(cached)
             return
@@ -503,21 +409,18 @@ class ViewModel(QObject):
         i = keys.index(self.pass_key)
         step = self._step_direction
         wanted = [self.points[j].file for j in (i + step, i - step) if 0 <= j < len(keys)
-                  and str(self.points[j].file.path) not in self._prepared][:1]
+                  and not self.views.has_prepared(str(self.points[j].file.path))][:1]
         if not wanted:
             return
         computation = self.graph_path[-1] if self.graph_path else None
         self.submit("pass", "prefetch", jobs.prefetch, self.cache, wanted, computation,
-                    self._last_x.get(computation or ""), on_done=self._prefetched)
+                    self.views.node_x(computation), on_done=self._prefetched)
 
     def _prefetched(self, results: list[tuple[PreparedPass, GraphResult | None]]) -> None:
         for prepared, graph in results:
-            self._prepared[str(prepared.file.path)] = prepared
+            self.views.store_prepared(prepared)
             if graph is not None:
-                self._cache_layout((str(prepared.file.path), graph[0].computation), graph)
-        while len(self._prepared) > PREPARED_PASSES:
-            _, old = self._prepared.popitem(last=False)
-            old.document.deleteLater()
+                self.views.store_layout((str(prepared.file.path), graph[0].computation), graph)
         self.prefetch_neighbours()  # the other neighbour, if not ready yet
 
     # ================================================================ state
