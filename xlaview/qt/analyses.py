@@ -160,10 +160,10 @@ class Analyses(QObject):
                 model.submit("pass", "diff", jobs.diff_files, model.cache, before.file, dump_file,
                              on_done=lambda diff: self._diff_read(diff, title, before.key, key))
 
-            model.gate.after_paint("diff", request)
+            model.jobs.after_paint("pass", "diff", request)
         module = model.loaded.module if model.loaded else None
         if module is not None:
-            model.gate.after_paint("traffic", lambda: model.submit(
+            model.jobs.after_paint("pass", "traffic", lambda: model.submit(
                 "pass", "traffic", analyze_traffic, module, on_done=self._traffic_read))
 
     def _diff_read(self, diff: ModuleDiff, title: str, before: str, after: str) -> None:
@@ -185,7 +185,7 @@ class Analyses(QObject):
     def _traffic_read(self, traffic) -> None:
         self.traffic = traffic
         self.traffic_ready.emit(traffic)
-        self.model.gate.after_paint("prefetch", self.model.prefetch_neighbours)
+        self.model.jobs.after_paint("pass", "prefetch", self.model.prefetch_neighbours)
 
     # ================================================================ selection
     def describe(self, module: Module, name: str, computation: str) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QMessageLogContext, QtMsgType, QTimer, qInstallMessageHandler
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -20,9 +20,20 @@ from xlaview.resources import icon_path
 QUIT_WAIT_MS = 1000  # for a job still running at quit
 
 
+# Qt messages that say nothing to a user: the offscreen platform (headless
+# export) cannot resize windows to their size hints, and says so at each show.
+QUIET_MESSAGES = ("This plugin does not support propagateSizeHints",)
+
+
+def _qt_message(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
+    if not message.startswith(QUIET_MESSAGES):
+        sys.stderr.write(message + "\n")
+
+
 def application() -> QApplication:
     app = QApplication.instance()
     if app is None:
+        qInstallMessageHandler(_qt_message)
         # Workers parse, lex and lay out in Python while the GUI thread calls
         # into Qt. Each return from Qt waits for the GIL, by default up to 5 ms;
         # hand it over every 0.1 ms, or the window stutters while a big dump loads.

@@ -68,6 +68,12 @@ class Jobs(QObject):
                                                       on_error or self._on_failure, err),
             on_progress=on_progress, process=process)
 
+    def after_paint(self, scope: str, key: str, work: Callable[[], None]) -> None:
+        """Run ``work`` once the window has painted (the newest of each ``key``),
+        unless the user moved on from what ``scope`` shows by then."""
+        stamp = self.stamp(scope)
+        self.gate.after_paint(key, lambda: self.deliver(scope, stamp, lambda _: work(), None))
+
     def deliver(self, scope: str, stamp: tuple[int, ...], handler: Callable[[Any], None],
                 value: Any) -> None:
         """Hand ``value`` to ``handler`` if ``stamp`` is still what ``scope`` shows."""

@@ -264,7 +264,7 @@ class ViewModel(QObject):
             self._apply_selection(*asked, request_graph=False)
         if self.graph_path:
             # The text paints first, the graph in the next pass of the event loop.
-            self.gate.after_paint("graph", lambda: self._request_graph(keep_view=True))
+            self.jobs.after_paint("pass", "graph", lambda: self._request_graph(keep_view=True))
         else:
             self.graph_shown.emit(None)
         self.analyses.pass_shown(prepared.file)
