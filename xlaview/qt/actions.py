@@ -21,7 +21,8 @@ SHORTCUTS = (
     "Pass timeline: Left / Right step, Home / End jump (click the timeline first)\n"
     "Ctrl+Left / Ctrl+Right: previous / next pass from anywhere\n"
     "Ctrl+F: find in the HLO text;  Ctrl+click a name: go to its definition\n"
-    "Graph: wheel zooms, drag pans, F fits, double-click opens a fusion or loop body\n"
+    "Graph: wheel zooms, drag pans, F fits the whole graph, R a readable zoom at the top,\n"
+    "  double-click opens a fusion or loop body\n"
     "Backspace: back to the entry computation\n"
     "Ctrl+E: export the window as PNG;  Ctrl+Shift+C: copy a screenshot")
 
@@ -54,6 +55,7 @@ class Menus:
         self._add(view_menu, "Back to Entry Computation", window.model.back_to_entry,
                   "Backspace")
         self._add(view_menu, "&Search Instructions", window.focus_search, "Ctrl+Shift+F")
+        self._add(view_menu, "&Reset Layout", window.reset_layout)
         view_menu.addSeparator()
         for dock in window.docks():
             view_menu.addAction(dock.toggleViewAction())

@@ -8,13 +8,15 @@ its traffic) and hands clicks back to it.
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 from xlaview.analysis.marks import DiffMarks, traffic_edge_widths
 from xlaview.qt import theme
 from xlaview.qt.analyses import DiffShown
 from xlaview.qt.graph_view import GraphView
-from xlaview.qt.safe_text import esc, steady_label
+from xlaview.qt.safe_text import esc, steady_label, tooltip
+
+NAME_SHOWN = 48  # characters of a computation name in a title; the tooltip has it all
 from xlaview.qt.shown import GraphShown, Selection
 from xlaview.qt.view_model import ViewModel
 
@@ -30,17 +32,20 @@ class Breadcrumb(QLabel):
         self.setTextFormat(Qt.TextFormat.RichText)
         self.linkActivated.connect(lambda link: self.depth_requested.emit(int(link)))
         self.setContentsMargins(6, 2, 6, 2)
+        # A long name must not widen the pane (and squeeze the text beside it).
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
 
     def set_path(self, path: tuple[str, ...]) -> None:
         links = []
         for i, name in enumerate(path):
             if i == len(path) - 1:
-                links.append(f"<b>{esc(name)}</b>")
+                links.append(f"<b>{esc(name, NAME_SHOWN)}</b>")
             else:
                 links.append(f"<a href='{i}' style='color:{theme.ACCENT};text-decoration:none'>"
-                             f"{esc(name)}</a>")
+                             f"{esc(name, NAME_SHOWN)}</a>")
         hint = "  <span style='color:#868e96'>double-click a fusion, call or while to open it</span>"
         self.setText(" › ".join(links) + (hint if len(path) == 1 else ""))
+        self.setToolTip(tooltip(" › ".join(path)) if path else "")
 
 
 class GraphPane(QWidget):
@@ -64,6 +69,8 @@ class GraphPane(QWidget):
         self.split.setStretchFactor(0, 3)
         self.split.setStretchFactor(1, 2)
         self.split.setChildrenCollapsible(False)
+        self.main.setMinimumHeight(120)
+        self.fused.setMinimumHeight(80)
         self.fusion_box.hide()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -114,8 +121,9 @@ class GraphPane(QWidget):
             return
         body = shown.path[-1]
         self.fusion_title.setText(
-            f"<b>{esc(body)}</b> <span style='color:#868e96'>— body of {esc(shown.caller)} "
-            f"({esc(shown.caller_kind or 'fusion')})</span>")
+            f"<b>{esc(body, NAME_SHOWN)}</b> <span style='color:#868e96'>— body of "
+            f"{esc(shown.caller, NAME_SHOWN)} ({esc(shown.caller_kind or 'fusion')})</span>")
+        self.fusion_title.setToolTip(tooltip(f"{body}\nbody of {shown.caller}"))
         if not self.fusion_box.isVisible():
             self.fusion_box.show()
             total = max(2, sum(self.split.sizes()))
@@ -170,6 +178,10 @@ class GraphPane(QWidget):
 
     def fit(self) -> None:
         self.main.fit()
+
+    def reset_layout(self) -> None:
+        total = max(2, sum(self.split.sizes()))
+        self.split.setSizes([total * 3 // 5, total * 2 // 5])
 
     def positions(self) -> dict[str, tuple[float, float]]:
         """Instruction -> centre of its node in the main graph, as drawn now."""

@@ -19,7 +19,8 @@ from xlaview.qt.graph_canvas import (
 
 
 class GraphView(QGraphicsView):
-    """Zoom (wheel, +/-), pan (drag), fit (F); click selects, double-click enters."""
+    """Zoom (wheel, +/-), pan (drag), fit the whole graph (F), a readable start (R);
+    click selects, double-click enters."""
 
     instruction_clicked = Signal(str, str)  # computation, instruction
     computation_entered = Signal(str)
@@ -57,7 +58,7 @@ class GraphView(QGraphicsView):
             self.setTransform(transform)
             self.centerOn(center)
         else:
-            self.fit()
+            self.show_start()
 
     @property
     def graph(self) -> ComputationGraph | None:
@@ -77,19 +78,25 @@ class GraphView(QGraphicsView):
                 self.centerOn(rect.center())
 
     def fit(self) -> None:
+        """The whole graph in view (F), however small that makes it."""
         if self.canvas is None:
             return
-        rect = self.canvas.boundingRect()
-        self.fitInView(rect, Qt.AspectRatioMode.KeepAspectRatio)
-        # A graph too big to read when fitted whole: start readable, at the top.
+        self.fitInView(self.canvas.boundingRect(), Qt.AspectRatioMode.KeepAspectRatio)
+        if self.transform().m11() > 1.0:
+            self.resetTransform()
+            self.centerOn(self.canvas.boundingRect().center())
+
+    def show_start(self) -> None:
+        """Where a graph opens (R): fitted if that is readable, else at a
+        readable zoom on its top row."""
+        if self.canvas is None:
+            return
+        self.fit()
         if self.transform().m11() < READABLE_SCALE:
             self.resetTransform()
             self.scale(READABLE_SCALE, READABLE_SCALE)
-            top = rect.top() + self.viewport().height() / (2 * READABLE_SCALE)
+            top = self.canvas.boundingRect().top() + self.viewport().height() / (2 * READABLE_SCALE)
             self.centerOn(QPointF(self.canvas.top_node_x(), top))
-        elif self.transform().m11() > 1.0:
-            self.resetTransform()
-            self.centerOn(rect.center())
 
     def zoom(self, factor: float) -> None:
         scale = self.transform().m11() * factor
@@ -103,6 +110,8 @@ class GraphView(QGraphicsView):
         key = event.key()
         if key == Qt.Key.Key_F:
             self.fit()
+        elif key == Qt.Key.Key_R:
+            self.show_start()
         elif key in (Qt.Key.Key_Plus, Qt.Key.Key_Equal):
             self.zoom(1.25)
         elif key == Qt.Key.Key_Minus:

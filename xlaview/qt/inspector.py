@@ -37,6 +37,10 @@ def _e(value: object) -> str:
     return html.escape(str(value))
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def _rows(rows: list[tuple[str, str]]) -> str:
     body = "".join(f"<tr><td class='k'>{k}</td><td>{v}</td></tr>" for k, v in rows)
     return f"<table>{body}</table>"
@@ -81,7 +85,7 @@ def render(described: dict[str, Any], kind: Kind | None = None) -> str:
     parts.append(_rows([
         ("writes", f"<span class='big'>{human_bytes(d['bytes']['output'])}</span>"),
         ("reads", f"<span class='big'>{human_bytes(d['bytes']['operands'])}</span> "
-                  f"<span class='muted'>({len(d['operands'])} operands)</span>"),
+                  f"<span class='muted'>({_count(len(d['operands']), 'operand')})</span>"),
     ]))  # fmt: skip
     parts.append("<h3>Memory</h3>")
     a = d["allocation"]

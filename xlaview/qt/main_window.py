@@ -46,6 +46,7 @@ from xlaview.qt.view_model import ViewModel
 from xlaview.resources import icon_path
 
 BUSY_SHOWN_AFTER_MS = 150
+MIN_PANE_WIDTH = 260
 
 
 class ProgressBar(QProgressBar):
@@ -107,6 +108,11 @@ class MainWindow(QMainWindow):
         self.main_split.addWidget(self.graph_pane)
         self.main_split.setStretchFactor(0, 1)
         self.main_split.setStretchFactor(1, 1)
+        # Neither the text nor the graph can be squeezed away (a long name once
+        # did it), and a dragged splitter never collapses one.
+        self.main_split.setChildrenCollapsible(False)
+        self.code_tabs.setMinimumWidth(MIN_PANE_WIDTH)
+        self.graph_pane.setMinimumWidth(MIN_PANE_WIDTH)
         central = QWidget(self)
         layout = QVBoxLayout(central)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -127,9 +133,7 @@ class MainWindow(QMainWindow):
             (self.search_panel, "Search"), (self.problems, "Problems"), (self.compare, "Compare")))
         self.problems_dock = self._dock("Analysis", self.bottom_tabs,
                                         Qt.DockWidgetArea.BottomDockWidgetArea)
-        self.resizeDocks([self.module_dock, self.inspector_dock], [250, 330],
-                         Qt.Orientation.Horizontal)
-        self.resizeDocks([self.problems_dock], [240], Qt.Orientation.Vertical)
+        self._default_state = self.saveState()
 
         self.status = steady_label(self)
         self.progress = ProgressBar(self)
@@ -358,9 +362,19 @@ class MainWindow(QMainWindow):
             self.open_dump(urls[0].toLocalFile())
             event.acceptProposedAction()
 
+    def reset_layout(self) -> None:
+        """Docks where they start, text and graph sharing the width."""
+        self.restoreState(self._default_state)
+        for dock in self.docks():
+            dock.show()
+        self.resizeDocks([self.module_dock, self.inspector_dock], [300, 330],
+                         Qt.Orientation.Horizontal)
+        self.resizeDocks([self.problems_dock], [240], Qt.Orientation.Vertical)
+        self.main_split.setSizes([10_000, 10_000])  # scaled down to the splitter's width
+        self.graph_pane.reset_layout()
+
     def _restore_state(self) -> None:
-        # Text and graph share the width at first (scaled down to the splitter's).
-        self.main_split.setSizes([10_000, 10_000])
+        self.reset_layout()
         if not self.persist:
             self.resize(QSize(1600, 1000))
             return

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QPainter, QPaintEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 MAX_SHOWN = 400  # characters of one value in a message or a tooltip
@@ -25,7 +26,7 @@ def elide(text: str, limit: int = MAX_SHOWN) -> str:
 
 
 def esc(value: object, limit: int = MAX_SHOWN) -> str:
-    """Dump text made safe to put inside rich text."""
+    """Dump text made safe to put inside rich text (elided to ``limit`` characters)."""
     return html.escape(elide(str(value), limit))
 
 
@@ -43,13 +44,37 @@ def label(parent: QWidget, rich: bool = False) -> QLabel:
     return out
 
 
+class ElidedLabel(QLabel):
+    """One line of plain text, elided in the middle to the width it is given
+    (TF computation names run to hundreds of characters), whole in its tooltip."""
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        super().setText(text)
+        self.setToolTip(tooltip(text) if text else "")
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)
+        painter = QPainter(self)
+        rect = self.contentsRect()
+        shown = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideMiddle,
+                                              rect.width())
+        painter.setPen(self.palette().windowText().color())
+        painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                         shown)
+        painter.end()
+
+
 def steady_label(parent: QWidget, lines: int = 1, margins: tuple[int, int] = (0, 0),
                  rich: bool = False) -> QLabel:
     """A label ``lines`` lines high that takes the width it is given: its text
     changes as the user steps without laying the window out again (a label
     whose size hint changes moves docks and splitters, and every view is
-    resized and repainted: 50 ms and more per step)."""
-    out = label(parent, rich)
+    resized and repainted: 50 ms and more per step). One line of plain text
+    is elided in the middle, the whole of it in the tooltip."""
+    out = ElidedLabel(parent) if lines == 1 and not rich else label(parent, rich)
     out.setWordWrap(lines > 1)
     out.setContentsMargins(margins[0], margins[1], margins[0], margins[1])
     out.setFixedHeight(lines * out.fontMetrics().lineSpacing() + 2 * margins[1] + 2)

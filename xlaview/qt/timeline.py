@@ -90,8 +90,12 @@ class _Strip(QWidget):
             painter.fillRect(QRectF(x0 + 0.5, band_top, x1 - x0 - 1, band_h), colour.lighter(135))
             if x1 - x0 > 60:
                 painter.setPen(QColor("#343a40"))
+                label = t.points[start].pipeline
+                if not any(p.key.isdigit() for p in t.points):
+                    label += ("  (this dump has no pass dumps: XLA writes one per pass with "
+                              "--xla_dump_hlo_pass_re=.*)")
                 text = painter.fontMetrics().elidedText(
-                    t.points[start].pipeline, Qt.TextElideMode.ElideRight, int(x1 - x0 - 6)
+                    label, Qt.TextElideMode.ElideRight, int(x1 - x0 - 6)
                 )
                 painter.drawText(QRectF(x0 + 3, band_top, x1 - x0 - 6, band_h),
                                  Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
@@ -176,7 +180,6 @@ class PassTimeline(QWidget):
         self.slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.slider.valueChanged.connect(lambda v: self.set_current(v, emit=True))
         self.caption = steady_label(self)
-        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         caption_font = theme.monospace_font(9)
         self.caption.setFont(caption_font)
         self.filter_edit = QLineEdit(self)
@@ -246,7 +249,6 @@ class PassTimeline(QWidget):
             self.caption.setText("")
         else:
             self.caption.setText(f"{index + 1}/{len(self.points)}   {self.points[index].title}")
-            self.caption.setToolTip(tooltip(self.points[index].title))  # in full, when cut off
         self.strip.update()
         if emit and changed and index is not None:
             self.pass_selected.emit(self.points[index].key)
