@@ -16,6 +16,7 @@ from xlaview.qt.graph_canvas import (
     CanvasParts,
     GraphCanvas,
 )
+from xlaview.qt.safe_text import tooltip
 
 
 class GraphView(QGraphicsView):
@@ -157,7 +158,7 @@ class GraphView(QGraphicsView):
             tip = f"{n.instruction}\n{n.opcode}  {n.shape}"
             if n.called:
                 tip += "\ncalls " + ", ".join(n.called) + "  (double-click to open)"
-            QToolTip.showText(event.globalPosition().toPoint(), tip, self)
+            QToolTip.showText(event.globalPosition().toPoint(), tooltip(tip), self)
         elif edge is not None:
             route = self.canvas.layout.edges[edge]
             by_key = self.canvas.placed
@@ -165,6 +166,6 @@ class GraphView(QGraphicsView):
                           if e.source == route.source and e.target == route.target), "")
             text = (f"{by_key[route.source].node.instruction} → "
                     f"{by_key[route.target].node.instruction}\n{shape}")
-            QToolTip.showText(event.globalPosition().toPoint(), text, self)
+            QToolTip.showText(event.globalPosition().toPoint(), tooltip(text), self)
         else:
             QToolTip.hideText()
