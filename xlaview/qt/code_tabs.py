@@ -37,7 +37,7 @@ class CodeTabs(QTabWidget):
         self.text.computation_clicked.connect(self._on_computation_clicked)
         self.kernel.stage_requested.connect(lambda _stage: self._request_kernel())
         self.currentChanged.connect(lambda _i: self._on_tab_changed())
-        model.text_shown.connect(self._on_text_shown)
+        model.pass_shown.connect(self._on_pass_shown)
         model.spans_ready.connect(self.text.set_spans)
         model.selection_changed.connect(self._on_selection_changed)
         model.line_requested.connect(self.text.show_span)
@@ -49,7 +49,7 @@ class CodeTabs(QTabWidget):
         analyses.stablehlo_code.connect(self._on_stablehlo_code)
 
     # -- HLO text -------------------------------------------------------------
-    def _on_text_shown(self, shown: TextShown) -> None:
+    def _on_pass_shown(self, shown: TextShown) -> None:
         self.text.set_document(shown.module, shown.document, shown.line_owners)
 
     def _on_diff_ready(self, shown: DiffShown) -> None:

@@ -43,8 +43,8 @@ class ViewModel(QObject):
 
     index_changed = Signal(object)  # DumpIndex | None
     module_changed = Signal(object, object)  # DumpModule | None, list[PassPoint]
-    pass_changed = Signal(str)  # the pass asked for (shown once text_shown says so)
-    text_shown = Signal(object)  # TextShown
+    pass_changed = Signal(str)  # the pass asked for (shown once pass_shown says so)
+    pass_shown = Signal(object)  # TextShown
     spans_ready = Signal(object)  # LineSpans of the text shown
     graph_shown = Signal(object)  # GraphShown | None
     fusion_shown = Signal(object)  # GraphShown | None
@@ -250,7 +250,7 @@ class ViewModel(QObject):
         loaded, module = prepared.loaded, prepared.loaded.module
         self.loaded = loaded
         self.text_pass = self.pass_key
-        self.text_shown.emit(TextShown(self.pass_key, prepared.file, module, prepared.document,
+        self.pass_shown.emit(TextShown(self.pass_key, prepared.file, module, prepared.document,
                                        prepared.line_owners))
         self.submit("pass", "lex", lex_text, module.text, "hlo", on_done=self.spans_ready.emit,
                     on_progress=lambda f: self.progress.emit("highlighting", f), process="view")
@@ -298,13 +298,13 @@ class ViewModel(QObject):
             return
         computation = self.graph_path[-1]
         key = (self.current_file_key(), computation)
-        path, pass_shown = tuple(self.graph_path), self.pass_key
+        path, for_pass = tuple(self.graph_path), self.pass_key
 
         def show(result: GraphResult) -> None:
             self.views.store_layout(key, result)
-            self.graph_pass = pass_shown
+            self.graph_pass = for_pass
             self.views.shown(computation, result)
-            self.graph_shown.emit(GraphShown(pass_shown, path, result, keep_view))
+            self.graph_shown.emit(GraphShown(for_pass, path, result, keep_view))
 
         cached = self.views.layout(key)
         if cached is not None:
