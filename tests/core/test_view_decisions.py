@@ -12,7 +12,7 @@ from xlaview.analysis.marks import diff_marks, selection_lines, traffic_edge_wid
 from xlaview.analysis.traffic import analyze_traffic
 from xlaview.dump.index import index_dump
 from xlaview.dump.loader import load_module
-from xlaview.dump.passes import pass_key, pass_points, point_of_file, previous_point
+from xlaview.dump.points import previous_point
 from xlaview.resources import sample_dump
 
 SCORE_FUSION = "convert_exponential_fusion"
@@ -21,7 +21,7 @@ SCORE_FUSION = "convert_exponential_fusion"
 @pytest.fixture(scope="module")
 def sample():
     module = index_dump(sample_dump()).module("jit_attention")
-    return module, pass_points(module)
+    return module, module.points()
 
 
 def fusion_point(points):
@@ -34,13 +34,13 @@ def test_pass_points_are_the_timeline_in_order(sample) -> None:
     assert all(p.file.path.is_file() for p in points)
     assert previous_point(points, "before") is None
     assert previous_point(points, "after").key == str(module.passes[-1].seq)
-    assert point_of_file(points, module.after_optimizations.path).key == "after"
 
 
 @pytest.mark.parametrize("given, key", [(12, "12"), ("0012", "12"), ("after", "after"),
-                                        (" before ", "before")])
-def test_pass_keys_as_users_write_them(given, key) -> None:
-    assert pass_key(given) == key
+                                        (" before ", "before"), ("after_optimizations", "after")])
+def test_pass_keys_as_users_write_them(sample, given, key) -> None:
+    module, _ = sample
+    assert module.point(given).key == key
 
 
 def test_diff_marks_of_the_fusion_pass(sample) -> None:

@@ -5,7 +5,6 @@ holds live markup. (Hand-made from the bundled dump: the markup is the edge case
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path

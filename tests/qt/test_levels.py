@@ -22,7 +22,7 @@ def test_selecting_a_fusion_shows_its_kernel(window, qtbot, tmp_path) -> None:
     assert window.code_tabs.kernel.arguments.rowCount() == 3
     assert "wrapped_reduce" in window.code_tabs.kernel.arguments.item(0, 1).text()
     # After LLVM's optimizations.
-    window.code_tabs.kernel.stages.setCurrentIndex(1)
+    window.code_tabs.kernel.show_level("ir_with_opt")
     window.wait_idle()
     optimized = window.findChild(QPlainTextEdit, "kernelText").toPlainText()
     assert optimized != code and "@convert_exponential_fusion(" in optimized

@@ -13,7 +13,6 @@ from PySide6.QtCore import QEvent, QMimeData, QObject, QPointF, QSize, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QImage, QTextCursor
 from PySide6.QtWidgets import QApplication, QGraphicsView, QPlainTextEdit, QTreeWidget, QWidget
 
-from xlaview.dump.reports import read_buffer_assignment
 from xlaview.resources import sample_dump
 
 SAMPLE = sample_dump()

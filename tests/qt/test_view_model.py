@@ -15,7 +15,6 @@ import pytest
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QTextDocument
 
-from xlaview.dump.passes import pass_points
 from xlaview.hlo import parse_module
 from xlaview.resources import sample_dump
 
@@ -67,7 +66,7 @@ def test_click_on_a_node_gone_in_the_new_pass(window, qtbot, hooked) -> None:
     """A node still drawn from the previous pass, clicked after a step to a pass
     without it: a message, not an error."""
     module = opened(window)
-    points = pass_points(module)
+    points = module.points()
     fusion = next(i for i, p in enumerate(points) if "after fusion" in p.title)
     window.select_pass(points[fusion - 1].key)
     window.wait_idle()
@@ -83,7 +82,7 @@ def test_click_on_a_node_gone_in_the_new_pass(window, qtbot, hooked) -> None:
 
 def test_there_and_back_shows_no_stale_diff(window, qtbot, hooked) -> None:
     module = opened(window)
-    first, second = pass_points(module)[:2]
+    first, second = module.points()[:2]
     for i in range(20):
         window.select_pass(second.key)
         if i % 2:
@@ -117,7 +116,7 @@ def test_history_and_change_sizes_stay_with_their_module(window, qtbot, zoo, tmp
     window.select_module(f"b/{b.key}")  # before A's history or change sizes arrive
     window.wait_idle()
     assert window.view_state()["module"] == b.key
-    keys = {p.key for p in pass_points(b)}
+    keys = {p.key for p in b.points()}
     assert set(window.timeline.change_sizes) <= keys and window.timeline.change_sizes
     assert window.timeline.changed_marks == set()
     assert "Select an instruction" in window.changes.history_title.text()
@@ -128,7 +127,7 @@ def test_memory_stays_flat_over_sweeps(window, qtbot) -> None:
     """Ten sweeps of every pass of the sample: no growth, no frozen objects,
     no documents left behind."""
     module = opened(window)
-    keys = [p.key for p in pass_points(module)]
+    keys = [p.key for p in module.points()]
 
     def rss() -> int:
         with open("/proc/self/statm") as f:
@@ -151,7 +150,7 @@ def test_bursts_of_requests_show_what_was_asked_last(window, qtbot, gpt_dump, ho
     """25+ requests without waiting, on a real train step: the state after
     wait_idle is the last asked, and the text is that pass's file."""
     module = opened(window, gpt_dump)
-    points = pass_points(module)
+    points = module.points()
     rng = random.Random(11)
     texts = {p.key: p.file.path.read_text() for p in points}
     names = {p.key: sorted(parse_module(texts[p.key]).entry.instructions, key=lambda i: i.name)

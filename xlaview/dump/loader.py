@@ -4,6 +4,8 @@ checks that find broken files without parsing them."""
 from __future__ import annotations
 
 import codecs
+import os
+import stat
 import threading
 import time
 from collections import OrderedDict
@@ -65,6 +67,35 @@ def read_text(path: str | Path) -> str:
     view = memoryview(data)
     parts = [decoder.decode(view[i : i + BLOCK]) for i in range(0, len(data), BLOCK)]
     return "".join(parts) + decoder.decode(b"", final=True)
+
+
+def read_head(path: str | Path, size: int) -> bytes:
+    """The first ``size`` bytes of a dump file (fewer if it is shorter).
+
+    Regular files only: a FIFO or a device named like a dump would block the
+    reader, or never end."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as err:
+        raise DumpReadError(path, f"cannot read: {err.strerror or err}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise DumpReadError(path, "not a regular file")
+        parts: list[bytes] = []
+        left = size
+        while left > 0:
+            chunk = os.read(fd, min(left, BLOCK))
+            if not chunk:
+                break
+            parts.append(chunk)
+            left -= len(chunk)
+        return b"".join(parts)
+    except DumpReadError:
+        raise
+    except OSError as err:
+        raise DumpReadError(path, f"cannot read: {err.strerror or err}") from None
+    finally:
+        os.close(fd)
 
 
 def count_newlines(text: str, start: int = 0, end: int | None = None) -> int:
@@ -178,8 +209,7 @@ def sniff(index: DumpIndex) -> list[Problem]:
     file: binary data, and HLO text cut short (it always ends with ``}``)."""
     problems: list[Problem] = []
     for module in index.modules:
-        hlo_files = [(f, True) for _, f in module.timeline()]
-        hlo_files += [(f, True) for f in module.stages.values()]
+        hlo_files = [(f, True) for _, f in module.timeline()]  # stages included
         reports = [(f, False) for _, f in module.reports.items() if f]
         for f, is_hlo in hlo_files + reports:
             if f.size == 0:

@@ -26,7 +26,7 @@ from xlaview.analysis.traffic import analyze_traffic
 from xlaview.dump.index import DumpFile, DumpIndex, DumpModule, index_dump
 from xlaview.dump.kernels import ModuleLevels, module_levels
 from xlaview.dump.loader import ModuleReports, load_reports, recently_written, sniff
-from xlaview.dump.passes import previous_point
+from xlaview.dump.points import previous_point
 from xlaview.hlo import Module
 from xlaview.qt import jobs
 from xlaview.qt.levels import load_code
@@ -223,10 +223,11 @@ class Analyses(QObject):
         if self._kernel is None or not self._kernel[1]:
             return
         name, files, _shared = self._kernel
-        dump_file = getattr(files, stage) or files.ir_no_opt or files.ir_with_opt or files.ptx
+        dump_file = files.level(stage) or next((f for _, f in files.levels()), None)
         if dump_file is None:
             return
-        kind = "ptx" if dump_file.name.endswith("ptx") else "ll"
+        kind = ("ptx" if dump_file.name.endswith("ptx") else
+                "mlir" if dump_file.name.endswith(".mlir") else "ll")
         module = model.loaded.module if model.loaded is not None else None
         model.submit("kernel", "kernel-code", jobs.load_kernel, dump_file, kind, function,
                      module, name, self.reports_for_pass(),

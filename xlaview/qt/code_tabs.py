@@ -43,7 +43,7 @@ class CodeTabs(QTabWidget):
         model.line_requested.connect(self.text.show_span)
         analyses = model.analyses
         analyses.diff_ready.connect(self._on_diff_ready)
-        analyses.levels_changed.connect(lambda _levels, _module: self._on_module_changed())
+        analyses.levels_changed.connect(lambda levels, _module: self._on_module_changed(levels))
         analyses.kernel_files.connect(self._on_kernel_files)
         analyses.kernel_code.connect(self._on_kernel_code)
         analyses.stablehlo_code.connect(self._on_stablehlo_code)
@@ -80,7 +80,8 @@ class CodeTabs(QTabWidget):
             self.model.enter_computation(computation)
 
     # -- kernel and StableHLO ---------------------------------------------------
-    def _on_module_changed(self) -> None:
+    def _on_module_changed(self, levels) -> None:
+        self.kernel.set_levels(levels.kernel_levels if levels is not None else ())
         self._stablehlo_asked = False
         self._kernel_asked = None
         self.kernel.set_files(None, None, None)

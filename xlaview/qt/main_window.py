@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
 )
 
 from xlaview.dump.index import Problem
-from xlaview.dump.passes import pass_points, point_of_file
 from xlaview.qt.actions import Menus
 from xlaview.qt.code_tabs import CodeTabs
 from xlaview.qt.follower import FolderFollower
@@ -332,7 +331,7 @@ class MainWindow(QMainWindow):
         path = index.root / problem.path
         module = index.module_of(path)
         if module is not None:
-            point = point_of_file(pass_points(module), path)
+            point = next((p for p in module.points() if p.file.path == path), None)
             self.model.reveal(module, point.key if point else None, problem.line)
 
     def _on_busy_changed(self, busy: bool) -> None:

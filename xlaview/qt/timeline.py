@@ -32,9 +32,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlaview.dump.passes import PassPoint
+from xlaview.dump.points import STAGE, ModulePoint
 from xlaview.qt import theme
 from xlaview.qt.safe_text import steady_label, tooltip
+
+
+def band_of(point: ModulePoint) -> str:
+    """Points of one pipeline share a band; a stage is a band of its own."""
+    return point.pipeline or point.title
 
 
 class _Strip(QWidget):
@@ -83,14 +88,14 @@ class _Strip(QWidget):
         font.setPointSizeF(max(7.0, font.pointSizeF() - 1.5))
         painter.setFont(font)
         for i in range(1, n + 1):
-            if i < n and t.points[i].pipeline == t.points[start].pipeline:
+            if i < n and band_of(t.points[i]) == band_of(t.points[start]):
                 continue
-            colour = QColor(t.pipeline_colour(t.points[start].pipeline))
+            colour = QColor(t.pipeline_colour(band_of(t.points[start])))
             x0, x1 = self.x_of(start) - step / 2, self.x_of(i - 1) + step / 2
             painter.fillRect(QRectF(x0 + 0.5, band_top, x1 - x0 - 1, band_h), colour.lighter(135))
             if x1 - x0 > 60:
                 painter.setPen(QColor("#343a40"))
-                label = t.points[start].pipeline
+                label = band_of(t.points[start])
                 if not any(p.key.isdigit() for p in t.points):
                     label += ("  (this dump has no pass dumps: XLA writes one per pass with "
                               "--xla_dump_hlo_pass_re=.*)")
@@ -104,7 +109,7 @@ class _Strip(QWidget):
         for i, point in enumerate(t.points):
             x = self.x_of(i)
             visible = t.is_visible(i)
-            colour = QColor(t.pipeline_colour(point.pipeline)).darker(130)
+            colour = QColor(t.pipeline_colour(band_of(point))).darker(130)
             if not visible:
                 colour = QColor("#dee2e6")
             pen = QPen(colour, 2 if step > 4 else 1)
@@ -165,7 +170,7 @@ class PassTimeline(QWidget):
         super().__init__(parent)
         self.setObjectName("passTimeline")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.points: list[PassPoint] = []
+        self.points: list[ModulePoint] = []
         self.current: int | None = None
         self.unchanged: dict[str, bool] = {}
         self.change_sizes: dict[str, int] = {}
@@ -205,16 +210,20 @@ class PassTimeline(QWidget):
         layout.addLayout(row)
 
     # -- state ------------------------------------------------------------------
-    def set_points(self, points: list[PassPoint], current: str | None = None) -> None:
+    def set_points(self, points: list[ModulePoint], current: str | None = None) -> None:
         self.points = points
         self.unchanged = {}
         self.change_sizes = {}
         self.changed_marks = set()
         self._colours = {}
-        pipelines = [p.pipeline for p in points]
-        for name in dict.fromkeys(pipelines):
-            if name in ("before optimizations", "after optimizations"):
+        for point in points:
+            name = band_of(point)
+            if name in self._colours:
+                continue
+            if point.key in ("before", "after"):
                 self._colours[name] = "#adb5bd"
+            elif point.kind == STAGE:  # a whole-module snapshot (after SPMD partitioning)
+                self._colours[name] = theme.STAGE_COLOR
             else:
                 self._colours[name] = theme.PIPELINE_COLORS[len(self._colours) % len(theme.PIPELINE_COLORS)]
         self.slider.blockSignals(True)

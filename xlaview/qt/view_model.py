@@ -24,7 +24,8 @@ from xlaview.analysis import navigation
 from xlaview.analysis.kinds import kind_of
 from xlaview.dump.index import DumpFile, DumpIndex, DumpModule, Problem, index_dump, index_file
 from xlaview.dump.loader import SETTLE_SECONDS, LoadedModule, ModuleCache, recently_written
-from xlaview.dump.passes import PassPoint, pass_key, pass_points, point_of_file
+from xlaview.dump.main_module import default_module
+from xlaview.dump.points import ModulePoint
 from xlaview.errors import XlaviewError
 from xlaview.qt import jobs
 from xlaview.qt.analyses import Analyses
@@ -42,7 +43,7 @@ class ViewModel(QObject):
     records above); the window connects them to its views."""
 
     index_changed = Signal(object)  # DumpIndex | None
-    module_changed = Signal(object, object)  # DumpModule | None, list[PassPoint]
+    module_changed = Signal(object, object)  # DumpModule | None, list[ModulePoint]
     pass_changed = Signal(str)  # the pass asked for (shown once pass_shown says so)
     pass_shown = Signal(object)  # TextShown
     spans_ready = Signal(object)  # LineSpans of the text shown
@@ -61,7 +62,7 @@ class ViewModel(QObject):
         self.cache = ModuleCache()
         self.index: DumpIndex | None = None
         self.module: DumpModule | None = None
-        self.points: list[PassPoint] = []
+        self.points: list[ModulePoint] = []
         self.pass_key: str | None = None  # asked for
         self.loaded: LoadedModule | None = None  # of the text shown
         self.text_pass: str | None = None  # the pass whose text is shown
@@ -139,7 +140,7 @@ class ViewModel(QObject):
         target = index.module_of(path) if path.is_file() else None
         point = None
         if target is not None:
-            found = point_of_file(pass_points(target), path)
+            found = next((p for p in target.points() if p.file.path == path.absolute()), None)
             point = found.key if found else None
         elif module is not None:
             try:
@@ -147,15 +148,10 @@ class ViewModel(QObject):
                 point = pass_ if pass_ is not None else None
             except KeyError:
                 target = None
-        self.select_module(target or self.default_module(index), point)
+        self.select_module(target or default_module(index), point)
         n = len(index.modules)
         self.status.emit(f"{index.root}: {n} module{'s' * (n != 1)}, {len(index.dumps)} dump"
                          f"{'s' * (len(index.dumps) != 1)}")
-
-    @staticmethod
-    def default_module(index: DumpIndex) -> DumpModule:
-        # The module with the most passes is the one the user compiled on purpose.
-        return max(index.modules, key=lambda m: (len(m.passes), m.after_optimizations is not None))
 
     def reindexed(self, index: DumpIndex) -> None:
         """A re-index of the open folder (it is being written): keep the user's
@@ -169,17 +165,16 @@ class ViewModel(QObject):
         self.analyses.sniff(index)
         current = self.module
         match = None if current is None else next(
-            (m for m in index.modules if (m.dump, m.id, m.name) == (current.dump, current.id,
-                                                                    current.name)), None)
+            (m for m in index.modules if m.ref == current.ref and m.name == current.name), None)
         if match is None:
             if current is None and index.modules:
-                self.select_module(self.default_module(index))
+                self.select_module(default_module(index))
             return
         old_file = current.file_at(self.pass_key) if current and self.pass_key else None
-        keys = [p.key for p in pass_points(match)]
+        keys = [p.key for p in match.points()]
         keep = self.pass_key if self.pass_key in keys else (keys[-1] if keys else None)
         self.module = match
-        self.points = pass_points(match)
+        self.points = match.points()
         self.module_changed.emit(match, self.points)
         self.analyses.module_shown(match)
         if keep is None:
@@ -200,14 +195,16 @@ class ViewModel(QObject):
         self._set_module(module)
         if not self.points:
             return
-        keys = [p.key for p in self.points]
-        wanted = pass_key(pass_) if pass_ is not None else None
-        self.select_pass(wanted if wanted in keys else keys[-1])
+        try:
+            wanted = module.point(pass_).key if pass_ is not None else self.points[-1].key
+        except KeyError:  # a pass this module does not have: its last
+            wanted = self.points[-1].key
+        self.select_pass(wanted)
 
     def _set_module(self, module: DumpModule | None) -> None:
         self.bump("module")
         self.module = module
-        self.points = pass_points(module) if module else []
+        self.points = module.points() if module else []
         self.pass_key = self.text_pass = self.graph_pass = None
         self.loaded = None
         self.graph_path = []
@@ -220,11 +217,8 @@ class ViewModel(QObject):
         """Show the module at a pass: a sequence number, ``before`` or ``after``."""
         if self.module is None:
             raise RuntimeError("no module is shown")
-        key = pass_key(key)
+        key = self.module.point(key).key  # NoSuchPointError (a KeyError) says what there is
         keys = [p.key for p in self.points]
-        if key not in keys:
-            raise KeyError(f"{self.module.key} has no pass {key!r} (use a sequence number, "
-                           "before or after)")
         if self.pass_key in keys:
             self._step_direction = 1 if keys.index(key) >= keys.index(self.pass_key) else -1
         self.bump("pass")
