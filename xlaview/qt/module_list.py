@@ -61,7 +61,9 @@ class ModuleListPanel(QWidget):
         groups: dict[str, QTreeWidgetItem] = {}
         if index is not None:
             for module in index.modules:
-                item = _Item([f"{module.id:04d}", module.name or "(no name)",
+                # A lone HLO text is named by its file: two files may hold one module name.
+                name = module.title if module.plain_file else (module.name or "(no name)")
+                item = _Item([f"{module.id:04d}", name,
                               module.backend or "?", str(len(module.passes))])
                 item.setData(0, _ROLE, module)
                 files = len(module.all_files())

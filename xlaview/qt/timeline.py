@@ -96,7 +96,7 @@ class _Strip(QWidget):
             if x1 - x0 > 60:
                 painter.setPen(QColor("#343a40"))
                 label = band_of(t.points[start])
-                if not any(p.key.isdigit() for p in t.points):
+                if i == n and not any(p.key.isdigit() for p in t.points):
                     label += ("  (this dump has no pass dumps: XLA writes one per pass with "
                               "--xla_dump_hlo_pass_re=.*)")
                 text = painter.fontMetrics().elidedText(
