@@ -39,6 +39,7 @@ def check_request(args: argparse.Namespace) -> Path:
     module, pass and instruction exist, and the HLO file at that point reads
     as HLO text. Returns that file; `CliError` (exit 2, no image) if not."""
     from xlaview.dump.files import DumpReadError, read_text
+    from xlaview.hlo import Module, parse_module_tolerant
 
     if args.out.suffix.lower() not in (".png", ".svg"):
         raise CliError(f"--out must end in .png or .svg, not {args.out.name!r}")
@@ -68,13 +69,25 @@ def check_request(args: argparse.Namespace) -> Path:
         text = read_text(shown)
     except DumpReadError as err:
         raise CliError(str(err)) from None
-    if _COMPUTATION_HEADER.search(text) is None:
+    # Plain searches answer for files as XLA writes them; an odd one (a module
+    # on one line) is parsed, as the window will parse it.
+    parsed: list[Module] = []
+
+    def module_of_text() -> Module:
+        if not parsed:
+            parsed.append(parse_module_tolerant(text).module)
+        return parsed[0]
+
+    if _COMPUTATION_HEADER.search(text) is None and not module_of_text().computations:
         raise CliError(f"{shown}: no HLO computation in this file")
     if args.select is not None:
         defined = re.compile(r"^[ \t]*(?:ROOT[ \t]+)?%?" + re.escape(args.select) + r"[ \t]*=",
                              re.MULTILINE)
         if defined.search(text) is None:
-            raise CliError(f"no instruction {args.select!r} in {shown}")
+            try:
+                module_of_text().find(args.select)
+            except KeyError:
+                raise CliError(f"no instruction {args.select!r} in {shown}") from None
     return shown
 
 
