@@ -31,8 +31,8 @@ def cmd_traffic(args: argparse.Namespace) -> int:
         emit_json(traffic.to_json())
         return 0
     echo(f"{traffic.module}: {human_bytes(traffic.total_traffic_bytes)} read and written by "
-          f"top-level ops; {human_bytes(traffic.intermediate_traffic_bytes)} through "
-          f"{len(traffic.intermediates)} materialized intermediates")
+         f"top-level ops; {human_bytes(traffic.intermediate_traffic_bytes)} through "
+         f"{len(traffic.intermediates)} materialized intermediates")
     counts = ", ".join(f"{k} {v}" for k, v in traffic.fusion_counts.items() if v) or "none"
     echo(f"fusions: {counts}")
     echo()
@@ -56,7 +56,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
                    "from_file": old_file.rel, "to_file": new_file.rel, **diff.to_json()})
         return 0
     echo(f"{module.title}: {args.from_} -> {args.to}: {len(diff.added)} added, "
-          f"{len(diff.removed)} removed, {len(diff.changed)} changed")
+         f"{len(diff.removed)} removed, {len(diff.changed)} changed")
     for c in diff.computations_added:
         echo(f"  + computation {c}")
     for c in diff.computations_removed:

@@ -71,7 +71,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 def print_module_summary(path: Path, summary: dict) -> None:
     echo(f"{path}: module {summary['module']}")
     echo(f"  {summary['computations']} computations, {summary['instructions']} instructions "
-          f"(entry {summary['entry']}: {summary['entry_instructions']})")
+         f"(entry {summary['entry']}: {summary['entry_instructions']})")
     fusions = ", ".join(f"{k} {v}" for k, v in summary["fusions"].items()) or "none"
     echo(f"  fusions: {fusions}")
     echo(f"  peak memory: {human_bytes(summary['peak_memory_bytes'])}")
@@ -87,13 +87,13 @@ def print_instruction(d: dict) -> None:
         tiles = f", tiles {''.join(layout['tiles'])}" if layout["tiles"] else ""
         echo(f"  layout: {layout['dimension_order']}{tiles}, {layout['memory_space_name']}")
     echo(f"  bytes: writes {human_bytes(d['bytes']['output'])}, "
-          f"reads {human_bytes(d['bytes']['operands'])}")
+         f"reads {human_bytes(d['bytes']['operands'])}")
     for op in d["operands"]:
         echo(f"  operand {op['name']}: {op['shape']}")
     a = d["allocation"]
     if a:
         echo(f"  allocation {a['index']} ({a['kind']}): offset {a['offset']}, "
-              f"size {human_bytes(a['size'])} of {human_bytes(a['allocation_size'])}")
+             f"size {human_bytes(a['size'])} of {human_bytes(a['allocation_size'])}")
     if d["live_range"]:
         share = f", {d['peak_share']:.1%} of peak" if d["peak_share"] else ""
         echo(f"  live range: {d['live_range'][0]}..{d['live_range'][1]}{share}")
