@@ -34,11 +34,13 @@ from hostile import (
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-EXAMPLES = int(os.environ.get("XLAVIEW_FUZZ_EXAMPLES", "10"))
-# The window shows file names as rich text until the lead's part of issue 15
-# lands: `export` of a name holding markup aborts in Qt. Until then markup
-# names go through every command but export (test_hostile.py has the xfail).
-WINDOW_SHOWS_PLAIN_TEXT = False
+EXAMPLES = int(os.environ.get("XLAVIEW_FUZZ_EXAMPLES", "8"))
+# The window's part of issue 15 (the lead's) is not on this branch: names are
+# shown as rich text (`export` of a name holding markup aborts in Qt) and a
+# background job that fails (a binary neighbour pass, prefetched) reaches
+# sys.excepthook. Until it lands, `export` runs only on folders that meet
+# neither (test_hostile.py has the strict xfail); then set this to True.
+WINDOW_PART_MERGED = False
 
 NAME_PARTS = st.sampled_from([
     "jit_f", "<img src=&#47;dev&#47;zero>", "<b>x<&#47;b>", "&amp;", "\x1b]0;pwned\x07", "\x1b[31m",
@@ -86,10 +88,12 @@ def modules(draw) -> list[Module]:
     out = []
     for module_id in ids:
         module = Module(module_id, draw(names()))
+        # Weighted towards files that work, so that the commands' success
+        # paths also meet hostile names and neighbours.
         for role in HLO_ROLES:
-            if draw(st.booleans()):
-                module.files.append(File(role, draw(st.sampled_from(KINDS)),
-                                         draw(st.sampled_from(sorted(HLO_CONTENTS)))))
+            if draw(st.integers(0, 3)):
+                content = draw(st.sampled_from(["good"] * 4 + sorted(HLO_CONTENTS)))
+                module.files.append(File(role, draw(st.sampled_from(KINDS)), content))
         for role in REPORT_ROLES:
             if draw(st.booleans()):
                 module.files.append(File(role, draw(st.sampled_from(KINDS)),
@@ -216,7 +220,9 @@ def _every_command(root: Path, png: Path, recipe: list[Module], strict_terminal:
     _check(xlaview_capped("compare", folder, folder, env=env), "compare", ok)
 
     markup = any(b"<" in m.name or b"&" in m.name for m in recipe)
-    if WINDOW_SHOWS_PLAIN_TEXT or not markup:
+    failing_job = default is not None and any(
+        model.present(default, r) and not model.reads(default, r) for r in HLO_ROLES)
+    if WINDOW_PART_MERGED or not (markup or failing_job):
         point = model.last_point(default) if default is not None else None
         ok = point is not None and model.works(default, point)
         run = xlaview_capped("export", folder, "--out", str(png), env=env, timeout=60)
