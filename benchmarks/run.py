@@ -123,6 +123,43 @@ def analysis(folder: Path) -> None:
     report("traffic", traffic, xla, "XLA parsing a pass", "(goal: ours < 1 s)")
 
 
+@benchmark
+def reading(folder: Path) -> None:
+    """The guarded reader (regular files only, checked before and after a
+    non-blocking open, capped) against a plain read (goal <= 1.1), and its
+    text (decoded a megabyte at a time, BOM dropped) against one decode."""
+    from xlaview.dump.files import read_bytes, read_text
+
+    path = max(folder.glob("*.txt"), key=lambda p: p.stat().st_size)
+    print(f"input: {path.name}: {path.stat().st_size / 1e6:.1f} MB")
+    report("read_bytes", best_of(lambda: read_bytes(path), 7), best_of(path.read_bytes, 7),
+           "Path.read_bytes", "(goal <= 1.1)")
+    ours = best_of(lambda: read_text(path), 5)
+    ref = best_of(lambda: path.read_bytes().decode("utf-8", "replace"), 5)
+    report("read_text", ours, ref, "read_bytes + one decode",
+           "(no goal: decoding in blocks keeps each hold of the GIL short)")
+
+
+@benchmark
+def memory(folder: Path) -> None:
+    """The memory timeline of the largest module (bars, usage, occupancy)
+    against reading the reports it is built from (goal <= 1.0)."""
+    from xlaview.analysis.memory import memory_timeline
+    from xlaview.dump.index import index_dump
+    from xlaview.dump.loader import load_reports
+
+    module = max(index_dump(folder).modules, key=lambda m: len(m.passes))
+    reports = load_reports(module)
+    if reports.live_range is None:
+        print("memory: no live-range report in this dump")
+        return
+    timeline = memory_timeline(reports.live_range, reports.buffer_assignment)
+    print(f"input: {len(timeline.buffers)} buffers over {len(timeline.usage)} steps")
+    ours = best_of(lambda: memory_timeline(reports.live_range, reports.buffer_assignment), 5)
+    ref = best_of(lambda: load_reports(module), 5)
+    report("memory timeline", ours, ref, "reading its reports", "(goal <= 1.0)")
+
+
 def run_process(args: list[str], repeat: int = 5) -> tuple[float, float]:
     """(min, median) wall time of a whole process."""
     times = []

@@ -22,7 +22,7 @@ LAZY_GUI_ENTRY_POINTS = {"__main__.py", "collect.py"}
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "units": set(),
-    "helper": set(),
+    "helper": {"errors"},
     "resources": set(),
     "hlo": {"errors", "units"},
     "text": {"errors", "units"},

@@ -49,12 +49,59 @@ def ensure_writable(folder: Path) -> Path:
     return folder
 
 
-def _flag_value(flags: list[str], name: str) -> str | None:
-    for flag in flags:
-        key, _, value = flag.partition("=")
-        if key == name:
-            return value
-    return None
+# XLA reads XLA_FLAGS with its own small tokenizer (xla/parse_flags_from_env.cc,
+# ParseArgvFromString): flags are split on these four characters, a value may
+# be quoted (--flag="..." with backslash escapes, or --flag='...'), and reading
+# stops, silently, at the first token that does not start with "-".
+_XLA_SPACE = " \t\r\n"
+
+
+def xla_flags(text: str) -> tuple[list[tuple[str, str]], str]:
+    """``([(name, value), ...], rest)`` of an ``XLA_FLAGS`` value, read as XLA
+    reads it; ``rest`` is the text from where XLA stops reading ("" when it
+    reads everything)."""
+    flags: list[tuple[str, str]] = []
+    n = len(text)
+
+    def skip_space(i: int) -> int:
+        while i < n and text[i] in _XLA_SPACE:
+            i += 1
+        return i
+
+    b = skip_space(0)
+    while b < n and text[b] == "-":
+        e = b
+        while e < n and text[e].isascii() and (text[e] in "-_" or text[e].isalnum()):
+            e += 1
+        name = text[b:e]
+        if e + 1 < n and text[e] == "=" and text[e + 1] in "'\"":
+            quote, e = text[e + 1], e + 2
+            value: list[str] = []
+            while e < n and text[e] != quote:
+                if quote == '"' and text[e] == "\\" and e + 1 < n:
+                    e += 1
+                value.append(text[e])
+                e += 1
+            flags.append((name, "".join(value)))
+            e = min(n, e + 1)
+        else:
+            while e < n and text[e] not in _XLA_SPACE:
+                e += 1
+            token = text[b:e]
+            flags.append((name, token[len(name) + 1 :] if token[len(name) :].startswith("=") else ""))
+        b = skip_space(e)
+    return flags, text[b:]
+
+
+def xla_flag(name: str, value: str) -> str:
+    """``--name=value`` as XLA_FLAGS must spell it to read ``value`` back whole:
+    quoted when it holds a space or starts with a quote, so a value such as
+    ``"a --xla_dump_to=/x"`` stays one value and never becomes a second flag."""
+    if "\0" in value:
+        raise CollectError(f"{name}: a NUL character cannot pass through XLA_FLAGS")
+    if value and value[0] not in "'\"" and not any(c in _XLA_SPACE for c in value):
+        return f"{name}={value}"
+    return f'{name}="' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def merge_xla_flags(
@@ -64,25 +111,28 @@ def merge_xla_flags(
 
     Returns (flags, the folder XLA will dump to, warnings). A ``--xla_dump_to``
     the user already set wins (with a warning); so do their own pass and module
-    filters.
+    filters. The user's text is kept as it is (their quoting included) and ours
+    is quoted as XLA reads it back, so no value of ours can add a flag.
     """
-    # XLA splits XLA_FLAGS on whitespace and knows no shell quoting.
-    flags = existing.split()
+    flags, rest = xla_flags(existing)
+    if rest:
+        where = "it names a file of flags" if not flags else f"XLA stops reading at {rest[:40]!r}"
+        raise CollectError(f"cannot add dump flags to XLA_FLAGS={existing[:80]!r}: {where}")
+    given = dict(flags)
     warnings: list[str] = []
-    theirs = _flag_value(flags, "--xla_dump_to")
+    ours: list[str] = []
+    theirs = given.get("--xla_dump_to")
     if theirs:
         if Path(theirs).expanduser() != out:
             warnings.append(f"XLA_FLAGS already sets --xla_dump_to={theirs}: dumping there")
         out = Path(theirs).expanduser()
     else:
-        if any(c.isspace() for c in str(out)):
-            raise CollectError(f"XLA_FLAGS cannot name a folder with spaces: {out}")
-        flags.append(f"--xla_dump_to={out}")
-    if passes and _flag_value(flags, "--xla_dump_hlo_pass_re") is None:
-        flags.append(f"--xla_dump_hlo_pass_re={passes}")
-    if modules and _flag_value(flags, "--xla_dump_hlo_module_re") is None:
-        flags.append(f"--xla_dump_hlo_module_re={modules}")
-    return " ".join(flags), out, warnings
+        ours.append(xla_flag("--xla_dump_to", str(out)))
+    if passes and "--xla_dump_hlo_pass_re" not in given:
+        ours.append(xla_flag("--xla_dump_hlo_pass_re", passes))
+    if modules and "--xla_dump_hlo_module_re" not in given:
+        ours.append(xla_flag("--xla_dump_hlo_module_re", modules))
+    return " ".join([existing.strip(), *ours]).strip(), out, warnings
 
 
 def run_with_dumps(
@@ -104,6 +154,9 @@ def run_with_dumps(
         raise CollectError(f"{command[0]}: command not found") from None
     except PermissionError:
         raise CollectError(f"{command[0]}: permission denied") from None
+    except (OSError, ValueError) as err:  # not a program (a folder), a NUL in an argument
+        raise CollectError(f"{command[0]}: cannot run: {getattr(err, 'strerror', None) or err}"
+                           ) from None
     return completed.returncode, folder, warnings
 
 
@@ -140,4 +193,4 @@ def collect(
     return folder
 
 
-__all__ = ["CollectError", "collect", "merge_xla_flags", "run_with_dumps"]
+__all__ = ["CollectError", "collect", "merge_xla_flags", "run_with_dumps", "xla_flag", "xla_flags"]

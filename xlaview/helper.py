@@ -11,12 +11,21 @@ an ``if __name__ == "__main__"`` guard would open a second window). Jobs go
 one at a time over its stdin, results come back over a private pipe, as
 pickles: a job's function, arguments and result must pickle, and its result
 should be cheap to unpickle (arrays, not millions of small objects).
+
+The child dies with its parent, even in the middle of a job that never ends
+(a read that blocks, a loop): on Linux the kernel kills it when the parent
+goes (``PR_SET_PDEATHSIG``); everywhere, a thread of the child watches its
+end of the job pipe and exits the child when the parent's end closes, as it
+does when the parent exits or is killed.
 """
 
 from __future__ import annotations
 
+import ctypes
 import os
 import pickle
+import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -25,13 +34,36 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, BinaryIO
 
+from xlaview.errors import XlaviewError
+
 NICENESS = 10
 MAX_DEATHS = 3  # children that die in a row before jobs run in this process instead
 # The argument a frozen (PyInstaller) xlaview takes to be the helper instead.
 FROZEN_HELPER_ARG = "--xlaview-helper"
+# The parent's pid, given to the child: it exits at once if the parent is
+# already gone by the time it asked to be killed with it.
+PARENT_ENV = "XLAVIEW_HELPER_PARENT"
+_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 Deliver = Callable[[bool, Any, str], None]  # (ok, result or error, traceback text)
 Progress = Callable[[float], None]
+
+
+class HelperDied(XlaviewError, RuntimeError):
+    """The helper process died while it ran a job (the job is not run again)."""
+
+    def __init__(self, fn: Callable[..., Any] | str, status: int | None = None) -> None:
+        name = fn if isinstance(fn, str) else getattr(fn, "__name__", repr(fn))
+        how = ""
+        if status is not None and status < 0:
+            how = f" (signal {-status}{': out of memory?' if -status == signal.SIGKILL else ''})"
+        elif status:
+            how = f" (exit status {status})"
+        super().__init__(f"the helper process died running {name}{how}")
+        self.fn_name, self.status = name, status
+
+    def __reduce__(self):
+        return (HelperDied, (self.fn_name, self.status))
 
 
 def _send(stream: BinaryIO, obj: object) -> None:
@@ -52,13 +84,43 @@ def _receive(stream: BinaryIO) -> Any:
     return pickle.loads(data)
 
 
+def _die_with_parent() -> None:
+    """Have the kernel kill this process when its parent dies (Linux), and
+    exit now if that parent is already gone."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):  # no libc to ask: the pipe watch still holds
+            pass
+    parent = os.environ.get(PARENT_ENV, "")
+    if parent.isdigit() and os.getppid() != int(parent):
+        os._exit(0)  # reparented already: the parent died before prctl
+
+
+def _watch_jobs(jobs: BinaryIO, inbox: queue.SimpleQueue) -> None:
+    """Read jobs from the parent into ``inbox``; when the pipe closes (the
+    parent exited, was killed, or is done with us), end this process, even
+    while a job runs: a job blocked for ever must not outlive its window."""
+    while True:
+        try:
+            inbox.put(_receive(jobs))
+        except EOFError:
+            os._exit(0)
+        except Exception as err:  # noqa: BLE001 (unpickling a job can raise anything: it is sent back)
+            inbox.put(err)
+
+
 def serve() -> None:
     """The child's loop: run each job read from stdin, write its outcome back
     (and its progress reports before it, for a job that reports)."""
+    _die_with_parent()
     # The window comes first: on a machine with few cores, a helper running at
     # the same priority takes turns on a core with the GUI thread.
     os.nice(NICENESS)
-    jobs = sys.stdin.buffer
+    inbox: queue.SimpleQueue = queue.SimpleQueue()
+    threading.Thread(target=_watch_jobs, args=(sys.stdin.buffer, inbox), daemon=True,
+                     name="xlaview-helper-watch").start()
     # Results go to the original stdout; anything a job prints goes to stderr.
     results = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
@@ -67,10 +129,11 @@ def serve() -> None:
         _send(results, ("progress", fraction))
 
     while True:
-        try:
-            fn, args, wants_progress = _receive(jobs)
-        except EOFError:  # the parent closed the pipe, or exited
-            return
+        job = inbox.get()
+        if isinstance(job, Exception):
+            _send(results, ("done", False, job, ""))
+            continue
+        fn, args, wants_progress = job
         ok, value, trace = _run_here(fn, args, report if wants_progress else None)
         try:
             _send(results, ("done", ok, value, trace))
@@ -165,7 +228,16 @@ class HelperProcess:
                     if outcome is None:
                         continue  # no longer wanted while it ran: its child was stopped
                     ok, value, trace = outcome
-            except (OSError, EOFError):  # no child could start, or it died (out of memory)
+            except EOFError:  # the child died running the job (out of memory, killed)
+                if self._closed:
+                    return
+                # Not run again here: what killed a child (a dump that takes all
+                # memory, a crash on bad input) would take the window with it.
+                status = self._exit_status()
+                self._drop_process()
+                self._deaths += 1  # a new child for the next job, unless they keep dying
+                ok, value, trace = False, HelperDied(fn, status), ""
+            except OSError:  # no child could start, or it was gone before it got the job
                 if self._closed:
                     return
                 self._drop_process()  # a new child for the next job ...
@@ -174,6 +246,13 @@ class HelperProcess:
             except Exception as err:  # the job or its outcome would not pickle
                 ok, value, trace = False, err, traceback.format_exc()
             deliver(ok, value, trace)
+
+    def _exit_status(self) -> int | None:
+        """How the child that closed its pipe ended (negative: the signal), if it did."""
+        try:
+            return self._process.wait(timeout=1) if self._process else None
+        except subprocess.TimeoutExpired:  # alive, yet its pipe closed: stopped below
+            return None
 
     def _drop_process(self) -> None:
         process, self._process = self._process, None
@@ -192,8 +271,12 @@ class HelperProcess:
         process = self._process
         if process is None or process.poll() is not None:
             self._drop_process()
+            env = {**os.environ, PARENT_ENV: str(os.getpid())}
             process = self._process = subprocess.Popen(
-                helper_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                helper_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+            if self._closed:  # closed while it started: close() did not see it
+                self._drop_process()
+                raise EOFError
         assert process.stdin is not None and process.stdout is not None
         _send(process.stdin, (fn, args, progress is not None))
         while True:

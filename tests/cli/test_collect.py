@@ -157,3 +157,49 @@ def test_python_api_without_jax(tmp_path: Path) -> None:
     """)
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
     assert "needs jax" in proc.stdout, proc.stderr
+
+
+@pytest.mark.parametrize("existing", [
+    "", "--xla_foo=1", '--xla_foo="a b"   --xla_bar=\'c\'', "\t--xla_foo=1\n",
+])  # fmt: skip
+@pytest.mark.parametrize("passes", [
+    ".*", "a --xla_dump_to=/x", '"quoted"', "'single", 'back\\slash "and quote"', "tab\there",
+])  # fmt: skip
+def test_our_flag_values_read_back_whole(existing: str, passes: str, tmp_path: Path) -> None:
+    """XLA reads XLA_FLAGS with its own tokenizer: a value of ours with spaces
+    or quotes is quoted so that it reads back as one value, never a new flag,
+    and the user's flags (their quoting too) are kept as they were."""
+    from xlaview.collect import xla_flags
+
+    out = tmp_path / "a folder with spaces"
+    flags, folder, _ = merge_xla_flags(existing, out, passes, "jit_.*")
+    read, rest = xla_flags(flags)
+    assert rest == "" and folder == out
+    assert read == xla_flags(existing)[0] + [
+        ("--xla_dump_to", str(out)), ("--xla_dump_hlo_pass_re", passes),
+        ("--xla_dump_hlo_module_re", "jit_.*")], flags
+
+
+@pytest.mark.parametrize("existing,message", [
+    ("/etc/xla_flags.txt", "names a file of flags"),
+    ("--xla_foo=1 junk --xla_bar=2", "XLA stops reading at 'junk"),
+])  # fmt: skip
+def test_flags_xla_would_not_read_are_refused(existing: str, message: str, tmp_path: Path) -> None:
+    from xlaview.collect import CollectError
+
+    with pytest.raises(CollectError, match=message):
+        merge_xla_flags(existing, tmp_path / "o")
+
+
+@pytest.mark.slow
+def test_a_pass_regex_cannot_add_an_xla_flag(program: Path, tmp_path: Path) -> None:
+    """XLA itself reads the quoted value: the dump goes where we said, with
+    the passes the regex names, and no second --xla_dump_to takes effect."""
+    out, evil = tmp_path / "dump here", tmp_path / "evil"
+    proc = run("collect", "--out", str(out), "--passes", f"fusion|x --xla_dump_to={evil}",
+               "--", sys.executable, str(program))
+    assert proc.returncode == 0, proc.stderr
+    assert not evil.exists(), "a --passes value became an XLA flag"
+    dumped = [p.name for p in out.glob("*.txt")]
+    assert any(".after_fusion." in n for n in dumped), dumped[:5]
+    assert not any(".after_algsimp." in n for n in dumped), "the regex was not applied"

@@ -147,7 +147,7 @@ def test_a_helper_that_dies_is_replaced(helper) -> None:
     first = helper._process
     first.kill()  # as the out-of-memory killer would
     first.wait()
-    # The job sent to the dead child runs here; the next one in a new child.
+    # A child found dead before a job is replaced: the job runs in a new one.
     helper.submit(print_and_return, (2,), out.deliver)
     assert out.next() == (True, 2, "")
     helper.submit(os.getpid, (), out.deliver)
@@ -190,3 +190,101 @@ def test_a_script_without_a_main_guard_is_not_run_again(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("script ran") == 1
     assert "True [(0, 9, 'Token.Keyword')" in proc.stdout
+
+
+BLOCKING_JOB = '''
+import threading
+
+def block_for_ever(progress):
+    progress(0.5)  # tells the parent the job has started
+    threading.Event().wait()
+'''
+
+PARENT_SCRIPT = '''
+import os, sys
+sys.path.insert(0, {folder!r})
+from blocking_job import block_for_ever
+from xlaview.helper import HelperProcess
+
+h = HelperProcess()
+def started(fraction):
+    print(h._process.pid, flush=True)
+h.submit(block_for_ever, (), lambda *outcome: None, progress=started)
+import threading; threading.Event().wait()
+'''
+
+
+def _wait_for_exit(pid: int, timeout: float) -> bool:
+    """Whether process ``pid`` (not our child) ends within ``timeout`` seconds:
+    a pidfd becomes readable when it does, so nothing polls on a timer."""
+    import select
+
+    try:
+        fd = os.pidfd_open(pid)
+    except ProcessLookupError:
+        return True
+    try:
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return bool(poller.poll(timeout * 1000))
+    finally:
+        os.close(fd)
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="needs pidfd_open (Linux 5.3)")
+def test_a_child_blocked_in_a_job_dies_with_a_killed_parent(tmp_path: Path) -> None:
+    """kill -9 of the window while its helper runs a job that never ends: the
+    helper goes too (the kernel's parent-death signal, or the pipe watch)."""
+    (tmp_path / "blocking_job.py").write_text(BLOCKING_JOB)
+    with subprocess.Popen([sys.executable, "-c", PARENT_SCRIPT.format(folder=str(tmp_path))],
+                          stdout=subprocess.PIPE, text=True) as parent:
+        try:
+            child = int(parent.stdout.readline())
+        finally:
+            parent.kill()
+    assert _wait_for_exit(child, 5), f"helper {child} outlived its killed parent"
+
+
+@pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="needs pidfd_open (Linux 5.3)")
+def test_a_child_blocked_in_a_job_exits_when_its_pipe_closes(helper, tmp_path: Path,
+                                                              monkeypatch) -> None:
+    """The watch every OS has: the parent's end of the job pipe closing ends
+    the child, even in the middle of a job that never returns."""
+    (tmp_path / "blocking_job.py").write_text(BLOCKING_JOB)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from blocking_job import block_for_ever
+
+    started = threading.Event()
+    out = Outcomes()
+    helper.submit(block_for_ever, (), out.deliver, progress=lambda f: started.set())
+    assert started.wait(60)
+    child = helper._process
+    child.stdin.close()  # as the parent's exit would
+    assert _wait_for_exit(child.pid, 5), "the child went on after its job pipe closed"
+    # The job is reported, not run again here (where it would block the window's lane).
+    ok, error, _ = out.next()
+    assert not ok and isinstance(error, helper_module.HelperDied), error
+    assert "block_for_ever" in str(error)
+
+
+def test_close_returns_while_a_job_blocks(helper, tmp_path: Path, monkeypatch) -> None:
+    (tmp_path / "blocking_job.py").write_text(BLOCKING_JOB)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from blocking_job import block_for_ever
+
+    started = threading.Event()
+    helper.submit(block_for_ever, (), lambda *outcome: None, progress=lambda f: started.set())
+    assert started.wait(60)
+    child = helper._process
+    helper.close()
+    assert child.poll() is not None and not helper._thread.is_alive()
+
+
+def test_a_job_that_kills_its_child_fails_and_is_not_run_here(helper) -> None:
+    out = Outcomes()
+    helper.submit(os._exit, (3,), out.deliver)
+    ok, error, _ = out.next()
+    assert not ok and isinstance(error, helper_module.HelperDied), error
+    assert "exit status 3" in str(error)
+    helper.submit(print_and_return, (4,), out.deliver)
+    assert out.next() == (True, 4, ""), "the next job runs in a new child"

@@ -9,6 +9,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from xlaview.dump.files import read_bytes
+
 
 @dataclass(frozen=True, slots=True)
 class Event:
@@ -28,7 +30,7 @@ def instruction_history(
     previous: bytes | None = None
     for i, (label, path) in enumerate(files):
         try:
-            m = pattern.search(path.read_bytes())
+            m = pattern.search(read_bytes(path))
         except OSError:
             m = None
         line = _without_metadata(m.group()) if m else None
@@ -65,7 +67,7 @@ def change_sizes(
     previous: set[bytes] | None = None
     for i, (label, path) in enumerate(files):
         try:
-            lines = set(path.read_bytes().splitlines())
+            lines = set(read_bytes(path).splitlines())
         except OSError:
             lines = set()
         if previous is not None:

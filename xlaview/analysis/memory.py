@@ -3,6 +3,7 @@ bytes at each step, from the live-range and buffer-assignment reports."""
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from xlaview.dump.reports import BufferAssignment, BufferValue, LiveRange
@@ -92,6 +93,8 @@ def memory_timeline(live: LiveRange, assignment: BufferAssignment | None) -> Mem
     peak_sizes = dict(live.peak_buffers)
     bars = []
     for key, (start, end) in live.ranges.items():
+        if not 0 <= start <= end:  # read_live_range drops these: a LiveRange built by hand
+            continue
         name, index = _split_key(key)
         found = assigned.get((name, index))
         if found is None:  # in no allocation: sized from the report's peak list
@@ -121,25 +124,67 @@ def memory_timeline(live: LiveRange, assignment: BufferAssignment | None) -> Mem
 
 
 def _occupied(bars: list[BufferBar], horizon: int) -> list[int]:
-    starting: dict[int, list[BufferBar]] = {}
+    """Bytes of distinct live slices at each step: a sweep over time keeping,
+    per allocation, the union of its live slices (`_Cover`), so a step costs
+    the bars starting or ending there, not all bars live across it."""
+    changes: dict[int, list[tuple[BufferBar, int]]] = {}
+    ends: dict[int | None, set[int]] = {}
     for bar in bars:
-        starting.setdefault(bar.start, []).append(bar)
-    live: list[BufferBar] = []
+        changes.setdefault(bar.start, []).append((bar, 1))
+        changes.setdefault(bar.end + 1, []).append((bar, -1))
+        if bar.allocation is not None:
+            ends.setdefault(bar.allocation, set()).update((bar.offset, bar.offset + bar.size))
+    covers = {allocation: _Cover(sorted(xs)) for allocation, xs in ends.items()}
+    total = 0
     out = []
     for t in range(horizon + 1):
-        live = [b for b in live if b.end >= t] + starting.get(t, [])
-        by_allocation: dict[int | None, list[tuple[int, int]]] = {}
-        for b in live:
-            key = b.allocation if b.allocation is not None else id(b)
-            by_allocation.setdefault(key, []).append((b.offset, b.offset + b.size))
-        total = 0
-        for spans in by_allocation.values():
-            spans.sort()
-            end = -1
-            for lo, hi in spans:
-                if hi <= end:
-                    continue
-                total += hi - max(lo, end)
-                end = hi
+        for bar, delta in changes.get(t, ()):
+            if bar.allocation is None:  # in no allocation: a slice of its own
+                total += delta * max(0, bar.size)
+                continue
+            cover = covers[bar.allocation]
+            before = cover.length
+            cover.add(bar.offset, bar.offset + bar.size, delta)
+            total += cover.length - before
         out.append(total)
     return out
+
+
+class _Cover:
+    """The length of a union of intervals with fixed ends, under adds and
+    removes: a segment tree over the ends (O(log n) a change), each node
+    counting the intervals that cover it whole."""
+
+    __slots__ = ("count", "covered", "xs")
+
+    def __init__(self, xs: list[int]) -> None:
+        self.xs = xs
+        size = 4 * max(1, len(xs))
+        self.count = [0] * size
+        self.covered = [0] * size
+
+    @property
+    def length(self) -> int:
+        return self.covered[1]
+
+    def add(self, lo: int, hi: int, delta: int) -> None:
+        i, j = bisect_left(self.xs, lo), bisect_left(self.xs, hi)
+        if i < j:
+            self._update(1, 0, len(self.xs) - 1, i, j, delta)
+
+    def _update(self, node: int, left: int, right: int, i: int, j: int, delta: int) -> None:
+        # The node covers xs[left]..xs[right]; the change covers xs[i]..xs[j].
+        if j <= left or right <= i:
+            return
+        if i <= left and right <= j:
+            self.count[node] += delta
+        else:
+            middle = (left + right) // 2
+            self._update(2 * node, left, middle, i, j, delta)
+            self._update(2 * node + 1, middle, right, i, j, delta)
+        if self.count[node] > 0:
+            self.covered[node] = self.xs[right] - self.xs[left]
+        elif right - left == 1:
+            self.covered[node] = 0
+        else:
+            self.covered[node] = self.covered[2 * node] + self.covered[2 * node + 1]

@@ -9,12 +9,14 @@ need them, so that ``summary`` starts fast.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
 from xlaview import __version__
 from xlaview.cli import analyses, collect, export, inspect, summary
-from xlaview.cli.common import CliError
+from xlaview.cli.common import echo
+from xlaview.errors import XlaviewError
 
 COMMANDS = (summary, inspect, analyses, collect, export)
 
@@ -40,14 +42,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         from xlaview.qt.app import run_gui  # imports Qt
 
         return run_gui(argv)
+    _never_fail_to_encode()
     args = parser.parse_args(argv)
     try:
         return args.run(args)
-    except CliError as err:
-        print(f"xlaview {args.command}: {err}", file=sys.stderr)
+    except XlaviewError as err:  # CliError, or bad input the command did not expect
+        echo(f"xlaview {args.command}: {err}", err=True)
         return 2
     except BrokenPipeError:  # `xlaview summary DIR | head`
+        _quiet_broken_pipe()
         return 0
+    except KeyboardInterrupt:
+        return 130
+    except MemoryError:
+        echo(f"xlaview {args.command}: out of memory (the dump is too large for this machine?)",
+             err=True)
+        return 1
+    except Exception as err:
+        if os.environ.get("XLAVIEW_DEBUG"):
+            raise
+        echo(f"xlaview {args.command}: internal error: {type(err).__name__}: {str(err)[:300]} "
+             "(XLAVIEW_DEBUG=1 shows the traceback; please report it)", err=True)
+        return 1
+
+
+def _never_fail_to_encode() -> None:
+    """A character the terminal's encoding lacks (LANG=C, PYTHONIOENCODING=
+    ascii:strict) is printed as an escape, never a UnicodeEncodeError."""
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None:
+            reconfigure(errors="backslashreplace")
+
+
+def _quiet_broken_pipe() -> None:
+    # Python flushes stdout again at exit and would report the broken pipe.
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":

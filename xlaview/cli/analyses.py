@@ -8,9 +8,11 @@ from pathlib import Path
 
 from xlaview.cli.common import (
     CliError,
+    echo,
     elided,
     emit_json,
     load_checked,
+    open_index,
     print_table,
     resolve_module,
 )
@@ -29,11 +31,12 @@ def cmd_traffic(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(traffic.to_json())
         return 0
-    print(f"{traffic.module}: {human_bytes(traffic.total_traffic_bytes)} read and written by "
-          f"top-level ops; {human_bytes(traffic.intermediate_traffic_bytes)} through "
-          f"{len(traffic.intermediates)} materialized intermediates")
+    echo(f"{traffic.module}: {human_bytes(traffic.total_traffic_bytes)} read and written by "
+         f"top-level ops; {human_bytes(traffic.intermediate_traffic_bytes)} through "
+         f"{len(traffic.intermediates)} materialized intermediates")
     counts = ", ".join(f"{k} {v}" for k, v in traffic.fusion_counts.items() if v) or "none"
-    print(f"fusions: {counts}\n")
+    echo(f"fusions: {counts}")
+    echo()
     rows = [(human_bytes(i.traffic_bytes), human_bytes(i.bytes), i.shape, i.producer,
              i.producer_kind, elided(i.consumers)) for i in traffic.intermediates[: args.top]]
     print_table(rows, ("traffic", "bytes", "shape", "producer", "kind", "read by"))
@@ -47,47 +50,55 @@ def cmd_diff(args: argparse.Namespace) -> int:
     try:
         old_file, new_file = module.file_at(args.from_), module.file_at(args.to)
     except KeyError as err:
-        raise CliError(str(err).strip('"')) from None
+        raise CliError(err.args[0] if err.args else str(err)) from None
     diff = diff_modules(load_checked(old_file.path), load_checked(new_file.path))
     if args.json:
         emit_json({"module": module.name, "from": args.from_, "to": args.to,
                    "from_file": old_file.rel, "to_file": new_file.rel, **diff.to_json()})
         return 0
-    print(f"{module.title}: {args.from_} -> {args.to}: {len(diff.added)} added, "
-          f"{len(diff.removed)} removed, {len(diff.changed)} changed")
+    echo(f"{module.title}: {args.from_} -> {args.to}: {len(diff.added)} added, "
+         f"{len(diff.removed)} removed, {len(diff.changed)} changed")
     for c in diff.computations_added:
-        print(f"  + computation {c}")
+        echo(f"  + computation {c}")
     for c in diff.computations_removed:
-        print(f"  - computation {c}")
+        echo(f"  - computation {c}")
     for a in diff.added:
         extra = f"  (absorbed: {', '.join(a.absorbed)})" if a.absorbed else ""
-        print(f"  + {a.computation}/{a.name} = {a.shape} {a.opcode}{extra}")
+        echo(f"  + {a.computation}/{a.name} = {a.shape} {a.opcode}{extra}")
     for r in diff.removed:
         extra = f"  (into {r.absorbed_into})" if r.absorbed_into else ""
-        print(f"  - {r.computation}/{r.name} = {r.shape} {r.opcode}{extra}")
+        echo(f"  - {r.computation}/{r.name} = {r.shape} {r.opcode}{extra}")
     for c in diff.changed:
         was = f" (was {c.old_name})" if c.old_name else ""
-        print(f"  ~ {c.computation}/{c.name}{was}: {', '.join(c.aspects)}")
+        echo(f"  ~ {c.computation}/{c.name}{was}: {', '.join(c.aspects)}")
     return 0
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     from xlaview.analysis.compare import compare_dumps
-    from xlaview.dump.index import index_dump
+    from xlaview.dump.files import DumpReadError
 
+    indexes = []
     for folder in (args.left, args.right):
         if not folder.is_dir():
             raise CliError(f"{folder} is not a folder")
-    results = compare_dumps(index_dump(args.left), index_dump(args.right))
+        index, _ = open_index(folder)
+        if not any(m.after_optimizations for m in index.modules):
+            raise CliError(f"{folder}: no after-optimizations module dump here")
+        indexes.append(index)
+    try:
+        results = compare_dumps(*indexes)
+    except DumpReadError as err:
+        raise CliError(str(err)) from None
+    if not results:
+        raise CliError(f"no module of the same name in {args.left} and {args.right}")
     if args.json:
         emit_json({"left": str(args.left), "right": str(args.right),
                    "modules": [r.to_json() for r in results]})
         return 0
-    if not results:
-        print("no module of the same name in both dumps")
     for r in results:
         d = r.to_json()
-        print(f"{r.name}")
+        echo(f"{r.name}")
         rows = []
         for key, label in (("instructions", "instructions"), ("total_traffic_bytes", "traffic"),
                            ("intermediate_traffic_bytes", "through intermediates"),
@@ -100,7 +111,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         rows.append(("largest intermediate", (d["left"]["largest_intermediates"] or ["-"])[0],
                      (d["right"]["largest_intermediates"] or ["-"])[0]))
         print_table(rows, ("", str(args.left), str(args.right)))
-        print()
+        echo()
     return 0
 
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from xlaview.cli.common import CliError
+from xlaview.cli.common import CliError, echo
 from xlaview.cli.summary import cmd_summary
 
 
@@ -19,20 +19,20 @@ def cmd_collect(args: argparse.Namespace) -> int:
     if not command:
         raise CliError("give the command to run after --, e.g. xlaview collect -- python train.py")
     out = args.out.expanduser().absolute() if args.out else new_dump_folder(Path(command[0]).name)
-    print(f"xlaview: dumping into {out}", file=sys.stderr, flush=True)
+    echo(f"xlaview: dumping into {out}", err=True)
     try:
         status, folder, warnings = run_with_dumps(command, out, args.passes, args.modules)
     except CollectError as err:
         raise CliError(str(err)) from None
     for warning in warnings:
-        print(f"xlaview: warning: {warning}", file=sys.stderr)
+        echo(f"xlaview: warning: {warning}", err=True)
     if status != 0:
-        print(f"xlaview: {command[0]} exited with status {status}; indexing what it dumped",
-              file=sys.stderr)
+        echo(f"xlaview: {command[0]} exited with status {status}; indexing what it dumped",
+             err=True)
     summary = argparse.Namespace(dir=folder, json=False)
     if not folder.is_dir() or not any(folder.iterdir()):
-        print(f"xlaview: nothing was dumped into {folder}: did the program compile anything "
-              "with XLA (jax, torch_xla, tensorflow)?", file=sys.stderr)
+        echo(f"xlaview: nothing was dumped into {folder}: did the program compile anything "
+             "with XLA (jax, torch_xla, tensorflow)?", err=True)
     else:
         sys.stdout.flush()
         cmd_summary(summary)

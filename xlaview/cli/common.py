@@ -4,6 +4,8 @@ finding the module a command works on."""
 from __future__ import annotations
 
 import json
+import math
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,13 +17,64 @@ class CliError(XlaviewError):
     """A user error: printed as one line, exit status 2."""
 
 
+# Characters a terminal acts on rather than shows: C0 and C1 controls (ESC
+# starts colour, title and hyperlink sequences; a newline in a file name forges
+# lines of output), DEL, and the bidirectional overrides that reorder what is
+# shown. Lone surrogates are the bytes of file names that are not UTF-8.
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+                     "\ud800-\udfff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    c = match[0]
+    if c in _NAMED:
+        return _NAMED[c]
+    code = ord(c)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte os.fsdecode could not decode: show the byte
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal_text(text: object) -> str:
+    """``text`` safe to print on a terminal: every control character, bidi
+    override and undecodable file-name byte escaped (``\\x1b``, ``\\n``,
+    ``\\xff``); everything else as it is."""
+    return _UNSAFE.sub(_escape, str(text))
+
+
+def echo(text: object = "", *, err: bool = False) -> None:
+    """Print one line of command output, escaped with `terminal_text`: the
+    one way every command writes text (``err``: to stderr)."""
+    stream = sys.stderr if err else sys.stdout
+    stream.write(terminal_text(text) + "\n")
+
+
 def print_table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> None:
-    cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
+    cells = [[terminal_text(c) for c in header]] + [[terminal_text(c) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     for k, row in enumerate(cells):
-        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+        sys.stdout.write("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() + "\n")
         if k == 0:
-            print("  ".join("-" * w for w in widths))
+            sys.stdout.write("  ".join("-" * w for w in widths) + "\n")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def json_safe(value: object) -> object:
+    """``value`` as strict JSON can hold it: a lone surrogate in a string (the
+    undecodable bytes of a non-UTF-8 file name become those) is replaced by
+    U+FFFD, and a float that is not finite becomes null."""
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {json_safe(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    return value
 
 
 def plural(count: int, noun: str) -> str:
@@ -37,32 +90,57 @@ def elided(items: Sequence[str], shown: int = 4) -> str:
 
 
 def emit_json(document: object) -> None:
-    json.dump(document, sys.stdout, indent=1)
-    sys.stdout.write("\n")
+    """Print one JSON document: ASCII (every other character escaped), and
+    always valid UTF-8 JSON, whatever bytes the dump's file names held."""
+    try:
+        text = json.dumps(document, indent=1, allow_nan=False)
+        clean = "\\ud" not in text  # else maybe a lone surrogate, escaped
+    except ValueError:  # NaN or infinity
+        clean = False
+    if not clean:
+        text = json.dumps(json_safe(document), indent=1, allow_nan=False)
+    sys.stdout.write(text + "\n")
+
+
+def open_index(path: Path):
+    """(index, the HLO file or None) of a dump folder or of an HLO file of one;
+    `CliError` for a path that is neither (missing, a FIFO, a device...)."""
+    from xlaview.dump.files import DumpReadError
+    from xlaview.dump.index import index_dump, index_file
+
+    try:
+        if path.is_dir():
+            return index_dump(path), None
+        if not path.exists() and not path.is_symlink():
+            raise CliError(f"{path}: no such file or folder")
+        return index_file(path), path
+    except DumpReadError as err:
+        raise CliError(str(err)) from None
+    except OSError as err:
+        raise CliError(f"{path}: cannot open: {err.strerror or err}") from None
 
 
 def resolve_module(path: Path, module_key: str | None):
-    """(index or None, dump module or None, HLO file) for a dump folder or an HLO
+    """(index, dump module or None, HLO file or None) for a dump folder or an HLO
     file: the module ``module_key`` names (an id, ``module_NNNN``, a name), else
     the dump's main module (`default_module`)."""
-    from xlaview.dump.index import index_dump, index_file
     from xlaview.dump.main_module import default_module
 
-    if not path.exists():
-        raise CliError(f"{path}: no such file or folder")
-    index = index_file(path) if path.is_file() else index_dump(path)
-    if path.is_file() and module_key is None:
-        return index, index.module_of(path), path
+    index, file = open_index(path)
+    if file is not None and module_key is None:
+        return index, index.module_of(file), file
     if not index.modules:
         raise CliError(f"{path}: no XLA module files here")
     try:
         module = index.module(module_key) if module_key else default_module(index)
     except KeyError as err:
-        raise CliError(str(err).strip('"')) from None
+        raise CliError(err.args[0] if err.args else str(err)) from None
     return index, module, None
 
 
 def load_checked(path: Path):
+    """The parsed module of an HLO file, its problems printed as warnings;
+    `CliError` when the file cannot be read or holds no HLO computation."""
     from xlaview.dump.loader import DumpReadError, load_module
 
     try:
@@ -70,5 +148,7 @@ def load_checked(path: Path):
     except DumpReadError as err:
         raise CliError(str(err)) from None
     for problem in loaded.problems:
-        print(f"warning: {problem}", file=sys.stderr)
+        echo(f"warning: {problem}", err=True)
+    if not loaded.module.computations:
+        raise CliError(f"{path}: no HLO computation in this file")
     return loaded.module

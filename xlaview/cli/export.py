@@ -7,15 +7,27 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from xlaview.cli.common import CliError, resolve_module
+from xlaview.cli.common import CliError, echo, resolve_module
+
+# The window is rendered at this size: one 32-bit pixel buffer for Qt's
+# backing store and one for the grab, so 16384 x 16384 is 2 GiB at once. Past
+# that the export runs out of a 4 GB address space, and no screen is larger
+# (16K is 15360 wide).
+MAX_SIDE = 16384
+_MIN_SIDE = 200
+
 
 def _size(text: str) -> tuple[int, int]:
     try:
         w, h = (int(v) for v in text.lower().split("x"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expects WxH, e.g. 1600x1000, not {text!r}") from None
-    if w < 200 or h < 200:
-        raise argparse.ArgumentTypeError("the window needs at least 200x200")
+    if w < _MIN_SIDE or h < _MIN_SIDE:
+        raise argparse.ArgumentTypeError(f"the window needs at least {_MIN_SIDE}x{_MIN_SIDE}")
+    if w > MAX_SIDE or h > MAX_SIDE:
+        raise argparse.ArgumentTypeError(
+            f"at most {MAX_SIDE}x{MAX_SIDE} (a window of 32-bit pixels; larger does not fit "
+            "in memory twice, as rendering needs)")
     return w, h
 
 
@@ -28,43 +40,68 @@ class ExportTarget:
     point: str | None
 
 
+# A computation starts on a line of its own, not indented, ending in "{".
+_COMPUTATION_HEADER = re.compile(r"^[^ \t\n][^\n]*\{[ \t]*$", re.MULTILINE)
+
+
 def check_request(args: argparse.Namespace) -> ExportTarget:
-    """Fail before Qt starts, in one line, if the module, the point (``--pass``)
-    or the instruction (``--select``) asked for is not in the dump."""
-    from xlaview.dump.loader import DumpReadError, read_text
+    """What ``export`` will show, checked before Qt starts, in one line: the dump
+    opens; the module, the point (``--pass``) and the instruction (``--select``)
+    exist; the HLO text at that point reads as HLO. `CliError` (exit 2, no
+    image) if not."""
+    from xlaview.dump.files import DumpReadError, read_text
+    from xlaview.hlo import Module, parse_module_tolerant
 
     if args.out.suffix.lower() not in (".png", ".svg"):
         raise CliError(f"--out must end in .png or .svg, not {args.out.name!r}")
     _, module, file = resolve_module(args.dir, args.module)
-    if module is None:  # an HLO file of no module: the window opens it as it is
-        return ExportTarget(None, None)
     path = Path(file).absolute() if file is not None else None
-    try:
-        if args.pass_ is not None:
-            point = module.point(args.pass_)
-        elif path is not None:  # the file's own point
-            point = next(p for p in module.points() if p.file.path == path)
-        else:
-            point = module.point("after") if module.after_optimizations else module.points()[-1]
-    except KeyError as err:
-        raise CliError(str(err).strip('"')) from None
-    except (StopIteration, IndexError):
-        raise CliError(f"{path or module.title}: no HLO text to show") from None
-    if args.select is not None:
+    if module is None:  # an HLO file of no module: the window opens it as it is
+        shown, target = path, ExportTarget(None, None)
+        where = str(path)
+    else:
         try:
-            text = read_text(point.file.path)
-        except DumpReadError as err:
-            raise CliError(str(err)) from None
-        if not _defines(text, args.select):
-            at = f"pass {point.key}" if point.seq is not None else point.title
-            raise CliError(f"no instruction {args.select!r} in {module.title} at {at}")
-    ref = module.ref if (args.module is not None or path is None) else None
-    return ExportTarget(ref, point.key if (args.pass_ is not None or path is not None) else None)
+            if args.pass_ is not None:
+                point = module.point(args.pass_)
+            elif path is not None:  # the file's own point
+                point = next(p for p in module.points() if p.file.path == path)
+            else:
+                point = module.point("after") if module.after_optimizations else module.points()[-1]
+        except KeyError as err:
+            raise CliError(str(err).strip('"')) from None
+        except (StopIteration, IndexError):
+            raise CliError(f"{path or module.title}: no HLO text to show") from None
+        shown = point.file.path
+        where = f"{module.title} at " + (f"pass {point.key}" if point.seq is not None
+                                         else point.title)
+        ref = module.ref if (args.module is not None or path is None) else None
+        target = ExportTarget(ref, point.key if (args.pass_ is not None or path is not None)
+                              else None)
+    assert shown is not None
+    try:
+        text = read_text(shown)
+    except DumpReadError as err:
+        raise CliError(str(err)) from None
+    # Plain searches answer for files as XLA writes them; an odd one (a module
+    # on one line) is parsed, as the window will parse it.
+    parsed: list[Module] = []
 
+    def module_of_text() -> Module:
+        if not parsed:
+            parsed.append(parse_module_tolerant(text).module)
+        return parsed[0]
 
-def _defines(text: str, name: str) -> bool:
-    """Whether an HLO text defines instruction ``name`` (``[ROOT] [%]name = ...``)."""
-    return re.search(rf"(?m)^[ \t]*(?:ROOT[ \t]+)?%?{re.escape(name)}[ \t]*=[ \t]", text) is not None
+    if _COMPUTATION_HEADER.search(text) is None and not module_of_text().computations:
+        raise CliError(f"{shown}: no HLO computation in this file")
+    if args.select is not None:
+        defined = re.compile(r"^[ \t]*(?:ROOT[ \t]+)?%?" + re.escape(args.select) + r"[ \t]*=",
+                             re.MULTILINE)
+        if defined.search(text) is None:
+            try:
+                module_of_text().find(args.select)
+            except KeyError:
+                raise CliError(f"no instruction {args.select!r} in {where}") from None
+    return target
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -105,11 +142,11 @@ def cmd_export(args: argparse.Namespace) -> int:
         else:
             export.window_png(window, args.out)
     except (KeyError, RuntimeError) as err:  # what the window could not show, in one line
-        raise CliError(str(err).strip('"')) from None
+        raise CliError(err.args[0] if err.args else str(err)) from None
     finally:
         window.wait_idle()  # jobs still running would report to a closed window
         window.close()
-    print(args.out)
+    echo(args.out)
     return 0
 
 

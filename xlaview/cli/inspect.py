@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from xlaview.cli.common import CliError, emit_json
+from xlaview.cli.common import CliError, echo, emit_json
 from xlaview.units import human_bytes
 
 
@@ -15,12 +14,16 @@ def load_for_inspection(path: Path):
     from xlaview.dump.index import index_dump
     from xlaview.dump.loader import DumpReadError, load_module, load_reports
 
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         raise CliError(f"{path}: no such file")
+    if path.is_dir():
+        raise CliError(f"{path}: a folder; inspect takes an HLO file of a dump")
     try:
         loaded = load_module(path)
     except DumpReadError as err:
         raise CliError(str(err)) from None
+    if not loaded.module.computations:
+        raise CliError(f"{path}: no HLO computation in this file")
     from xlaview.dump.kernels import module_levels
 
     reports = None
@@ -41,7 +44,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
     loaded, reports, levels = load_for_inspection(args.file)
     problems = list(loaded.problems) + (list(reports.problems) if reports else [])
     for problem in problems:
-        print(f"warning: {problem}", file=sys.stderr)
+        echo(f"warning: {problem}", err=True)
     module = loaded.module
     if args.instruction is None:
         summary = describe_module(module, reports)
@@ -66,41 +69,41 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 
 def print_module_summary(path: Path, summary: dict) -> None:
-    print(f"{path}: module {summary['module']}")
-    print(f"  {summary['computations']} computations, {summary['instructions']} instructions "
-          f"(entry {summary['entry']}: {summary['entry_instructions']})")
+    echo(f"{path}: module {summary['module']}")
+    echo(f"  {summary['computations']} computations, {summary['instructions']} instructions "
+         f"(entry {summary['entry']}: {summary['entry_instructions']})")
     fusions = ", ".join(f"{k} {v}" for k, v in summary["fusions"].items()) or "none"
-    print(f"  fusions: {fusions}")
-    print(f"  peak memory: {human_bytes(summary['peak_memory_bytes'])}")
+    echo(f"  fusions: {fusions}")
+    echo(f"  peak memory: {human_bytes(summary['peak_memory_bytes'])}")
 
 
 def print_instruction(d: dict) -> None:
     kind = f" ({d['fusion_kind']})" if d["fusion_kind"] else ""
-    print(f"{d['name']} = {d['shape']} {d['opcode']}{kind}   in {d['computation']}, line {d['line']}")
+    echo(f"{d['name']} = {d['shape']} {d['opcode']}{kind}   in {d['computation']}, line {d['line']}")
     if d["fused_computation"]:
-        print(f"  calls: {d['fused_computation']}")
+        echo(f"  calls: {d['fused_computation']}")
     layout = d["layout_decoded"]
     if "dimension_order" in layout:
         tiles = f", tiles {''.join(layout['tiles'])}" if layout["tiles"] else ""
-        print(f"  layout: {layout['dimension_order']}{tiles}, {layout['memory_space_name']}")
-    print(f"  bytes: writes {human_bytes(d['bytes']['output'])}, "
-          f"reads {human_bytes(d['bytes']['operands'])}")
+        echo(f"  layout: {layout['dimension_order']}{tiles}, {layout['memory_space_name']}")
+    echo(f"  bytes: writes {human_bytes(d['bytes']['output'])}, "
+         f"reads {human_bytes(d['bytes']['operands'])}")
     for op in d["operands"]:
-        print(f"  operand {op['name']}: {op['shape']}")
+        echo(f"  operand {op['name']}: {op['shape']}")
     a = d["allocation"]
     if a:
-        print(f"  allocation {a['index']} ({a['kind']}): offset {a['offset']}, "
-              f"size {human_bytes(a['size'])} of {human_bytes(a['allocation_size'])}")
+        echo(f"  allocation {a['index']} ({a['kind']}): offset {a['offset']}, "
+             f"size {human_bytes(a['size'])} of {human_bytes(a['allocation_size'])}")
     if d["live_range"]:
         share = f", {d['peak_share']:.1%} of peak" if d["peak_share"] else ""
-        print(f"  live range: {d['live_range'][0]}..{d['live_range'][1]}{share}")
+        echo(f"  live range: {d['live_range'][0]}..{d['live_range'][1]}{share}")
     if d["op_name"]:
-        print(f"  op_name: {d['op_name']}")
+        echo(f"  op_name: {d['op_name']}")
     for key, path in d["kernel"].items():
         if path:
-            print(f"  kernel {key.replace('_', '-')}: {path}")
+            echo(f"  kernel {key.replace('_', '-')}: {path}")
     for frame in d["source"][:3]:
-        print(f"  at {frame}")
+        echo(f"  at {frame}")
 
 
 def register(sub) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from xlaview.cli.common import CliError, emit_json, plural, print_table
+from xlaview.cli.common import CliError, echo, emit_json, plural, print_table
 from xlaview.units import human_bytes
 
 _REPORT_ABBREVIATIONS = {
@@ -30,10 +30,10 @@ def cmd_summary(args: argparse.Namespace) -> int:
         return 0
     every_file = [f for m in index.modules for f in m.all_files()] + index.unrecognized
     size = sum(f.size for f in every_file)
-    print(f"{index.root}: {plural(len(index.modules), 'module')}, "
-          f"{plural(len(every_file), 'file')}, {human_bytes(size)}")
+    echo(f"{index.root}: {plural(len(index.modules), 'module')}, "
+         f"{plural(len(every_file), 'file')}, {human_bytes(size)}")
     if len(index.dumps) > 1:
-        print(f"{len(index.dumps)} dumps: " + ", ".join(d or "." for d in index.dumps))
+        echo(f"{len(index.dumps)} dumps: " + ", ".join(d or "." for d in index.dumps))
     rows = []
     for m in index.modules:
         reports = [_REPORT_ABBREVIATIONS[k] for k, v in m.reports.items() if v]
@@ -50,21 +50,23 @@ def cmd_summary(args: argparse.Namespace) -> int:
             )
         )
     if rows:
-        print()
+        echo()
         header = ("dump", "id", "name", "backend", "passes", "before", "after", "reports")
         if len(index.dumps) == 1:
             rows, header = [r[1:] for r in rows], header[1:]
         print_table(rows, header)
     if index.unrecognized:
-        print(f"\n{len(index.unrecognized)} files not from XLA's dumper:")
+        echo()
+        echo(f"{len(index.unrecognized)} files not from XLA's dumper:")
         for f in index.unrecognized[:50]:
-            print(f"  {f.rel}")
+            echo(f"  {f.rel}")
         if len(index.unrecognized) > 50:
-            print(f"  ... and {len(index.unrecognized) - 50} more")
+            echo(f"  ... and {len(index.unrecognized) - 50} more")
     if index.problems:
-        print(f"\n{len(index.problems)} problems:")
+        echo()
+        echo(f"{len(index.problems)} problems:")
         for p in index.problems:
-            print(f"  {p}")
+            echo(f"  {p}")
     return 0
 
 

@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from xlaview.dump.files import check_dump_file, non_regular_kind, same_bytes
 from xlaview.dump.naming import (
     DumpFileName,
     FileKind,
@@ -307,10 +308,10 @@ def index_file(path: str | os.PathLike[str]) -> DumpIndex:
     from xlaview.dump.contents import plain_module  # reads through the loader, which imports us
 
     path = Path(path).absolute()
+    st = check_dump_file(path)  # a FIFO or device given by name is refused here
     index = index_dump(path.parent)
     if index.module_of(path) is not None:
         return index
-    st = path.stat()
     dump_file = DumpFile(path, path.name, st.st_size, st.st_mtime_ns)
     next_id = max((m.id + 1 for m in index.modules if not m.dump), default=0)
     index.unrecognized = [f for f in index.unrecognized if f.path != path]
@@ -325,18 +326,7 @@ def _same_as_previous(points: list[tuple[str, DumpFile]], i: int) -> bool:
 
 
 def _same_content(a: DumpFile, b: DumpFile) -> bool:
-    if a.size != b.size:
-        return False
-    try:
-        with open(a.path, "rb") as fa, open(b.path, "rb") as fb:
-            while True:
-                ca, cb = fa.read(1 << 20), fb.read(1 << 20)
-                if ca != cb:
-                    return False
-                if not ca:
-                    return True
-    except OSError:
-        return False
+    return a.size == b.size and same_bytes(a.path, b.path)
 
 
 # -- walking --------------------------------------------------------------------
@@ -366,6 +356,9 @@ def _scan(root: Path, problems: list[Problem]) -> dict[str, list[_Entry]]:
                 if entry.is_dir(follow_symlinks=False):
                     if depth < MAX_DEPTH:
                         stack.append((Path(entry.path), rel, depth + 1))
+                    else:
+                        message = f"folder not searched: deeper than {MAX_DEPTH} folder levels"
+                        problems.append(Problem(rel, message))
                     continue
                 st = entry.stat()  # follows a file link; a loop or dangling link fails
             except OSError as err:
@@ -374,6 +367,11 @@ def _scan(root: Path, problems: list[Problem]) -> dict[str, list[_Entry]]:
                 continue
             if stat.S_ISDIR(st.st_mode):
                 problems.append(Problem(rel, "link to a folder: not followed"))
+                continue
+            kind = non_regular_kind(st.st_mode)
+            if kind is not None:  # a FIFO would block its reader, a device never ends
+                link = f" (a link to {os.path.realpath(entry.path)})" if entry.is_symlink() else ""
+                problems.append(Problem(rel, f"not a regular file: {kind}{link}; never opened"))
                 continue
             dump_file = DumpFile(Path(entry.path).absolute(), rel, st.st_size, st.st_mtime_ns)
             files.append(_Entry(dump_file, parse_file_name(entry.name)))
@@ -399,7 +397,7 @@ def index_dump(root: str | os.PathLike[str]) -> DumpIndex:
         entries = folders[rel_folder]
         if any(e.parsed for e in entries):
             dumps.append(rel_folder)
-            by_dump[rel_folder] = _group(rel_folder, entries, unrecognized)
+            by_dump[rel_folder] = _group(rel_folder, entries, unrecognized, problems)
             modules += by_dump[rel_folder]
     # Folders without module files of their own: a module's sub-folder
     # (module_NNNN.name/, shardy/module_NNNN.name/, PJRT's <name>_<millis>/)
@@ -431,7 +429,26 @@ def index_dump(root: str | os.PathLike[str]) -> DumpIndex:
     return DumpIndex(root_path, modules, unrecognized, problems, dumps)
 
 
-def _group(rel_folder: str, entries: list[_Entry], unrecognized: list[DumpFile]) -> list[DumpModule]:
+def _drop_repeated_passes(module: DumpModule, problems: list[Problem]) -> None:
+    """Sort the passes; of two dumps with one sequence number (two runs into one
+    folder, or names that differ only in the pipeline), the first by file name
+    stays in the timeline, the other moves to ``other_files``, and a problem
+    names both: the timeline never shows one of them silently."""
+    module.passes.sort(key=lambda p: (p.seq, p.file.rel))
+    kept: list[PassDump] = []
+    for p in module.passes:
+        if kept and kept[-1].seq == p.seq:
+            shown = kept[-1].file.rel
+            message = f"pass {p.seq} of {module.title} dumped twice: {shown} is shown, not this file"
+            problems.append(Problem(p.file.rel, message))
+            module.other_files.append(p.file)
+            continue
+        kept.append(p)
+    module.passes = kept
+
+
+def _group(rel_folder: str, entries: list[_Entry], unrecognized: list[DumpFile],
+           problems: list[Problem]) -> list[DumpModule]:
     by_key: dict[tuple[int, str | None], DumpModule] = {}
 
     def module_for(parsed: DumpFileName, name: str | None) -> DumpModule:
@@ -478,7 +495,7 @@ def _group(rel_folder: str, entries: list[_Entry], unrecognized: list[DumpFile])
         module_for(parsed, name).other_files.append(entry.file)
 
     for module in by_key.values():
-        module.passes.sort(key=lambda p: p.seq)
+        _drop_repeated_passes(module, problems)
         if module.backend is None:
             module.backend = _backend_from_other_files(module)
     return list(by_key.values())

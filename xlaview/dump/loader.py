@@ -1,17 +1,16 @@
 """Reading the files of a dump: HLO modules (parsed once, cached) and quick
-checks that find broken files without parsing them."""
+checks that find broken files without parsing them. Every file is read
+through `xlaview.dump.files` (regular files only, non-blocking, size-capped)."""
 
 from __future__ import annotations
 
-import codecs
-import os
-import stat
 import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
+from xlaview.dump.files import BLOCK, DumpReadError, read_head_tail, read_text
 from xlaview.dump.index import DumpFile, DumpIndex, DumpModule, Problem
 from xlaview.dump.reports import (
     BufferAssignment,
@@ -22,7 +21,6 @@ from xlaview.dump.reports import (
     read_live_range,
     read_memory_usage,
 )
-from xlaview.errors import XlaviewError
 from xlaview.hlo import HloSyntaxError, Module, parse_module_tolerant
 
 _SNIFF_HEAD = 4096
@@ -30,72 +28,10 @@ _SNIFF_TAIL = 256
 CACHE_SIZE = 12  # parsed modules kept: a pass step re-reads its neighbours
 
 
-class DumpReadError(XlaviewError, OSError):
-    """A file that cannot be read as text: missing, unreadable or binary."""
-
-    def __init__(self, path: str | Path, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.path = str(path)
-        self.message = message
-        self.line = line
-
-    def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else self.path
-        return f"{where}: {self.message}"
-
-
-# Work on big texts goes a megabyte at a time: one C call over a 30 MB kernel
-# file (decoding it, counting its lines) holds the GIL, and so keeps the
-# window from painting, for 30 ms and more.
-BLOCK = 1 << 20
-
-
-def read_text(path: str | Path) -> str:
-    """A dump file as text. Binary files are refused with the line of the first
-    NUL byte; bytes that are not UTF-8 are replaced, not fatal."""
-    try:
-        data = Path(path).read_bytes()
-    except OSError as err:
-        raise DumpReadError(path, f"cannot read: {err.strerror or err}") from None
-    nul = data.find(b"\0")
-    if nul >= 0:
-        line = data.count(b"\n", 0, nul) + 1
-        raise DumpReadError(path, "binary data (NUL byte), not a text dump", line)
-    if len(data) <= BLOCK:
-        return data.decode("utf-8", errors="replace")
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    view = memoryview(data)
-    parts = [decoder.decode(view[i : i + BLOCK]) for i in range(0, len(data), BLOCK)]
-    return "".join(parts) + decoder.decode(b"", final=True)
-
-
 def read_head(path: str | Path, size: int) -> bytes:
-    """The first ``size`` bytes of a dump file (fewer if it is shorter).
-
-    Regular files only: a FIFO or a device named like a dump would block the
-    reader, or never end."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
-    except OSError as err:
-        raise DumpReadError(path, f"cannot read: {err.strerror or err}") from None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise DumpReadError(path, "not a regular file")
-        parts: list[bytes] = []
-        left = size
-        while left > 0:
-            chunk = os.read(fd, min(left, BLOCK))
-            if not chunk:
-                break
-            parts.append(chunk)
-            left -= len(chunk)
-        return b"".join(parts)
-    except DumpReadError:
-        raise
-    except OSError as err:
-        raise DumpReadError(path, f"cannot read: {err.strerror or err}") from None
-    finally:
-        os.close(fd)
+    """The first ``size`` bytes of a dump file (fewer if it is shorter), read
+    through `xlaview.dump.files` (regular files only, never blocking)."""
+    return read_head_tail(path, size, 0)[0]
 
 
 def count_newlines(text: str, start: int = 0, end: int | None = None) -> int:
@@ -215,12 +151,9 @@ def sniff(index: DumpIndex) -> list[Problem]:
             if f.size == 0:
                 continue  # reported by the index
             try:
-                with open(f.path, "rb") as fh:
-                    head = fh.read(_SNIFF_HEAD)
-                    fh.seek(max(0, f.size - _SNIFF_TAIL))
-                    tail = fh.read(_SNIFF_TAIL)
-            except OSError as err:
-                problems.append(Problem(f.rel, f"cannot read: {err.strerror or err}"))
+                head, tail = read_head_tail(f.path, _SNIFF_HEAD, _SNIFF_TAIL)
+            except DumpReadError as err:
+                problems.append(Problem(f.rel, err.message, err.line))
                 continue
             if b"\0" in head or b"\0" in tail:
                 problems.append(Problem(f.rel, "binary data, not a text dump"))

@@ -279,12 +279,23 @@ def _index_key(shape_index: str) -> tuple[int, ...]:
         return (1 << 62,)  # unreadable indices sort last
 
 
+# Numbers as XLA prints them: int64 has at most 19 digits, so a longer run
+# is damage, and never reaches int() (which refuses over 4300 digits and would
+# take quadratic time below that).
+_N = r"\d{1,20}"
+_GROUPED = r"\d[\d ]{0,40}"  # "506 734 612": digit groups split by spaces
+# A memory-usage row starts ``   6.9KiB(  1%);`` (the running total and its
+# share). No "(" in the first field and no "%" in the share: with ``\S+?`` and
+# ``[^)]*`` a line of brackets took quadratic time.
+_CUMULATIVE = r"\s*([^\s(]+)\([^)%]*%\);"
+
+
 def _int(text: str) -> int:
     """An integer XLA may print with spaces between digit groups ("8 288")."""
     return int(text.replace(" ", ""))
 
 
-_HUMAN_BYTES = re.compile(r"(-?\d+(?:\.\d+)?)([KMGTPE]i)?B$")
+_HUMAN_BYTES = re.compile(r"(-?\d{1,20}(?:\.\d{1,20})?)([KMGTPE]i)?B$")
 _UNIT: dict[str | None, int] = {None: 1}
 _UNIT.update((f"{prefix}i", 1 << (10 * n)) for n, prefix in enumerate("KMGTPE", start=1))
 
@@ -302,7 +313,7 @@ def _human_bytes(text: str) -> int | None:
 _FLAG = re.compile(
     r"\s*(parameter -?\d+, shape \|[^|]*\|(?: at ShapeIndex \{[^}]*\})?|(?:[^,|]|\|[^|]*\|)+)"
 )
-_PARAMETER = re.compile(r"parameter (-?\d+)")
+_PARAMETER = re.compile(r"parameter (-?\d{1,20})")
 
 
 # Cached: most allocations repeat a handful of flag texts ("thread-local", ...).
@@ -328,11 +339,11 @@ def _describe(flag_text: str | None) -> tuple[tuple[str, ...], str, int | None]:
 
 # --------------------------------------------------------------------------- buffer assignment
 
-_ALLOCATION = re.compile(r"allocation (\d+): size (\d+)(?:, (.*))?:$")
+_ALLOCATION = re.compile(rf"allocation ({_N}): size ({_N})(?:, (.*))?:$")
 # A value: ``<id name{index}>``, with XLA's optional phi mark and position.
-_VALUE_REF = r"<(\d+) ([^\s<>{}]+)(\{[\d,]*\})?(?: \(phi\))?(?: @-?\d+)?>"
-_VALUE = re.compile(r" value: " + _VALUE_REF + r" \(size=(\d+),offset=(\d+)\): (.*)$")
-_TOTAL_USED = re.compile(r"Total bytes used: (\d+)")
+_VALUE_REF = rf"<({_N}) ([^\s<>{{}}]+)(\{{[\d,]*\}})?(?: \(phi\))?(?: @-?\d+)?>"
+_VALUE = re.compile(r" value: " + _VALUE_REF + rf" \(size=({_N}),offset=({_N})\): (.*)$")
+_TOTAL_USED = re.compile(rf"Total bytes used: ({_N})")
 _ALLOCATION_FORM = "'allocation N: size S, <flags>:'"
 _VALUE_FORM = "' value: <id name> (size=N,offset=N): shape'"
 _POSITION_FORM = "a position 'name' or 'name {index}'"
@@ -501,12 +512,14 @@ def read_buffer_assignment(
 # --------------------------------------------------------------------------- live range
 
 _LIVE_RANGE_START = re.compile(r"^HloLiveRange\b", re.MULTILINE)
-_LIVE_RANGE_HEADER = re.compile(r"HloLiveRange \(max (-?\d+)\):$")
-_SEQUENCE_ENTRY = re.compile(r"\s+(\d+):(\S.*)$")
-_BUFFER_RANGE = re.compile(r"\s+(\S.*):(-?\d+)-(-?\d+)$")
-_PEAK_HEADER = re.compile(r"\s*Live ranges at (-?\d+) \(peak\):$")
-_PEAK_ENTRY = re.compile(r"\s+(\S.*?): (\d[\d ]*) bytes(?: \(cumulative: (\d[\d ]*) bytes\))?$")
-_STACK_HEADER = re.compile(r"\s*Stack trace breakdown for peak usage: (\d[\d ]*) bytes$")
+_LIVE_RANGE_HEADER = re.compile(rf"HloLiveRange \(max (-?{_N})\):$")
+_SEQUENCE_ENTRY = re.compile(rf"\s+({_N}):(\S.*)$")
+_BUFFER_RANGE = re.compile(rf"\s+(\S.*):(-?{_N})-(-?{_N})$")
+_PEAK_HEADER = re.compile(rf"\s*Live ranges at (-?{_N}) \(peak\):$")
+_PEAK_ENTRY = re.compile(
+    rf"\s+(\S.*?): ({_GROUPED}) bytes(?: \(cumulative: ({_GROUPED}) bytes\))?$"
+)
+_STACK_HEADER = re.compile(rf"\s*Stack trace breakdown for peak usage: ({_GROUPED}) bytes$")
 
 
 def read_live_range(text: str, path: str | None = None) -> LiveRange:
@@ -519,6 +532,8 @@ def read_live_range(text: str, path: str | None = None) -> LiveRange:
     stack: list[str] = []
     max_time: int | None = None
     peak_time: int | None = None
+    max_line = peak_line = 0
+    read_ranges: list[tuple[str, int, int, int]] = []  # (key, start, end, line): checked at the end
     # The peak as XLA printed it twice more, with the line: checked against the sum.
     stack_total: tuple[int, int] | None = None
     last_cumulative: tuple[int, int] | None = None
@@ -531,7 +546,8 @@ def read_live_range(text: str, path: str | None = None) -> LiveRange:
         body, first = text[start.start() :], text.count("\n", 0, start.start()) + 1
 
     section = None
-    for number, line in enumerate(_split_lines(body), first):
+    lines = _split_lines(body)
+    for number, line in enumerate(lines, first):
         stripped = line.strip()
         if not stripped:
             continue
@@ -542,11 +558,11 @@ def read_live_range(text: str, path: str | None = None) -> LiveRange:
             elif stripped == "BufferLiveRange:":
                 section = "ranges"
             elif (match := _PEAK_HEADER.match(line)) is not None:
-                section, peak_time = "peak", int(match[1])
+                section, peak_time, peak_line = "peak", int(match[1]), number
             elif (match := _STACK_HEADER.match(line)) is not None:
                 section, stack_total = "stack", (_int(match[1]), number)
             elif (match := _LIVE_RANGE_HEADER.match(line)) is not None:
-                max_time = int(match[1])
+                max_time, max_line = int(match[1]), number
             else:
                 # An unknown section: report its header once and skip its entries.
                 section = "unknown"
@@ -567,7 +583,7 @@ def read_live_range(text: str, path: str | None = None) -> LiveRange:
             if match is None:
                 diagnostics.append(ReportError("expected 'name{index}:start-end'", path, number))
             else:
-                ranges[match[1]] = (int(match[2]), int(match[3]))
+                read_ranges.append((match[1], int(match[2]), int(match[3]), number))
         elif section == "peak":
             match = _PEAK_ENTRY.match(line)
             if match is None:
@@ -581,6 +597,29 @@ def read_live_range(text: str, path: str | None = None) -> LiveRange:
             stack.append(line[4:])
         elif section is None:
             diagnostics.append(ReportError("entry outside a live-range section", path, number))
+
+    # Times size the memory timeline (a list entry per step): each must lie in
+    # the schedule, and the schedule in the file (a step is a line of it).
+    steps = len(sequence)
+    bound = max(steps, len(lines))
+    if max_time is not None and not 0 <= max_time <= bound:
+        message = f"schedule end {max_time} out of range: the report lists {steps} steps"
+        diagnostics.append(ReportError(message, path, max_line))
+        max_time = None
+    elif max_time is not None and steps and max_time != steps:
+        message = f"schedule end {max_time}, but the report lists {steps} steps"
+        diagnostics.append(ReportError(message, path, max_line))
+    horizon = max_time if max_time is not None else (steps or bound)
+    for key, start, end, number in read_ranges:
+        if 0 <= start <= end <= horizon:
+            ranges[key] = (start, end)
+        else:
+            message = f"live range {start}-{end} of {key[:80]} outside the schedule 0-{horizon}"
+            diagnostics.append(ReportError(message, path, number))
+    if peak_time is not None and not 0 <= peak_time <= horizon:
+        message = f"peak time {peak_time} outside the schedule 0-{horizon}"
+        diagnostics.append(ReportError(message, path, peak_line))
+        peak_time = None
 
     peak_bytes = sum(b for _, b in peak_buffers) if peak_buffers else None
     if peak_bytes is None and stack_total is not None:
@@ -605,11 +644,11 @@ def read_live_range(text: str, path: str | None = None) -> LiveRange:
 
 # --------------------------------------------------------------------------- memory usage
 
-_SPACE = re.compile(r"Memory Space:\s*(.*?)(?: \(color=(-?\d+)\))?$")
-_SPACE_TOTAL = re.compile(r"Total bytes: (\d+)")
-_SLOT_ROW = re.compile(r"\s*(\S+?)\(\s*[^)]*%\);\s*(\S+);\s*(-?\d+);\s*(\d+);\s?(.*)$")
-_TITLE = r"allocation (\d+): size (\S+?)(?:, .*)?:"
-_ALLOCATION_ROW = re.compile(r"\s*(\S+?)\(\s*[^)]*%\);\s*(\S+); (" + _TITLE + ")$")
+_SPACE = re.compile(rf"Memory Space:\s*(.*?)(?: \(color=(-?{_N})\))?$")
+_SPACE_TOTAL = re.compile(rf"Total bytes: ({_N})")
+_SLOT_ROW = re.compile(_CUMULATIVE + rf"\s*([^\s;]+);\s*(-?{_N});\s*({_N});\s?(.*)$")
+_TITLE = rf"allocation ({_N}): size (\S+?)(?:, .*)?:"
+_ALLOCATION_ROW = re.compile(_CUMULATIVE + r"\s*([^\s;]+); (" + _TITLE + ")$")
 _ALLOCATION_TITLE = re.compile(_TITLE + "$")
 _NOT_SHOWN = re.compile(r"\s*The rest \d+ \w+ are less than")
 
