@@ -18,7 +18,7 @@ included. Times and the roofline are in `xlaview.analysis.devices`.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -160,6 +160,16 @@ class ModuleCost:
         self._by_name[name] = record
         return record
 
+    def fold(self, values: Mapping[str, float], executed: bool = False) -> float:
+        """Add up a per-op figure (a time) over the module the way its totals
+        add up: a loop body and condition once each (XLA's single iteration) or,
+        with ``executed``, as often as their known trip counts say; a
+        conditional's most expensive branch; a call's callee. Ops missing from
+        ``values`` count 0."""
+        memo: dict[str, float] = {}
+        entry = self._module.entry
+        return _fold(self._module, entry.name, values, executed, memo) if entry else 0.0
+
     def _executions_of(self, computation: str) -> int:
         seen = 0
         while computation not in self._executions and seen < 64:
@@ -228,6 +238,33 @@ def _module_cost(module: Module, xla_compatible: bool, platform: str | None) -> 
     return ModuleCost(module, model, tuple(ops), totals,
                       CostTotals(round(executed[0]), round(executed[1]), round(executed[2])),
                       tuple(loops), executions, platform)
+
+
+def _fold(module: Module, name: str, values: Mapping[str, float], executed: bool,
+          memo: dict[str, float]) -> float:
+    if name in memo:
+        return memo[name]
+    memo[name] = 0.0
+    total = 0.0
+    for instr in module.computation(name).instructions:
+        op = instr.opcode
+        if op not in _STEP_ATTRIBUTES:
+            total += values.get(instr.name, 0.0)
+            continue
+        if op == "while":
+            n = trip_count(instr) if executed else None
+            for attribute, times in (("body", n or 1), ("condition", n + 1 if n else 1)):
+                for callee in called_names(instr, attribute):
+                    if module.has_computation(callee):
+                        total += times * _fold(module, callee, values, executed, memo)
+            continue
+        parts = [_fold(module, c, values, executed, memo)
+                 for a in _STEP_ATTRIBUTES[op] for c in called_names(instr, a)
+                 if module.has_computation(c)]
+        if parts:
+            total += max(parts) if op == "conditional" else sum(parts)
+    memo[name] = total
+    return total
 
 
 def trip_count(instr: Instruction) -> int | None:
