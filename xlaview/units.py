@@ -14,13 +14,15 @@ def human_bytes(n: float | None, digits: int = 1, missing: str = "-") -> str:
     return f"{n} B"
 
 
-def human_count(n: float | None, digits: int = 2, missing: str = "-") -> str:
-    """``18122563584`` -> ``18.12 G`` (decimal prefixes, as FLOP counts are quoted)."""
+def human_count(n: float | None, unit: str = "", digits: int = 2, missing: str = "-") -> str:
+    """``18122563584, "FLOP"`` -> ``18.12 GFLOP`` (decimal prefixes, as FLOP
+    counts are quoted); ``0`` -> ``0`` (``0 FLOP`` with a unit)."""
     if n is None:
         return missing
-    for unit in ("", "k", "M", "G", "T", "P"):
-        if abs(n) < 1000 or unit == "P":
-            return f"{n:.0f}" if unit == "" else f"{n:.{digits}f} {unit}"
+    for prefix in ("", "k", "M", "G", "T", "P"):
+        if abs(n) < 1000 or prefix == "P":
+            text = f"{n:.0f}" if prefix == "" else f"{n:.{digits}f}"
+            return f"{text} {prefix}{unit}".rstrip()
         n /= 1000
     return f"{n}"
 

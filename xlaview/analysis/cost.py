@@ -28,6 +28,7 @@ from xlaview.analysis.cost_model import (
     MATRIX_OPCODES,
     CostModel,
     Props,
+    _cpu_shape_size,
     called_names,
 )
 from xlaview.analysis.custom_calls import is_library_call
@@ -396,10 +397,10 @@ def _off_share(shape: Shape, platform: str | None) -> float:
             return 0.0
         return 0.0 if memory_space(space, platform).main_memory else 1.0
     leaves = [s for s in shape.leaves() if s.is_array]
-    total = sum(s.byte_size() for s in leaves)
+    total = sum(_cpu_shape_size(s) for s in leaves)
     if not total:
         return 0.0
-    off = sum(s.byte_size() for s in leaves
+    off = sum(_cpu_shape_size(s) for s in leaves
               if not memory_space(shape_memory_space(s), platform).main_memory)
     return off / total
 

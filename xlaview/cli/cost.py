@@ -39,11 +39,11 @@ def cmd_cost(args: argparse.Namespace) -> int:
         return 0
     print(f"{cost.module} on {dev.title} ({dev.name}: {reason})")
     total = cost.totals
-    print(f"{human_count(total.flops)}FLOP, {human_count(total.transcendentals)} transcendentals, "
+    print(f"{human_count(total.flops, 'FLOP')}, {human_count(total.transcendentals)} transcendentals, "
           f"{human_bytes(total.bytes_accessed)} accessed; {human_seconds(roof.time_s)} at best")
     if cost.executed != cost.totals:
         ex = cost.executed
-        print(f"executed (loops x trip count): {human_count(ex.flops)}FLOP, "
+        print(f"executed (loops x trip count): {human_count(ex.flops, 'FLOP')}, "
               f"{human_bytes(ex.bytes_accessed)}; {human_seconds(roof.executed_time_s)}")
     unknown = [loop.name for loop in cost.loops if loop.trip_count is None]
     if unknown:

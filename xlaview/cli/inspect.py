@@ -106,7 +106,7 @@ def print_instruction(d: dict) -> None:
     c = d["cost"]
     if c:
         times = f" x{c['executions']}" if c["executions"] != 1 else ""
-        line = (f"  cost: {human_count(c['flops'])}FLOP, {human_count(c['transcendentals'])} "
+        line = (f"  cost: {human_count(c['flops'], 'FLOP')}, {human_count(c['transcendentals'])} "
                 f"transcendentals, {human_bytes(c['bytes_accessed'])} accessed{times}")
         if "time_s" in c:
             line += (f"; on {c['device']} {human_seconds(c['time_s'])}, {c['bound']}-bound"
