@@ -78,10 +78,15 @@ class Intermediate:
     executions: int = 1
     # Ops that hand the same buffer on (an async -done, an in-place update).
     aliases: tuple[str, ...] = ()
+    # What the consumers read of it, one execution (a slice reads its slice);
+    # None: each reads it whole.
+    read_bytes: int | None = None
 
     @property
     def traffic_bytes(self) -> int:
-        return self.bytes * (1 + len(self.consumers)) * self.executions
+        """One write and the consumers' reads, times the loop trip counts."""
+        reads = self.bytes * len(self.consumers) if self.read_bytes is None else self.read_bytes
+        return (self.bytes + reads) * self.executions
 
     @property
     def producer_instruction(self) -> str:
@@ -121,6 +126,7 @@ class Traffic:
                     "traffic_bytes": i.traffic_bytes,
                     "executions": i.executions,
                     "aliases": list(i.aliases),
+                    "read_bytes": i.read_bytes,
                 }
                 for i in self.intermediates
             ],
@@ -191,6 +197,7 @@ def analyze_traffic(module: Module, reports: ModuleReports | None = None,
                     if (k := _in_place_operand(i, module, assignment)) is not None}
 
         readers: dict[tuple[str, int | None], list[str]] = {}
+        read: dict[tuple[str, int | None], int] = {}
         for instr in comp.instructions:
             if instr.opcode in ALIASING or instr.opcode in _CONTAINERS:
                 continue
@@ -201,12 +208,13 @@ def analyze_traffic(module: Module, reports: ModuleReports | None = None,
                 if found is not None:
                     aliases.setdefault((found[0].name, found[1]), []).append(instr.name)
                 continue
-            read = written = 0
+            reads = written = 0
             if priced is not None:
-                read, written = _main_memory_bytes(instr, by_name, priced.bytes_read,
-                                                   priced.bytes_written, platform)
+                reads, written = _main_memory_bytes(instr, by_name, priced.bytes_read,
+                                                    priced.bytes_written, platform)
             for k, operand in enumerate(instr.operand_names):
-                if priced is not None and k < len(priced.bytes_read) and not priced.bytes_read[k]:
+                priced_read = priced.bytes_read[k] if priced and k < len(priced.bytes_read) else None
+                if priced_read == 0:
                     continue  # not read (updated in place), or read as nothing
                 found = _source(by_name, in_place, operand)
                 if found is not None:
@@ -214,11 +222,13 @@ def analyze_traffic(module: Module, reports: ModuleReports | None = None,
                     readers.setdefault(key, [])
                     if instr.name not in readers[key]:
                         readers[key].append(instr.name)
+                    if priced_read is not None:
+                        read[key] = read.get(key, 0) + priced_read
             if instr.name in in_place:
                 found = _source(by_name, in_place, instr.name)
                 if found is not None and found[0] is not instr:
                     aliases.setdefault((found[0].name, found[1]), []).append(instr.name)
-            ops.append(OpTraffic(instr.name, comp.name, kind_name(instr, module), read, written,
+            ops.append(OpTraffic(instr.name, comp.name, kind_name(instr, module), reads, written,
                                  times))
         for (producer_name, index), consumers in readers.items():
             producer = by_name[producer_name]
@@ -233,7 +243,8 @@ def analyze_traffic(module: Module, reports: ModuleReports | None = None,
             intermediates.append(
                 Intermediate(label, kind_name(producer, module), comp.name, str(shape),
                              shape.byte_size(), tuple(consumers), times,
-                             tuple(aliases.get((producer_name, index), ())))
+                             tuple(aliases.get((producer_name, index), ())),
+                             read.get((producer_name, index)))
             )
     intermediates.sort(key=lambda i: (-i.traffic_bytes, i.producer))
     counts = Counter(
@@ -304,29 +315,31 @@ def _in_main_memory(shape: Shape, platform: str | None) -> bool:
 
 def _in_place_operand(instr: Instruction, module: Module,
                       assignment: BufferAssignment | None) -> int | None:
-    """The operand ``instr`` writes its (array) result into, if it updates one in place."""
+    """The operand ``instr`` updates in place (writing only part of it), if any.
+
+    XLA's in-place updates: ``dynamic-update-slice`` and ``scatter`` (operand 0),
+    a fusion rooted in a dynamic-update-slice, ``output_to_operand_aliasing``.
+    With a buffer assignment the result must also sit in that operand's slice.
+    An element-wise op XLA lets reuse its operand's buffer rewrites all of it:
+    that is a new value, not an update, and keeps its own intermediate.
+    """
     if not instr.operand_names or instr.shape.is_tuple or instr.opcode in ALIASING:
         return None
-    if assignment is not None:
-        mine = _slice(assignment, instr.name)
-        if mine is None:
-            return None
-        for k, operand in enumerate(instr.operand_names):
-            if _slice(assignment, operand) == mine:
-                return k
-        return None
     op = instr.opcode
+    k: int | None = None
     if op in ("dynamic-update-slice", "scatter"):
-        return 0
-    aliasing = instr.attribute("output_to_operand_aliasing") if "output_to_operand" in (
-        instr.attribute_text or "") else None
-    if aliasing:
+        k = 0
+    elif op == "fusion":
+        k = _fused_in_place(instr, module)
+    elif "output_to_operand" in (instr.attribute_text or ""):
+        aliasing = instr.attribute("output_to_operand_aliasing") or ""
         numbers = parse_braced_ints(aliasing.split(":", 1)[1]) if ":" in aliasing else ()
         if numbers and numbers[0] < len(instr.operand_names):
-            return numbers[0]
-    if op == "fusion":
-        return _fused_in_place(instr, module)
-    return None
+            k = numbers[0]
+    if k is None or assignment is None:
+        return k
+    mine = _slice(assignment, instr.name)
+    return k if mine is not None and _slice(assignment, instr.operand_names[k]) == mine else None
 
 
 def _slice(assignment: BufferAssignment, name: str) -> tuple[int, int, int] | None:
