@@ -197,14 +197,15 @@ def module_cost(module: Module, *, xla_compatible: bool = False,
     ``platform`` (``tpu``, ``gpu``, ``cpu``) names the memory spaces; by default
     it is read from the module.
     """
-    with _no_gc():
+    with no_gc():
         return _module_cost(module, xla_compatible, platform)
 
 
 @contextmanager
-def _no_gc() -> Iterator[None]:
-    # The pass allocates many small records and frees none: a cyclic
-    # collection would rescan the whole module for nothing.
+def no_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector: these passes allocate many small
+    acyclic records beside a module of millions of objects, and each
+    collection they trigger would rescan the whole module for nothing."""
     enabled = gc.isenabled()
     gc.disable()
     try:

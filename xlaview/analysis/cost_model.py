@@ -37,6 +37,7 @@ from xlaview.analysis.flop_counts import (
     parse_window,
 )
 from xlaview.analysis.fusion_bytes import FusedBody, fusion_bytes, parameter_users
+from xlaview.analysis.kinds import fusion_kind
 from xlaview.hlo import Computation, Instruction, Module, Shape
 from xlaview.hlo.attributes import computation_names, parse_braced_ints
 from xlaview.hlo.shape import ELEMENT_BITS
@@ -298,7 +299,7 @@ class CostModel:
         if called is None or not self.module.has_computation(called):
             return self._default(instr, comp)
         fused = self.module.computation(called)
-        if instr.fusion_kind == "kCustom":
+        if fusion_kind(instr) == "kCustom":
             # XLA prices a custom fusion holding a gather or scatter as that op.
             for inner in fused.instructions:
                 if inner.opcode == "gather":
