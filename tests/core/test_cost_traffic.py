@@ -122,12 +122,13 @@ def test_a_tuple_result_joins_the_buffer_assignment_per_element(corpus: Path) ->
     assert primary.peak_share == pytest.approx(0.463, abs=0.001)
     assert reports.buffer_assignment is not None
     spaces = bytes_per_memory_space(reports.buffer_assignment)
-    assert [s.name for s, _ in spaces] == ["HBM"]
+    assert [s.number for s, _ in spaces] == [0]
 
 
 @pytest.mark.parametrize(
     ("number", "platform", "name", "main_memory"),
-    [(0, "tpu", "HBM", True), (1, "tpu", "VMEM", False), (1, "gpu", "collective", True),
+    [(0, "tpu", "HBM", True), (0, None, "device memory", True), (1, "tpu", "VMEM", False),
+     (1, "gpu", "collective", True),
      (2, "tpu", "sync flags", False), (4, "tpu", "SMEM", False), (5, None, "host", False),
      (6, "tpu", "scalar memory", False), (0, "cpu", "RAM", True)],
 )

@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from xlaview.analysis.buffers import primary_memory, result_buffers
+from xlaview.analysis.buffers import bytes_per_memory_space, primary_memory, result_buffers
 from xlaview.analysis.kinds import custom_call_target, kind_name, op_label
-from xlaview.analysis.memory_spaces import memory_space
+from xlaview.analysis.memory_spaces import memory_platform, memory_space
 from xlaview.dump.kernels import KernelFiles, ModuleLevels, kernel_arguments
 from xlaview.dump.loader import ModuleReports
 from xlaview.dump.reports import memory_of
@@ -160,7 +160,8 @@ def describe_instruction(
         "layout": layout_of(instr.shape),
         "bytes": {"output": instr.shape.byte_size(), "operands": operand_bytes},
         "allocation": None,
-        "buffers": [b.to_json() for b in result_buffers(instr, reports)],
+        "buffers": [b.to_json() for b in result_buffers(
+            instr, reports, cost.platform if cost is not None else memory_platform(module))],
         "cost": describe_cost(cost, roof, instr.name),
         "live_range": None,
         # Extras beyond the contract.
@@ -236,4 +237,10 @@ def describe_module(module: Module, reports: ModuleReports | None = None) -> dic
         "allocations": len(reports.buffer_assignment.allocations)
         if reports and reports.buffer_assignment
         else None,
+        # Allocated bytes per memory space (HBM, TPU VMEM S(1), host S(5)...).
+        "memory_spaces": [
+            {"memory_space": space.number, "name": space.label, "bytes": size}
+            for space, size in bytes_per_memory_space(reports.buffer_assignment,
+                                                      memory_platform(module))
+        ] if reports and reports.buffer_assignment else None,
     }
