@@ -230,7 +230,8 @@ def test_attention_score_matrices_rank_first_and_are_memory_bound() -> None:
     [("bf16", True, False, "bf16"), ("f32", True, False, "tf32"), ("f32", True, True, "f32"),
      ("f8e4m3fn", True, False, "fp8"), ("bf16", False, False, "f32"), ("f64", True, False, "f64")],
 )
-def test_peak_by_element_type(element_type: str, matrix: bool, highest: bool, precision: str) -> None:
+def test_peak_by_element_type(element_type: str, matrix: bool, highest: bool,
+                              precision: str) -> None:
     assert peak_for(DEVICES["h100"], element_type, matrix, highest)[1] == precision
     # TPUs publish no f32 rate: the bf16 peak stands in.
     assert peak_for(DEVICES["tpu-v5e"], element_type, matrix, highest)[1] in (precision, "bf16",

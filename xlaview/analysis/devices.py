@@ -101,7 +101,8 @@ def precision_of(dev: Device, element_type: str, matrix: bool, highest: bool = F
     return _peak(dev, _wanted(dev, element_type, matrix, highest))[1]
 
 
-def peak_for(dev: Device, element_type: str, matrix: bool, highest: bool = False) -> tuple[float, str]:
+def peak_for(dev: Device, element_type: str, matrix: bool,
+             highest: bool = False) -> tuple[float, str]:
     """(FLOP/s, precision) an op can reach on ``dev``.
 
     Matrix work (dots, convolutions, GEMM calls, fusions holding one) runs on

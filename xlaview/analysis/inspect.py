@@ -202,7 +202,8 @@ def describe_instruction(
     return described
 
 
-def describe_cost(cost: ModuleCost | None, roof: Roofline | None, name: str) -> dict[str, Any] | None:
+def describe_cost(cost: ModuleCost | None, roof: Roofline | None,
+                  name: str) -> dict[str, Any] | None:
     """The ``inspect --json`` ``cost`` object of one instruction (None without a cost)."""
     op = cost.op(name) if cost is not None else None
     if op is None:

@@ -213,7 +213,9 @@ def analyze_traffic(module: Module, reports: ModuleReports | None = None,
                 reads, written = _main_memory_bytes(instr, by_name, priced.bytes_read,
                                                     priced.bytes_written, platform)
             for k, operand in enumerate(instr.operand_names):
-                priced_read = priced.bytes_read[k] if priced and k < len(priced.bytes_read) else None
+                priced_read = None
+                if priced is not None and k < len(priced.bytes_read):
+                    priced_read = priced.bytes_read[k]
                 if priced_read == 0:
                     continue  # not read (updated in place), or read as nothing
                 found = _source(by_name, in_place, operand)
@@ -296,7 +298,8 @@ def _executions_of(cost: ModuleCost, comp: Computation) -> int:
 
 
 def _main_memory_bytes(instr: Instruction, by_name: dict[str, Instruction],
-                       reads: tuple[int, ...], written: int, platform: str | None) -> tuple[int, int]:
+                       reads: tuple[int, ...], written: int,
+                       platform: str | None) -> tuple[int, int]:
     """An op's reads and writes, leaving out operands and results held off main memory."""
     total_read = 0
     for k, operand in enumerate(instr.operand_names):

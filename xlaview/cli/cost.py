@@ -39,7 +39,8 @@ def cmd_cost(args: argparse.Namespace) -> int:
         return 0
     print(f"{cost.module} on {dev.title} ({dev.name}: {reason})")
     total = cost.totals
-    print(f"{human_count(total.flops, 'FLOP')}, {human_count(total.transcendentals)} transcendentals, "
+    print(f"{human_count(total.flops, 'FLOP')}, "
+          f"{human_count(total.transcendentals)} transcendentals, "
           f"{human_bytes(total.bytes_accessed)} accessed; {human_seconds(roof.time_s)} at best")
     if cost.executed != cost.totals:
         ex = cost.executed
