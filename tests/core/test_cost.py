@@ -236,3 +236,18 @@ def test_peak_by_element_type(element_type: str, matrix: bool, highest: bool,
     # TPUs publish no f32 rate: the bf16 peak stands in.
     assert peak_for(DEVICES["tpu-v5e"], element_type, matrix, highest)[1] in (precision, "bf16",
                                                                               "int8")
+
+
+def test_fused_instructions_priced_on_request(zoo: dict[str, Path]) -> None:
+    path = next(zoo["scan"].glob("*cpu_after_optimizations.txt"))
+    module = load_module(path).module
+    cost = module_cost(module)
+    fusions = [op for op in cost.ops if op.opcode == "fusion" and op.executions == 5]
+    assert fusions, "the scan body's fusions"
+    for fusion in fusions:
+        called = module.instruction(fusion.name).called_computations[0]
+        inner = [cost.op(i.name) for i in module.computation(called).instructions]
+        assert all(op is not None and not op.top_level and op.executions == 5 for op in inner)
+        # A fusion's FLOPs are its fused instructions' (reducers scaled inside them).
+        assert fusion.flops == sum(op.flops for op in inner if op is not None), fusion.name
+    assert cost.op("no-such-instruction") is None

@@ -139,21 +139,22 @@ class ModuleCost:
         return self.totals.bytes_accessed
 
     def op(self, name: str) -> OpCost | None:
-        """Any instruction's cost, fused ones included (None if XLA's model never
-        reaches it: a computation nothing calls)."""
+        """Any instruction's cost, fused ones included (priced on first request:
+        XLA prices a fused instruction as if it ran alone, and its bytes count
+        only inside the fusion); None for an instruction the module lacks."""
         name = name.lstrip("%")
         found = self._by_name.get(name)
         if found is not None:
             return found
-        props = self._model.props.get(name)
-        owner = self._model.owner.get(name)
-        if props is None or owner is None or not self._module.has_computation(owner):
+        try:
+            comp, instr = self._module.find(name)
+        except KeyError:
             return None
-        comp = self._module.computation(owner)
-        instr = comp.instruction(name)
-        top = owner in self._executions
-        record = _op_cost(self._model, instr, comp, props, self._executions_of(owner), top,
-                          self.platform)
+        with no_gc():
+            props = self._model.price(instr, comp)
+            top = comp.name in self._executions
+            record = _op_cost(self._model, instr, comp, props, self._executions_of(comp.name),
+                              top, self.platform)
         self._by_name[name] = record
         return record
 
