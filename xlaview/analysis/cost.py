@@ -158,6 +158,14 @@ class ModuleCost:
         self._by_name[name] = record
         return record
 
+    def top_level(self, name: str) -> OpCost | None:
+        """The op ``name`` if it is one of `ops` (no pricing on request)."""
+        return self._by_name.get(name.lstrip("%")) if name else None
+
+    def executions(self, computation: str) -> int:
+        """How often one run of the module runs ``computation`` (1 when unknown)."""
+        return self._executions_of(computation)
+
     def fold(self, values: Mapping[str, float], executed: bool = False) -> float:
         """Add up a per-op figure (a time) over the module the way its totals
         add up: a loop body and condition once each (XLA's single iteration) or,

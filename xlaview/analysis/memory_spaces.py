@@ -24,6 +24,7 @@ Sources:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from xlaview.hlo import Module, Shape
 
@@ -60,6 +61,7 @@ _ANY = {
 }
 
 
+@lru_cache(maxsize=256)
 def memory_space(number: int | None, platform: str | None = None) -> MemorySpace:
     """The meaning of ``S(number)`` on ``platform`` (``tpu``, ``gpu``, ``cpu`` or None)."""
     number = number or 0

@@ -188,9 +188,9 @@ def analyze_traffic(module: Module, reports: ModuleReports | None = None,
     platform = cost.platform
     ops: list[OpTraffic] = []
     intermediates: list[Intermediate] = []
-    executions = {op.computation: op.executions for op in cost.ops}
+    listed = {op.name: op for op in cost.ops}  # ops costing nothing are left out of it
     for comp in step_computations(module):
-        times = executions.get(comp.name) or _executions_of(cost, comp)
+        times = cost.executions(comp.name)
         by_name = {i.name: i for i in comp.instructions}
         aliases: dict[tuple[str, int | None], list[str]] = {}
         in_place = {i.name: k for i in comp.instructions
@@ -201,7 +201,7 @@ def analyze_traffic(module: Module, reports: ModuleReports | None = None,
         for instr in comp.instructions:
             if instr.opcode in ALIASING or instr.opcode in _CONTAINERS:
                 continue
-            priced = cost.op(instr.name)
+            priced = listed.get(instr.name)
             if instr.opcode in _DONE_ELEMENT:
                 # Hands its start's buffer on: no traffic of its own.
                 found = _source(by_name, in_place, instr.name)
@@ -289,14 +289,6 @@ def _source(by_name: dict[str, Instruction], in_place: dict[str, int], name: str
     return None
 
 
-def _executions_of(cost: ModuleCost, comp: Computation) -> int:
-    for instr in comp.instructions:
-        op = cost.op(instr.name)
-        if op is not None:
-            return op.executions
-    return 1
-
-
 def _main_memory_bytes(instr: Instruction, by_name: dict[str, Instruction],
                        reads: tuple[int, ...], written: int,
                        platform: str | None) -> tuple[int, int]:
@@ -312,6 +304,9 @@ def _main_memory_bytes(instr: Instruction, by_name: dict[str, Instruction],
 
 
 def _in_main_memory(shape: Shape, platform: str | None) -> bool:
+    if not shape.is_tuple:
+        space = shape.layout.memory_space if shape.layout else None
+        return not space or memory_space(space, platform).main_memory
     leaves = [s for s in shape.leaves() if s.is_array] or [shape]
     return any(memory_space(shape_memory_space(s), platform).main_memory for s in leaves)
 
