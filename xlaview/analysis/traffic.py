@@ -23,6 +23,7 @@ in one, ``output_to_operand_aliasing``) writes into that operand's buffer.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -175,26 +176,41 @@ def _element_shape(instr: Instruction, index: int | None) -> Shape:
     return shape
 
 
-def analyze_traffic(module: Module, reports: ModuleReports | None = None,
-                    cost: ModuleCost | None = None) -> Traffic:
+def analyze_traffic(
+    module: Module,
+    reports: ModuleReports | Callable[[], ModuleReports | None] | None = None,
+    cost: ModuleCost | None = None,
+) -> Traffic:
     """Bytes per top-level op and the materialized intermediates of a module.
 
-    ``reports`` (the module's buffer assignment) tells which ops update a
-    buffer in place; ``cost`` is `module_cost` of the module when the caller
-    has it already.
+    ``reports`` (the module's buffer assignment) confirms which ops update a
+    buffer in place; it may be a function that reads them, called only if the
+    module has an in-place candidate (reading a big dump's reports costs more
+    than this analysis). ``cost`` is `module_cost` of the module when the
+    caller has it already.
     """
     cost = cost or module_cost(module)
+    steps = step_computations(module)
+    candidates = {
+        comp.name: {i.name: k for i in comp.instructions
+                    if (k := _in_place_operand(i, module)) is not None}
+        for comp in steps
+    }
+    if callable(reports):
+        reports = reports() if any(candidates.values()) else None
     assignment = reports.buffer_assignment if reports else None
     platform = cost.platform
     ops: list[OpTraffic] = []
     intermediates: list[Intermediate] = []
     listed = {op.name: op for op in cost.ops}  # ops costing nothing are left out of it
-    for comp in step_computations(module):
+    for comp in steps:
         times = cost.executions(comp.name)
         by_name = {i.name: i for i in comp.instructions}
         aliases: dict[tuple[str, int | None], list[str]] = {}
-        in_place = {i.name: k for i in comp.instructions
-                    if (k := _in_place_operand(i, module, assignment)) is not None}
+        in_place = candidates[comp.name]
+        if assignment is not None:
+            in_place = {name: k for name, k in in_place.items()
+                        if _shares_slice(assignment, name, by_name[name].operand_names[k])}
 
         readers: dict[tuple[str, int | None], list[str]] = {}
         read: dict[tuple[str, int | None], int] = {}
@@ -311,15 +327,15 @@ def _in_main_memory(shape: Shape, platform: str | None) -> bool:
     return any(memory_space(shape_memory_space(s), platform).main_memory for s in leaves)
 
 
-def _in_place_operand(instr: Instruction, module: Module,
-                      assignment: BufferAssignment | None) -> int | None:
+def _in_place_operand(instr: Instruction, module: Module) -> int | None:
     """The operand ``instr`` updates in place (writing only part of it), if any.
 
     XLA's in-place updates: ``dynamic-update-slice`` and ``scatter`` (operand 0),
-    a fusion rooted in a dynamic-update-slice, ``output_to_operand_aliasing``.
-    With a buffer assignment the result must also sit in that operand's slice.
-    An element-wise op XLA lets reuse its operand's buffer rewrites all of it:
-    that is a new value, not an update, and keeps its own intermediate.
+    a fusion rooted in a dynamic-update-slice, ``output_to_operand_aliasing``
+    (a buffer assignment, when given, must also put the result in that
+    operand's slice: `_shares_slice`). An element-wise op XLA lets reuse its
+    operand's buffer rewrites all of it: that is a new value, not an update,
+    and keeps its own intermediate.
     """
     if not instr.operand_names or instr.shape.is_tuple or instr.opcode in ALIASING:
         return None
@@ -334,10 +350,12 @@ def _in_place_operand(instr: Instruction, module: Module,
         numbers = parse_braced_ints(aliasing.split(":", 1)[1]) if ":" in aliasing else ()
         if numbers and numbers[0] < len(instr.operand_names):
             k = numbers[0]
-    if k is None or assignment is None:
-        return k
-    mine = _slice(assignment, instr.name)
-    return k if mine is not None and _slice(assignment, instr.operand_names[k]) == mine else None
+    return k
+
+
+def _shares_slice(assignment: BufferAssignment, name: str, operand: str) -> bool:
+    mine = _slice(assignment, name)
+    return mine is not None and _slice(assignment, operand) == mine
 
 
 def _slice(assignment: BufferAssignment, name: str) -> tuple[int, int, int] | None:

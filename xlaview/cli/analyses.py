@@ -22,7 +22,8 @@ def cmd_traffic(args: argparse.Namespace) -> int:
     # The buffer assignment (which ops update a buffer in place) describes the final module only.
     final = module is not None and module.after_optimizations is not None and (
         module.after_optimizations.path == file.absolute())
-    traffic = analyze_traffic(load_checked(file), load_reports(module) if final else None)
+    reports = (lambda: load_reports(module)) if final else None
+    traffic = analyze_traffic(load_checked(file), reports)
     if args.json:
         emit_json(traffic.to_json())
         return 0
