@@ -186,10 +186,41 @@ ENTRY e {
 def test_an_async_pair_counts_once() -> None:
     module = parse_module(ASYNC)
     ours = module_cost(module)
-    assert ours.op("d") is not None and ours.op("d").bytes_accessed == 0
+    done = ours.op("d")
+    assert done is not None and done.bytes_accessed == 0
     assert ours.totals.bytes_accessed == 2 * 4096  # the start reads and writes once
     # XLA:CPU prices the -done like any op (its result written once more).
-    assert module_cost(module, xla_compatible=True).totals.bytes_accessed == 4 * 4096
+    xla = xla_costs_of_text(ASYNC)
+    assert module_cost(module, xla_compatible=True).totals.bytes_accessed == xla == 4 * 4096
+
+
+def xla_costs_of_text(text: str) -> float:
+    """XLA:CPU's "bytes accessed" of an HLO text (through a file, out of process)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "module.hlo"
+        path.write_text(text)
+        result = xla_costs([str(path)])[str(path)]
+    assert result.get("ok"), result
+    return result["bytes accessed"]
+
+
+COPY = """HloModule copy_pair
+ENTRY e {
+  a = f32[1024]{0} parameter(0)
+  cs = (f32[1024]{0}, f32[1024]{0}, u32[]) copy-start(a)
+  ROOT cd = f32[1024]{0} copy-done(cs)
+}
+"""
+
+
+def test_a_copy_pair_reads_and_writes_once() -> None:
+    module = parse_module(COPY)
+    assert module_cost(module).totals.bytes_accessed == 2 * 4096
+    # XLA:CPU also charges the source handed on, the context, and the -done.
+    xla = xla_costs_of_text(COPY)
+    assert module_cost(module, xla_compatible=True).totals.bytes_accessed == xla > 4 * 4096
 
 
 def test_on_chip_memory_is_not_main_memory_traffic(corpus: Path) -> None:

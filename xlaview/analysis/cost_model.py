@@ -57,7 +57,10 @@ FREE = frozenset(("parameter", "constant", "get-tuple-element", "bitcast", "doma
                   "add-dependency"))
 # The second half of an asynchronous pair, whose first half did the work.
 ASYNC_DONE = frozenset(("async-done", "async-update", "all-reduce-done", "all-gather-done",
-                        "collective-permute-done", "send-done", "recv-done"))
+                        "collective-permute-done", "copy-done", "send-done", "recv-done"))
+# The element of a ``-start``'s tuple that is its result: the rest are its
+# operand, handed on, and a context, none of them written.
+START_RESULT = {"copy-start": 0, "all-gather-start": 1, "collective-permute-start": 1}
 # ``add-start``/``add-update``/``add-done``: XLA's shorthand for an async-start
 # wrapping ``add`` (and its update and done).
 ASYNC_SUFFIXES = ("-start", "-update", "-done")
@@ -218,8 +221,11 @@ class CostModel:
             if op in TRANSCENDENTAL:
                 return base._replace(transcendentals=count)
             return base._replace(flops=count)
-        if op in ASYNC_DONE and not self.xla_compatible:
-            return Props(0.0, 0.0, 0.0, (0.0,) * len(instr.operand_names), 0.0)
+        if not self.xla_compatible:
+            if op in ASYNC_DONE:
+                return Props(0.0, 0.0, 0.0, (0.0,) * len(instr.operand_names), 0.0)
+            if op in START_RESULT:
+                return self._start(instr, comp, START_RESULT[op])
         handler = self._handlers.get(op)
         if handler is None and op.endswith(ASYNC_SUFFIXES) and op not in NATIVE_ASYNC:
             return self._async_sugar(instr, comp)
@@ -284,6 +290,19 @@ class CostModel:
 
     def _call(self, instr: Instruction, comp: Computation) -> Props:
         return _container(instr, self._steps(instr, "to_apply"))
+
+    def _start(self, instr: Instruction, comp: Computation, result: int) -> Props:
+        """The ``-start`` of a copy or collective (xlaview's reading): its
+        operands read, its result element written, once for the pair. XLA:CPU
+        also charges the operand and context it hands on, and the ``-done``."""
+        base = self.default(instr, comp)
+        shape = instr.shape
+        if not shape.is_tuple or result >= len(shape.elements):
+            return base
+        written = float(self.output_size(shape.elements[result]))
+        elements = tuple(written if k == result else 0.0 for k in range(len(shape.elements)))
+        return base._replace(bytes_accessed=written + sum(base.operand_bytes),
+                             output_bytes=written, element_output_bytes=elements)
 
     def _async_sugar(self, instr: Instruction, comp: Computation) -> Props:
         """``X-start``: the work of ``X`` on its operands; ``X-update``/``X-done``:
