@@ -282,3 +282,20 @@ def test_fused_instructions_priced_on_request(zoo: dict[str, Path]) -> None:
         # A fusion's FLOPs are its fused instructions' (reducers scaled inside them).
         assert fusion.flops == sum(op.flops for op in inner if op is not None), fusion.name
     assert cost.op("no-such-instruction") is None
+
+
+@pytest.mark.parametrize(
+    ("path", "platform", "expected", "detected"),
+    [
+        ("d/module_0001.jit_f.sm_9.0_gpu_after_optimizations.txt", None, "h100", True),
+        ("d/module_0001.jit_f.sm_8.0_gpu_after_optimizations.txt", None, "a100", True),
+        ("d/module_0001.jit_f.gfx942_gpu_after_optimizations.txt", None, "mi300x", True),
+        ("runs/v5p-8/module_0001.jit_f.after_optimizations.txt", "tpu", "tpu-v5p", True),
+        ("runs/x/module_0001.jit_f.after_optimizations.txt", "tpu", "tpu-v5e", False),
+        ("d/module_0001.jit_f.cpu_after_optimizations.txt", None, "h100", False),
+    ],
+)
+def test_device_from_the_dump(tmp_path: Path, path: str, platform: str | None, expected: str,
+                              detected: bool) -> None:
+    choice = detect_device(None, tmp_path / path, platform)
+    assert (choice.device.name, choice.detected) == (expected, detected), choice.reason
