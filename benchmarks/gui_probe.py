@@ -53,11 +53,9 @@ def wait_until(predicate, timeout: float = 60.0) -> None:
         time.sleep(0.001)
 
 
-def shows_this_pass(window) -> bool:
-    """Whether the graph view shows the layout of the current pass."""
-    cached = window._layouts.get((window._current_file_key(), window.graph_path[-1]))
-    return cached is not None and window.graph.canvas is not None and (
-        window.graph.canvas.layout is cached[1])
+def shown(window, what: str):
+    """The pass whose text (``what="text_pass"``) or graph is on screen now."""
+    return window.view_state()[what]
 
 
 def main() -> None:
@@ -97,56 +95,55 @@ def main() -> None:
         t0 = time.perf_counter()
         window.open_dump(folder)
         listed = time.perf_counter() - t0
-        wait_until(lambda: window.loaded is not None)
+        wait_until(lambda: shown(window, "text_pass") is not None)
         text = time.perf_counter() - t0
-        wait_until(lambda: window.graph.graph is not None)
+        wait_until(lambda: shown(window, "graph_pass") is not None)
         graph = time.perf_counter() - t0
         wait_until(lambda: not window.busy)  # serving events all along
         idle = time.perf_counter() - t0
         blocked = beat.stop()
         print(json.dumps({"modules_listed_s": listed, "text_s": text, "text_and_graph_s": graph,
                           "all_done_s": idle, "gui_blocked_max_ms": blocked,
-                          "instructions": window.loaded.module.instruction_count,
-                          "graph_nodes": len(window.graph.graph.nodes)}))
+                          "instructions": window.model.loaded.module.instruction_count,
+                          "graph_nodes": len(window.graph_pane.main.graph.nodes)}))
         return
     if task == "step":
         window.open_dump(folder)
         window.wait_idle()
         # The last dozen passes: the module is at its final size there.
-        labels = [p.label for p in window.timeline.points]
-        window.select_pass(labels[max(0, len(labels) - 13)])
+        keys = [p.key for p in window.timeline.points]
+        window.select_pass(keys[max(0, len(keys) - 13)])
         window.wait_idle()
         steps = []
         beat.start()
-        for _ in range(min(12, len(labels) - 1)):
+        for _ in range(min(12, len(keys) - 1)):
             t0 = time.perf_counter()
             window.timeline.step(+1)
-            label = window.timeline.current_label
-            expected = str(window.dump_module.file_at(label).path)
-            wait_until(lambda: window.point == label and window.loaded is not None
-                       and window._current_file_key() == expected
-                       and window.text.module is window.loaded.module
-                       and shows_this_pass(window))
+            asked = window.view_state()["pass"]
+            wait_until(lambda: shown(window, "text_pass") == asked
+                       and shown(window, "graph_pass") == asked)
             steps.append(time.perf_counter() - t0)
             wait_until(lambda: not window.busy)
         blocked = beat.stop()
         print(json.dumps({"steps_s": steps, "gui_blocked_max_ms": blocked,
-                          "instructions": window.loaded.module.instruction_count}))
+                          "instructions": window.model.loaded.module.instruction_count}))
         return
     if task == "kernel":  # folder: a dump whose convert_exponential_fusion IR is huge
         window.open_dump(folder)
         window.wait_idle()
         beat.start()
         t0 = time.perf_counter()
-        window.show_kernel("convert_exponential_fusion")
-        wait_until(lambda: window.kernel.view.document().blockCount() > 1000)
-        shown = time.perf_counter() - t0
-        wait_until(lambda: window.kernel.view._spans is not None)
+        window.select_instruction("convert_exponential_fusion")
+        window.code_tabs.show_kernel()
+        kernel = window.code_tabs.kernel.view
+        wait_until(lambda: kernel.document().blockCount() > 1000)
+        text_shown = time.perf_counter() - t0
+        wait_until(lambda: kernel.spans is not None)
         coloured = time.perf_counter() - t0
         wait_until(lambda: not window.busy)
-        print(json.dumps({"text_shown_s": shown, "coloured_s": coloured,
+        print(json.dumps({"text_shown_s": text_shown, "coloured_s": coloured,
                           "gui_blocked_max_ms": beat.stop(),
-                          "lines": window.kernel.view.document().blockCount()}))
+                          "lines": kernel.document().blockCount()}))
         return
     raise SystemExit(f"unknown task {task}")
 

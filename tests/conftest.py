@@ -33,3 +33,16 @@ def zoo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     from programs.zoo import generate
 
     return generate(tmp_path_factory.mktemp("zoo"))
+
+
+@pytest.fixture(scope="session")
+def gpt_dump(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A real GPT train step (2 layers) with every pass dumped: the benchmarks'
+    program (benchmarks/gpt.py), small enough to compile in seconds."""
+    pytest.importorskip("jax")
+    import subprocess
+
+    out = tmp_path_factory.mktemp("gpt2")
+    script = TESTS.parent / "benchmarks" / "gpt.py"
+    subprocess.run([sys.executable, str(script), str(out), "--layers", "2"], check=True)
+    return out

@@ -50,6 +50,38 @@ def test_collect_a_real_program(program: Path, tmp_path: Path) -> None:
     assert "jit__lambda" in proc.stdout  # the summary table follows the program's output
 
 
+HELPERS_FIRST = textwrap.dedent("""
+    import jax, jax.numpy as jnp
+    x = jnp.ones((32, 32))        # compiles jit_broadcast_in_dim, before the program's jit
+    w = jnp.full((32, 32), 0.5)
+
+    @jax.jit
+    def step(x, w):
+        return jnp.tanh(x @ w).sum()
+
+    print(float(step(x, w)))
+""")
+
+
+@pytest.mark.slow
+def test_the_programs_own_module_opens_not_the_first_helper(tmp_path: Path) -> None:
+    from xlaview.dump.index import index_dump
+    from xlaview.dump.main_module import default_module
+
+    script = tmp_path / "helpers_first.py"
+    script.write_text(HELPERS_FIRST)
+    out = tmp_path / "dump"
+    proc = run("collect", "--out", str(out), "--", sys.executable, str(script))
+    assert proc.returncode == 0, proc.stderr
+    index = index_dump(out)
+    helpers = [m for m in index.modules if m.name == "jit_broadcast_in_dim"]
+    main = default_module(index)
+    assert main.name == "jit_step", [m.title for m in index.modules]
+    assert helpers and all(h.id < main.id for h in helpers), "the helpers compiled first"
+    traffic = json.loads(run("traffic", "--json", str(out)).stdout)
+    assert traffic["module"] == "jit_step", "the command line opens the same module"
+
+
 def test_users_dump_folder_wins_with_a_warning(tmp_path: Path) -> None:
     theirs = tmp_path / "theirs"
     flags, folder, warnings = merge_xla_flags(f"--xla_dump_to={theirs} --xla_foo=1",

@@ -17,7 +17,7 @@ def open_sample(window) -> None:
 
 
 def fusion_pass(window) -> str:
-    return next(str(p.seq) for p in window.dump_module.passes if p.after == "fusion")
+    return next(str(p.seq) for p in window.model.module.passes if p.after == "fusion")
 
 
 def test_changes_of_the_fusion_pass(window, qtbot) -> None:
@@ -33,10 +33,13 @@ def test_changes_of_the_fusion_pass(window, qtbot) -> None:
     absorbed = {item.child(i).text(0) for i in range(item.childCount())}
     assert {"exp.1", "sub.7"} <= absorbed, absorbed
     # Clicking an added fusion selects it.
-    window.changes._on_item(item)
+    window.side_tabs.setCurrentWidget(window.changes)
+    tree.scrollToItem(item)
+    qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton,
+                     pos=tree.visualItemRect(item).center())
     window.wait_idle()
-    assert window.selection.instruction == "convert_exponential_fusion"
-    assert window.graph.canvas.diff.get("convert_exponential_fusion") == "added"
+    assert window.view_state()["selection"] == "convert_exponential_fusion"
+    assert window.graph_pane.main.canvas.diff.get("convert_exponential_fusion") == "added"
     # Its history says which pass made it.
     history = window.changes.history
     events = [(history.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole),
@@ -47,13 +50,13 @@ def test_changes_of_the_fusion_pass(window, qtbot) -> None:
 def test_unchanged_pass_has_an_empty_diff_and_can_be_hidden(window, qtbot) -> None:
     open_sample(window)
     qtbot.waitUntil(lambda: bool(window.timeline.change_sizes), timeout=5000)
-    module = window.dump_module
+    module = window.model.module
     unchanged = next(p for p in module.passes if module.unchanged(p.seq))
     window.select_pass(unchanged.seq)
     window.wait_idle()
     assert "no change" in window.changes.title.text()
     window.timeline.hide_box.setChecked(True)
-    index = [p.label for p in window.timeline.points].index(str(unchanged.seq))
+    index = [p.key for p in window.timeline.points].index(str(unchanged.seq))
     assert not window.timeline.is_visible(index)
     assert window.timeline.change_sizes.get(str(unchanged.seq)) == 0
 
@@ -69,9 +72,9 @@ def test_traffic_table_ranks_scores_and_selects_on_click(window, qtbot) -> None:
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
                      pos=table.visualRect(model.index(0, 3)).center())
     window.wait_idle()
-    assert window.selection.instruction == producer
+    assert window.view_state()["selection"] == producer
     window.traffic_panel.overlay.setChecked(True)
-    assert window.graph.canvas.traffic, "edges widened by bytes"
+    assert window.graph_pane.main.canvas.traffic, "edges widened by bytes"
 
 
 def test_memory_view_peak_is_the_reports(window, qtbot) -> None:
@@ -83,11 +86,11 @@ def test_memory_view_peak_is_the_reports(window, qtbot) -> None:
     assert window.memory.peak_model.rowCount() == len(reports.live_range.peak_buffers)
     window.bottom_tabs.setCurrentWidget(window.memory)
     window.memory.chart.repaint()
-    rect, bar = max(window.memory.chart._bars, key=lambda rb: rb[1].size)
+    rect, bar = max(window.memory.chart.bar_rects(), key=lambda rb: rb[1].size)
     qtbot.mouseClick(window.memory.chart, Qt.MouseButton.LeftButton,
                      pos=rect.center().toPoint())
     window.wait_idle()
-    assert window.selection.instruction == bar.instruction
+    assert window.view_state()["selection"] == bar.instruction
 
 
 def test_search_finds_by_op_name_and_selects(window, qtbot) -> None:
@@ -100,7 +103,7 @@ def test_search_finds_by_op_name_and_selects(window, qtbot) -> None:
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
                      pos=table.visualRect(model.index(0, 0)).center())
     window.wait_idle()
-    assert window.selection.instruction == "convert_exponential_fusion"
+    assert window.view_state()["selection"] == "convert_exponential_fusion"
 
 
 def test_compare_two_dumps(window, qtbot) -> None:

@@ -21,29 +21,29 @@ def test_modules_and_passes_appear_while_written(window, qtbot, tmp_path: Path) 
     passes = [n for n in files if ".00" in n and "optimizations" not in n]
     window.open_dump(target)
     window.wait_idle()
-    assert window.dump_module is None and window.modules.module_count() == 0
+    assert window.model.module is None and window.modules.module_count() == 0
     # A program starts writing: the module appears with its first passes.
     copy_some(source, target, ["module_0000.jit_attention.before_optimizations.txt", *passes[:5]])
-    qtbot.waitUntil(lambda: window.dump_module is not None, timeout=10000)
-    qtbot.waitUntil(lambda: len(window.dump_module.passes) == 5, timeout=10000)
+    qtbot.waitUntil(lambda: window.model.module is not None, timeout=10000)
+    qtbot.waitUntil(lambda: len(window.model.module.passes) == 5, timeout=10000)
     window.wait_idle()
-    window.select_pass(passes and window.dump_module.passes[2].seq)
-    position = window.point
+    window.select_pass(passes and window.model.module.passes[2].seq)
+    position = window.view_state()["pass"]
     # More passes, and a half-written one: the user's place in the timeline stays.
     copy_some(source, target, passes[5:12])
     half = target / passes[12]
     half.write_text((source / passes[12]).read_text()[:2000])
-    qtbot.waitUntil(lambda: len(window.dump_module.passes) == 13, timeout=10000)
+    qtbot.waitUntil(lambda: len(window.model.module.passes) == 13, timeout=10000)
     window.wait_idle()
-    assert window.point == position
+    assert window.view_state()["pass"] == position
     assert not any(p.path == half.name for p in window.problems.problems), "reported too early"
     qtbot.waitUntil(lambda: len(window.timeline.unchanged) == 13, timeout=10000)  # marks kept
     # The writer finishes the file: it is read whole, and nothing was reported.
     shutil.copy(source / passes[12], half)
-    window.select_pass(window.dump_module.passes[-1].seq)
-    qtbot.waitUntil(lambda: window.loaded is not None
-                    and window.loaded.module.instruction_count > 10, timeout=10000)
-    assert not window.loaded.problems
+    window.select_pass(window.model.module.passes[-1].seq)
+    qtbot.waitUntil(lambda: window.model.loaded is not None
+                    and window.model.loaded.module.instruction_count > 10, timeout=10000)
+    assert not window.model.loaded.problems
     # The program ends with the final module and its memory reports: the memory view fills.
     assert window.memory.chart.timeline is None
     copy_some(source, target, [p.name for p in source.iterdir() if "after_optimizations" in p.name])
@@ -60,4 +60,4 @@ def test_folder_of_several_dumps_shows_each(window, qtbot, tmp_path: Path, zoo) 
     groups = [tree.topLevelItem(i).text(0) for i in range(tree.topLevelItemCount())]
     assert groups == ["host0", "host1"]
     assert all(tree.topLevelItem(i).childCount() >= 1 for i in range(2))
-    assert {m.dump for m in window.index.modules} == {"host0", "host1"}
+    assert {m.dump for m in window.model.index.modules} == {"host0", "host1"}

@@ -12,16 +12,17 @@ def test_selecting_a_fusion_shows_its_kernel(window, qtbot, tmp_path) -> None:
 
     window.open_dump(sample_dump())
     window.wait_idle()
-    window.show_kernel("convert_exponential_fusion")
+    window.select_instruction("convert_exponential_fusion")
+    window.code_tabs.show_kernel()
     window.wait_idle()
-    assert window.selection.instruction == "convert_exponential_fusion"
+    assert window.view_state()["selection"] == "convert_exponential_fusion"
     code = window.findChild(QPlainTextEdit, "kernelText").toPlainText()
     assert "define ptr @convert_exponential_fusion(" in code
-    assert "object file" in window.kernel.header.text()
-    assert window.kernel.arguments.rowCount() == 3
-    assert "wrapped_reduce" in window.kernel.arguments.item(0, 1).text()
+    assert "object file" in window.code_tabs.kernel.header.text()
+    assert window.code_tabs.kernel.arguments.rowCount() == 3
+    assert "wrapped_reduce" in window.code_tabs.kernel.arguments.item(0, 1).text()
     # After LLVM's optimizations.
-    window.kernel.stages.setCurrentIndex(1)
+    window.code_tabs.kernel.show_level("ir_with_opt")
     window.wait_idle()
     optimized = window.findChild(QPlainTextEdit, "kernelText").toPlainText()
     assert optimized != code and "@convert_exponential_fusion(" in optimized
@@ -29,7 +30,7 @@ def test_selecting_a_fusion_shows_its_kernel(window, qtbot, tmp_path) -> None:
     assert png.stat().st_size > 50_000
     # The levels strip lists the kernels; the StableHLO tab shows module.mlir.
     assert window.levels_bar.menu.actions()
-    window.show_stablehlo()
+    window.code_tabs.show_stablehlo()
     window.wait_idle()
     mlir = window.findChild(QPlainTextEdit, "stablehloText").toPlainText()
     assert "stablehlo.dot_general" in mlir
@@ -40,7 +41,7 @@ def test_instruction_without_kernel(window, qtbot) -> None:
     window.wait_idle()
     window.select_instruction("dot_general.6")
     window.wait_idle()
-    assert "no kernel" in window.kernel.header.text()
+    assert "no kernel" in window.code_tabs.kernel.header.text()
 
 
 def test_a_long_kernel_file_shows_the_part_around_the_kernel() -> None:

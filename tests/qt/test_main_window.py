@@ -13,7 +13,6 @@ from PySide6.QtCore import QEvent, QMimeData, QObject, QPointF, QSize, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QImage, QTextCursor
 from PySide6.QtWidgets import QApplication, QGraphicsView, QPlainTextEdit, QTreeWidget, QWidget
 
-from xlaview.dump.reports import read_buffer_assignment
 from xlaview.resources import sample_dump
 
 SAMPLE = sample_dump()
@@ -48,10 +47,10 @@ def test_open_shows_after_optimizations(window, qtbot) -> None:
     assert modules.topLevelItemCount() == 1
     assert modules.topLevelItem(0).text(1) == "jit_attention"
     assert window.text.toPlainText() == after_file(SAMPLE).read_text()
-    assert window.graph.graph is not None and window.graph.graph.computation == "main.3"
+    assert window.graph_pane.main.graph is not None and window.graph_pane.main.graph.computation == "main.3"
     points = window.timeline.points
-    assert points[0].label == "before" and points[-1].label == "after"
-    assert len(points) == len(window.dump_module.passes) + 2
+    assert points[0].key == "before" and points[-1].key == "after"
+    assert len(points) == len(window.model.module.passes) + 2
 
 
 def test_graph_opens_readable_on_its_top_row(window, qtbot) -> None:
@@ -59,7 +58,7 @@ def test_graph_opens_readable_on_its_top_row(window, qtbot) -> None:
 
     window.open_dump(SAMPLE)
     window.wait_idle()
-    view = window.graph
+    view = window.graph_pane.main
     # The seed's graph is too tall to fit readably: it starts at the readable zoom, at the top.
     assert view.transform().m11() == pytest.approx(READABLE_SCALE)
     visible = view.mapToScene(view.viewport().rect()).boundingRect()
@@ -70,27 +69,27 @@ def test_graph_opens_readable_on_its_top_row(window, qtbot) -> None:
 def test_keyboard_steps_through_passes(window, qtbot) -> None:
     window.open_dump(SAMPLE)
     window.wait_idle()
-    module = window.dump_module
+    module = window.model.module
     window.timeline.setFocus()
     qtbot.keyClick(window.timeline, Qt.Key.Key_Home)
     window.wait_idle()
-    assert window.point == "before"
+    assert window.view_state()["pass"] == "before"
     assert window.text.toPlainText() == module.before_optimizations.path.read_text()
     for expected in module.passes[:3]:
         qtbot.keyClick(window.timeline, Qt.Key.Key_Right)
         window.wait_idle()
-        assert window.point == str(expected.seq)
+        assert window.view_state()["pass"] == expected.seq
         assert window.text.toPlainText() == expected.file.path.read_text(), expected.file.name
-        assert window.graph.graph is not None
-        nodes = {n.instruction for n in window.graph.graph.nodes}
-        entry = window.loaded.module.entry
+        assert window.graph_pane.main.graph is not None
+        nodes = {n.instruction for n in window.graph_pane.main.graph.nodes}
+        entry = window.model.loaded.module.entry
         assert nodes == {i.name for i in entry.instructions}, "the graph shows this pass's entry"
     qtbot.keyClick(window.timeline, Qt.Key.Key_End)
     window.wait_idle()
-    assert window.point == "after"
+    assert window.view_state()["pass"] == "after"
     qtbot.keyClick(window.timeline, Qt.Key.Key_Left)
     window.wait_idle()
-    assert window.point == str(module.passes[-1].seq)
+    assert window.view_state()["pass"] == module.passes[-1].seq
 
 
 class _Resizes(QObject):
@@ -123,15 +122,15 @@ def test_stepping_keeps_the_window_still(window, qtbot) -> None:
     resizes = _Resizes()
     QApplication.instance().installEventFilter(resizes)
     try:
-        for _ in range(len(window.dump_module.passes) + 1):
+        for _ in range(len(window.model.module.passes) + 1):
             qtbot.keyClick(window.timeline, Qt.Key.Key_Right)
             window.wait_idle()
     finally:
         QApplication.instance().removeEventFilter(resizes)
-    assert window.point == "after"
+    assert window.view_state()["pass"] == "after"
     assert resizes.widgets == [], "\n".join(resizes.where)
     # The last pass is coloured, by the helper process, and the collector is back on.
-    spans = window.text._spans
+    spans = window.text.spans
     assert spans is not None and len(spans) == window.text.blockCount()
     assert gc.isenabled()
 
@@ -139,11 +138,11 @@ def test_stepping_keeps_the_window_still(window, qtbot) -> None:
 def test_select_fusion_from_text_fills_the_inspector(window, qtbot) -> None:
     window.open_dump(SAMPLE)
     window.wait_idle()
-    module = window.loaded.module
+    module = window.model.loaded.module
     instr = module.instruction(SCORE_FUSION)
     click_text_line(qtbot, window, instr.span.line)
     window.wait_idle()
-    assert window.selection.instruction == SCORE_FUSION
+    assert window.view_state()["selection"] == SCORE_FUSION
     text = window.inspector.toPlainText()
     # The allocation, as the buffer-assignment file says, independently read.
     ba = next(SAMPLE.glob("*cpu_after_optimizations-buffer-assignment.txt")).read_text()
@@ -158,31 +157,31 @@ def test_select_fusion_from_text_fills_the_inspector(window, qtbot) -> None:
     assert "256.00 MiB" in text  # writes f32[8192,8192]
     assert "live range" in text
     # Its fused computation is shown beside the graph, and highlighted in the text.
-    assert window.fusion_graph.graph.computation == instr.called_computations[0]
-    assert window.fusion_box.isVisible()
+    assert window.graph_pane.fused.graph.computation == instr.called_computations[0]
+    assert window.graph_pane.fusion_box.isVisible()
 
 
 def test_select_from_graph_and_enter_fusion(window, qtbot) -> None:
     window.open_dump(SAMPLE)
     window.wait_idle()
-    view = window.graph
+    view = window.graph_pane.main
     rect = view.canvas.rect_of("dot_general.6")
     view.centerOn(rect.center())
     pos = view.mapFromScene(rect.center())
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=pos)
     window.wait_idle()
-    assert window.selection.instruction == "dot_general.6"
+    assert window.view_state()["selection"] == "dot_general.6"
     assert "dot_general.6" in window.inspector.toPlainText()
     cursor_line = window.text.textCursor().blockNumber() + 1
-    assert cursor_line == window.loaded.module.instruction("dot_general.6").span.line
+    assert cursor_line == window.model.loaded.module.instruction("dot_general.6").span.line
     # Double-click a fusion: its body opens, and the breadcrumb leads back.
     rect = view.canvas.rect_of(SCORE_FUSION)
     view.centerOn(rect.center())
     qtbot.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(rect.center()))
     window.wait_idle()
-    assert window.graph_path[-1] == "fused_computation.2"
+    assert window.view_state()["computation"] == "fused_computation.2"
     assert view.graph.computation == "fused_computation.2"
-    window.back_to_entry()
+    window.model.back_to_entry()
     window.wait_idle()
     assert view.graph.computation == "main.3"
 
@@ -190,7 +189,7 @@ def test_select_from_graph_and_enter_fusion(window, qtbot) -> None:
 def test_ctrl_click_goes_to_definition(window, qtbot) -> None:
     window.open_dump(SAMPLE)
     window.wait_idle()
-    module = window.loaded.module
+    module = window.model.loaded.module
     user = module.instruction("convert_convert_fusion")
     view = window.text
     view.show_span(user.span.line)
@@ -201,7 +200,7 @@ def test_ctrl_click_goes_to_definition(window, qtbot) -> None:
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier,
                      view.cursorRect(cursor).center())
     window.wait_idle()
-    assert window.selection.instruction == "convert_divide_fusion"
+    assert window.view_state()["selection"] == "convert_divide_fusion"
 
 
 def test_find_bar(window, qtbot) -> None:
@@ -209,7 +208,7 @@ def test_find_bar(window, qtbot) -> None:
     window.wait_idle()
     window.text.setFocus()
     qtbot.keyClick(window.text, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
-    bar = window.text_panel.find_bar
+    bar = window.code_tabs.text_panel.find_bar
     assert bar.isVisible()
     qtbot.keyClicks(bar.edit, "reduce-window")
     assert "reduce-window" in window.text.textCursor().selectedText()
@@ -229,9 +228,9 @@ def test_export_png_and_svg(window, qtbot, tmp_path: Path) -> None:
     png = export.window_png(window, tmp_path / "w.png")
     image = QImage(str(png))
     assert image.width() >= 1280 and image.height() >= 720
-    big = export.graph_png(window.graph, tmp_path / "g.png", scale=2.0)
-    assert QImage(str(big)).width() >= 2 * window.graph.viewport().width() - 4
-    svg = export.graph_svg(window.graph, tmp_path / "g.svg").read_text()
+    big = export.graph_png(window.graph_pane.main, tmp_path / "g.png", scale=2.0)
+    assert QImage(str(big)).width() >= 2 * window.graph_pane.main.viewport().width() - 4
+    svg = export.graph_svg(window.graph_pane.main, tmp_path / "g.svg").read_text()
     assert SCORE_FUSION in svg and "<svg" in svg
 
 
@@ -242,7 +241,7 @@ def test_drop_a_folder_opens_it(window, qtbot, zoo) -> None:
                        Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
     window.dropEvent(event)
     window.wait_idle()
-    assert window.index.root == zoo["scan"].absolute()
+    assert window.model.index.root == zoo["scan"].absolute()
     assert str(zoo["scan"].absolute()) == window.recent_folders()[0]
 
 
@@ -280,7 +279,7 @@ def test_broken_dump_shows_problems_and_stays_usable(window, qtbot, zoo, tmp_pat
     qtbot.waitUntil(lambda: any(p.path.endswith(module_file.name) and p.line
                                 for p in window.problems.problems), timeout=8000)
     assert window.problems_dock.isVisible()
-    assert window.loaded is not None and window.loaded.module.computations
+    assert window.model.loaded is not None and window.model.loaded.module.computations
     window.select_pass("before")
     window.wait_idle()
     assert window.text.toPlainText().startswith("HloModule")
@@ -315,7 +314,7 @@ def test_paint_many_times_does_not_crash(window, qtbot) -> None:
 
     for _ in range(4000):
         painter = QPainter(image)
-        window.graph.scene().render(painter)
+        window.graph_pane.main.scene().render(painter)
         painter.end()
     window.timeline.strip.repaint()
-    assert window.graph.canvas is not None
+    assert window.graph_pane.main.canvas is not None

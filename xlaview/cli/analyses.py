@@ -6,7 +6,14 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from xlaview.cli.common import CliError, emit_json, load_checked, print_table, resolve_module
+from xlaview.cli.common import (
+    CliError,
+    elided,
+    emit_json,
+    load_checked,
+    print_table,
+    resolve_module,
+)
 from xlaview.units import human_bytes
 
 
@@ -33,7 +40,7 @@ def cmd_traffic(args: argparse.Namespace) -> int:
     counts = ", ".join(f"{k} {v}" for k, v in traffic.fusion_counts.items() if v) or "none"
     print(f"fusions: {counts}\n")
     rows = [(human_bytes(i.traffic_bytes), human_bytes(i.bytes), i.shape, i.producer,
-             i.producer_kind, ", ".join(i.consumers)) for i in traffic.intermediates[: args.top]]
+             i.producer_kind, elided(i.consumers)) for i in traffic.intermediates[: args.top]]
     print_table(rows, ("traffic", "bytes", "shape", "producer", "kind", "read by"))
     return 0
 

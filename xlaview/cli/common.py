@@ -24,14 +24,29 @@ def print_table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> None
             print("  ".join("-" * w for w in widths))
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 file``, ``3 files``."""
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def elided(items: Sequence[str], shown: int = 4) -> str:
+    """The first few items and how many more: a value read 180 times is not
+    listed on one line."""
+    head = ", ".join(items[:shown])
+    return head + (f", ... and {len(items) - shown} more" if len(items) > shown else "")
+
+
 def emit_json(document: object) -> None:
     json.dump(document, sys.stdout, indent=1)
     sys.stdout.write("\n")
 
 
 def resolve_module(path: Path, module_key: str | None):
-    """(index or None, dump module or None, HLO file) for a dump folder or an HLO file."""
+    """(index or None, dump module or None, HLO file) for a dump folder or an HLO
+    file: the module ``module_key`` names (an id, ``module_NNNN``, a name), else
+    the dump's main module (`default_module`)."""
     from xlaview.dump.index import index_dump, index_file
+    from xlaview.dump.main_module import default_module
 
     if not path.exists():
         raise CliError(f"{path}: no such file or folder")
@@ -41,8 +56,7 @@ def resolve_module(path: Path, module_key: str | None):
     if not index.modules:
         raise CliError(f"{path}: no XLA module files here")
     try:
-        module = index.module(module_key) if module_key else max(
-            index.modules, key=lambda m: (len(m.passes), m.after_optimizations is not None))
+        module = index.module(module_key) if module_key else default_module(index)
     except KeyError as err:
         raise CliError(str(err).strip('"')) from None
     return index, module, None

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
-from xlaview.cli.common import CliError
-
+from xlaview.cli.common import CliError, resolve_module
 
 def _size(text: str) -> tuple[int, int]:
     try:
@@ -18,41 +19,95 @@ def _size(text: str) -> tuple[int, int]:
     return w, h
 
 
+@dataclass(frozen=True, slots=True)
+class ExportTarget:
+    """What the window is asked to show: a module (its ref; None: the one the
+    file opened) and a point of its timeline (None: the window's default)."""
+
+    module: str | None
+    point: str | None
+
+
+def check_request(args: argparse.Namespace) -> ExportTarget:
+    """Fail before Qt starts, in one line, if the module, the point (``--pass``)
+    or the instruction (``--select``) asked for is not in the dump."""
+    from xlaview.dump.loader import DumpReadError, read_text
+
+    if args.out.suffix.lower() not in (".png", ".svg"):
+        raise CliError(f"--out must end in .png or .svg, not {args.out.name!r}")
+    _, module, file = resolve_module(args.dir, args.module)
+    if module is None:  # an HLO file of no module: the window opens it as it is
+        return ExportTarget(None, None)
+    path = Path(file).absolute() if file is not None else None
+    try:
+        if args.pass_ is not None:
+            point = module.point(args.pass_)
+        elif path is not None:  # the file's own point
+            point = next(p for p in module.points() if p.file.path == path)
+        else:
+            point = module.point("after") if module.after_optimizations else module.points()[-1]
+    except KeyError as err:
+        raise CliError(str(err).strip('"')) from None
+    except (StopIteration, IndexError):
+        raise CliError(f"{path or module.title}: no HLO text to show") from None
+    if args.select is not None:
+        try:
+            text = read_text(point.file.path)
+        except DumpReadError as err:
+            raise CliError(str(err)) from None
+        if not _defines(text, args.select):
+            at = f"pass {point.key}" if point.seq is not None else point.title
+            raise CliError(f"no instruction {args.select!r} in {module.title} at {at}")
+    ref = module.ref if (args.module is not None or path is None) else None
+    return ExportTarget(ref, point.key if (args.pass_ is not None or path is not None) else None)
+
+
+def _defines(text: str, name: str) -> bool:
+    """Whether an HLO text defines instruction ``name`` (``[ROOT] [%]name = ...``)."""
+    return re.search(rf"(?m)^[ \t]*(?:ROOT[ \t]+)?%?{re.escape(name)}[ \t]*=[ \t]", text) is not None
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     """Render the window offscreen, as a user would see it, to PNG (or the graph to SVG)."""
     import os
 
+    target = check_request(args)
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from xlaview.qt import export
     from xlaview.qt.app import application
     from xlaview.qt.main_window import MainWindow
 
-    if args.out.suffix.lower() not in (".png", ".svg"):
-        raise CliError(f"--out must end in .png or .svg, not {args.out.name!r}")
-    if not args.dir.exists():
-        raise CliError(f"{args.dir}: no such file or folder")
     application()
     window = MainWindow(persist=False)  # restores no window state, records no recent folder
     try:
         window.resize(*args.size)
         window.show()
         window.open_dump(args.dir)
-        if args.module is not None:
-            window.select_module(args.module)
-        if args.pass_ is not None:
-            window.select_pass(args.pass_)
-        window.wait_idle()
+        if window.view_state()["module"] is None:
+            raise CliError(f"{args.dir}: no XLA module to show")
+        if target.module is not None:
+            window.select_module(target.module)
+        if target.point is not None:
+            window.select_pass(target.point)
         if args.select is not None:
             window.select_instruction(args.select)
         window.wait_idle()
+        state = window.view_state()
+        if args.select is not None and state["selection"] != args.select:
+            raise CliError(f"no instruction {args.select!r} in {state['module']} at pass "
+                           f"{state['pass']}")
+        if state["text_pass"] != state["pass"]:
+            raise CliError(f"cannot show {state['module']} at pass {state['pass']}: "
+                           f"{window.status.text()}")
         if args.out.suffix.lower() == ".svg":
-            export.graph_svg(window.graph, args.out)
+            export.graph_svg(window.graph_pane.main, args.out)
         else:
             export.window_png(window, args.out)
-    except KeyError as err:
+    except (KeyError, RuntimeError) as err:  # what the window could not show, in one line
         raise CliError(str(err).strip('"')) from None
     finally:
+        window.wait_idle()  # jobs still running would report to a closed window
         window.close()
     print(args.out)
     return 0
@@ -61,9 +116,11 @@ def cmd_export(args: argparse.Namespace) -> int:
 def register(sub) -> None:
     p = sub.add_parser("export", help="render the window (PNG) or the graph (SVG) headless")
     p.add_argument("dir", type=Path, help="a dump folder, or an HLO file of one")
-    p.add_argument("--module", help="module name or id (default: the one with most passes)")
-    p.add_argument("--pass", dest="pass_", metavar="SEQ|before|after",
-                   help="the point of the pass timeline (default: after)")
+    p.add_argument("--module", help="module id (9, 0009, module_0009) or name "
+                                    "(default: the program's main module)")
+    p.add_argument("--pass", dest="pass_", metavar="SEQ|before|after|SNAPSHOT",
+                   help="the point of the pass timeline: a pass number, before, after, or a "
+                        "snapshot's name such as after_spmd_partitioner (default: the last)")
     p.add_argument("--select", metavar="INSTR", help="the instruction to select")
     p.add_argument("--out", type=Path, required=True, help="FILE.png (the window) or FILE.svg (the graph)")
     p.add_argument("--size", type=_size, default=(1600, 1000), metavar="WxH",

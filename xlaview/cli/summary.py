@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from xlaview.cli.common import CliError, emit_json, print_table
+from xlaview.cli.common import CliError, emit_json, plural, print_table
 from xlaview.units import human_bytes
 
 _REPORT_ABBREVIATIONS = {
@@ -28,10 +28,10 @@ def cmd_summary(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(index.to_json())
         return 0
-    module_files = [f for m in index.modules for f in m.all_files()]
-    files = len(module_files) + len(index.unrecognized)
-    size = sum(f.size for f in module_files)
-    print(f"{index.root}: {len(index.modules)} modules, {files} files, {human_bytes(size)}")
+    every_file = [f for m in index.modules for f in m.all_files()] + index.unrecognized
+    size = sum(f.size for f in every_file)
+    print(f"{index.root}: {plural(len(index.modules), 'module')}, "
+          f"{plural(len(every_file), 'file')}, {human_bytes(size)}")
     if len(index.dumps) > 1:
         print(f"{len(index.dumps)} dumps: " + ", ".join(d or "." for d in index.dumps))
     rows = []
@@ -41,7 +41,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
             (
                 f"{m.dump}/" if m.dump else "",
                 f"{m.id:04d}",
-                m.name or "-",
+                m.title if m.plain_file else (m.name or "-"),  # a lone text: its file too
                 m.backend or "?",
                 len(m.passes),
                 "yes" if m.before_optimizations else "-",

@@ -1,5 +1,8 @@
-"""Index a dump folder from file names and sizes alone: modules, their pass
-timelines, reports and other files. Contents are read only on request.
+"""Index a dump folder from file names and sizes: modules, their pass
+timelines, reports and other files. Contents are read only where names say
+nothing: the first few KB of an HLO text not named like a dump (``*.hlo``,
+``*.txt`` starting with ``HloModule``: a module of its own), and of modules whose
+file names give no name or backend (dumps before 2021).
 
 A folder may hold several dumps (one sub-folder per host, process or run);
 every directory with module files in it is one dump, and each module knows
@@ -21,10 +24,12 @@ from xlaview.dump.naming import (
     guess_module_name,
     parse_file_name,
 )
+from xlaview.dump.points import ModulePoint, find_point, module_points
+from xlaview.errors import XlaviewError
 
 __all__ = [
-    "DumpFile", "DumpIndex", "DumpModule", "PassDump", "Problem", "Reports", "index_dump",
-    "index_file",
+    "DumpFile", "DumpIndex", "DumpModule", "ModuleLookupError", "PassDump", "Problem", "Reports",
+    "index_dump", "index_file",
 ]  # fmt: skip
 
 MAX_DEPTH = 8  # sub-folder levels searched for dumps
@@ -106,7 +111,12 @@ class DumpModule:
     passes: list[PassDump] = field(default_factory=list)
     reports: Reports = field(default_factory=Reports)
     other_files: list[DumpFile] = field(default_factory=list)
+    # The file's name, for a module read from a lone HLO text not named like a
+    # dump (its id is then xlaview's, not XLA's).
+    plain_file: str | None = None
     _unchanged: dict[int, bool] = field(default_factory=dict, repr=False)
+    # The points, and what they were made from: made again if the files change.
+    _points: tuple[tuple, list[ModulePoint]] | None = field(default=None, repr=False)
 
     @property
     def key(self) -> str:
@@ -114,27 +124,41 @@ class DumpModule:
         return self.name or f"module_{self.id:04d}"
 
     @property
+    def ref(self) -> str:
+        """What finds this module again with :meth:`DumpIndex.module`, even where
+        names repeat: its id (``0009``), after its dump folder if not the root
+        (``host1/0009``)."""
+        return f"{self.dump}/{self.id:04d}" if self.dump else f"{self.id:04d}"
+
+    @property
     def title(self) -> str:
+        if self.plain_file:
+            return f"{self.plain_file} ({self.name})" if self.name else self.plain_file
         return f"module_{self.id:04d}" + (f" {self.name}" if self.name else "")
 
+    def points(self) -> list[ModulePoint]:
+        """Every HLO text of the module in compilation order: before
+        optimizations, pass dumps, snapshots (in-pass, and stages such as
+        ``after_spmd_partitioner`` where XLA writes them), after optimizations.
+        See `xlaview.dump.points`."""
+        made_of = (self.before_optimizations, self.after_optimizations, len(self.passes),
+                   tuple(self.stages.items()))
+        if self._points is None or self._points[0] != made_of:
+            self._points = (made_of, module_points(self))
+        return list(self._points[1])
+
+    def point(self, key: str | int) -> ModulePoint:
+        """The point ``key`` names (``before``, ``after``, ``12``, ``0012``, a
+        snapshot's name); raises `NoSuchPointError` (a KeyError) listing what there is."""
+        return find_point(self, key)
+
     def timeline(self) -> list[tuple[str, DumpFile]]:
-        """Every HLO text of the module in compilation order, with a label:
-        ``before``, each pass sequence number (as a string), ``after``."""
-        points: list[tuple[str, DumpFile]] = []
-        if self.before_optimizations:
-            points.append(("before", self.before_optimizations))
-        points += [(str(p.seq), p.file) for p in self.passes]
-        if self.after_optimizations:
-            points.append(("after", self.after_optimizations))
-        return points
+        """(key, file) of every point, in order: see :meth:`points`."""
+        return [(p.key, p.file) for p in self.points()]
 
     def file_at(self, point: str | int) -> DumpFile:
-        """The HLO text at ``before``, ``after`` or a pass sequence number."""
-        key = str(point)
-        for label, dump_file in self.timeline():
-            if label == key:
-                return dump_file
-        raise KeyError(f"{self.key} has no pass {point!r} (use a sequence number, before or after)")
+        """The HLO text at a point: see :meth:`point`."""
+        return find_point(self, point).file
 
     def unchanged(self, seq: int) -> bool:
         """Whether pass dump ``seq`` is byte-identical to the dump before it.
@@ -156,10 +180,21 @@ class DumpModule:
         return {p.seq: self._unchanged[p.seq] for p in self.passes}
 
     def all_files(self) -> list[DumpFile]:
-        files = [f for _, f in self.timeline()]
-        files += list(self.stages.values())
+        """Every file of the module, each once."""
+        files = [f for _, f in self.timeline()]  # stages included
         files += [f for _, f in self.reports.items() if f]
         return files + self.other_files
+
+
+class ModuleLookupError(XlaviewError, KeyError):
+    """No module of that name or id, or several: ``modules`` lists those that match."""
+
+    def __init__(self, message: str, modules: list[DumpModule] | None = None) -> None:
+        super().__init__(message)
+        self.modules = modules or []
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
 
 
 @dataclass(slots=True)
@@ -171,17 +206,42 @@ class DumpIndex:
     dumps: list[str]  # folders holding module files, relative to root
 
     def module(self, key: str | int) -> DumpModule:
-        """A module by name, ``module_NNNN``, id, or ``dump/name`` when names repeat."""
-        text = str(key)
-        candidates = [
+        """The module ``key`` names: its id (``9``, ``0009``, ``module_0009``), its
+        name, its title, or a lone HLO text's file name; any of them after
+        ``DUMP/`` to pick one dump of several (:attr:`DumpModule.ref` is such a key).
+
+        Raises `ModuleLookupError` (a KeyError) when no module matches, and when
+        several do: the message lists them with their ids.
+        """
+        text = str(key).strip()
+        exact = [m for m in self.modules if m.ref == text]
+        if len(exact) == 1:
+            return exact[0]
+        found = self._matching(text)
+        if len(found) == 1:
+            return found[0]
+        if not found:
+            raise ModuleLookupError(
+                f"no module {text!r} in {self.root} (modules: {_listing(self.modules)})")
+        raise ModuleLookupError(
+            f"{len(found)} modules match {text!r}: {_listing(found)}; name one by its id", found)
+
+    def _matching(self, text: str) -> list[DumpModule]:
+        candidates, rest = self.modules, text
+        if "/" in text:
+            dump, _, rest = text.rpartition("/")
+            folder = "" if dump == "." else dump
+            in_dump = [m for m in self.modules if m.dump == folder]
+            if in_dump:
+                candidates = in_dump
+            else:
+                rest = text  # a name with a slash in it
+        number = _module_number(rest)
+        return [
             m
-            for m in self.modules
-            if text in (m.name, f"module_{m.id:04d}", str(m.id), f"{m.dump}/{m.key}", m.title)
+            for m in candidates
+            if (number is not None and m.id == number) or rest in (m.name, m.title, m.plain_file)
         ]
-        if not candidates:
-            names = ", ".join(m.key for m in self.modules[:20])
-            raise KeyError(f"no module {key!r} in {self.root} (modules: {names})")
-        return candidates[0]
 
     def module_of(self, path: Path) -> DumpModule | None:
         """The module a file belongs to."""
@@ -230,18 +290,33 @@ class DumpIndex:
         }
 
 
+def _module_number(text: str) -> int | None:
+    """9 for ``9``, ``0009`` and ``module_0009``."""
+    digits = text.removeprefix("module_")
+    return int(digits) if digits.isdigit() else None
+
+
+def _listing(modules: list[DumpModule], limit: int = 20) -> str:
+    shown = ", ".join(f"{m.ref} {m.plain_file or m.name or '(no name)'}" for m in modules[:limit])
+    return shown + (f", ... and {len(modules) - limit} more" if len(modules) > limit else "")
+
+
 def index_file(path: str | os.PathLike[str]) -> DumpIndex:
     """The index of the folder holding an HLO file; a file whose name XLA did
     not give becomes a module of its own."""
+    from xlaview.dump.contents import plain_module  # reads through the loader, which imports us
+
     path = Path(path).absolute()
     index = index_dump(path.parent)
     if index.module_of(path) is not None:
         return index
     st = path.stat()
     dump_file = DumpFile(path, path.name, st.st_size, st.st_mtime_ns)
-    module = DumpModule(0, path.stem, "", after_optimizations=dump_file)
+    next_id = max((m.id + 1 for m in index.modules if not m.dump), default=0)
     index.unrecognized = [f for f in index.unrecognized if f.path != path]
-    index.modules.insert(0, module)
+    index.modules.insert(0, plain_module(dump_file, "", next_id))
+    if "" not in index.dumps:
+        index.dumps.insert(0, "")
     return index
 
 
@@ -339,13 +414,20 @@ def index_dump(root: str | os.PathLike[str]) -> DumpIndex:
         else:
             unrecognized += files
 
+    # Where names say nothing, the first few KB of the texts (the contents
+    # module reads through the loader, which imports this one: hence here).
+    from xlaview.dump.contents import add_plain_modules, describe_from_contents
+
+    unrecognized.sort(key=lambda f: f.rel)
+    unrecognized = add_plain_modules(modules, unrecognized, dumps)
+    describe_from_contents(modules)
     for module in modules:
         _check(module, problems)
     for f in unrecognized:
         if f.size == 0:
             problems.append(Problem(f.rel, "empty file"))
     modules.sort(key=lambda m: (m.dump, m.id, m.name or ""))
-    unrecognized.sort(key=lambda f: f.rel)
+    dumps.sort()
     return DumpIndex(root_path, modules, unrecognized, problems, dumps)
 
 

@@ -17,6 +17,23 @@ from dataclasses import dataclass, field
 from xlaview.dump.index import DumpFile, DumpModule
 from xlaview.dump.loader import count_newlines
 
+# The levels a kernel can be read at, in the order XLA produces them, with
+# their titles: XLA:CPU's MLIR emitters write three MLIR stages before LLVM IR;
+# NVIDIA GPU dumps add PTX. An object file is listed, never shown.
+KERNEL_LEVELS: tuple[tuple[str, str], ...] = (
+    ("mlir_pre_optimization", "MLIR before opt"),
+    ("mlir_post_optimization", "MLIR after opt"),
+    ("mlir_post_lowering", "MLIR lowered"),
+    ("ir_no_opt", "LLVM IR before opt"),
+    ("ir_with_opt", "LLVM IR after opt"),
+    ("ptx", "PTX"),
+)
+_MLIR_LEVEL = {
+    "-pre-optimization.mlir": "mlir_pre_optimization",
+    "-post-optimization.mlir": "mlir_post_optimization",
+    "-post-lowering.mlir": "mlir_post_lowering",
+}
+
 
 @dataclass(slots=True)
 class KernelFiles:
@@ -25,6 +42,17 @@ class KernelFiles:
     ptx: DumpFile | None = None
     object: DumpFile | None = None
     mlir: list[DumpFile] = field(default_factory=list)  # XLA's MLIR emitter stages
+
+    def level(self, key: str) -> DumpFile | None:
+        """The file of one of `KERNEL_LEVELS` (None if this kernel has none)."""
+        if key.startswith("mlir_"):
+            return next((f for f in self.mlir if _mlir_level(f.name) == key), None)
+        return getattr(self, key, None) if key in _TEXT_LEVELS else None
+
+    def levels(self) -> list[tuple[str, DumpFile]]:
+        """(level, file) for each level this kernel has, in `KERNEL_LEVELS` order."""
+        found = [(key, self.level(key)) for key, _ in KERNEL_LEVELS]
+        return [(key, f) for key, f in found if f is not None]
 
     def paths(self) -> dict[str, str | None]:
         """The ``inspect --json`` "kernel" object (paths relative to the dump root)."""
@@ -39,12 +67,28 @@ class KernelFiles:
         return any((self.ir_no_opt, self.ir_with_opt, self.ptx, self.object, self.mlir))
 
 
+_TEXT_LEVELS = {"ir_no_opt", "ir_with_opt", "ptx"}
+
+
+def _mlir_level(name: str) -> str | None:
+    return next((level for end, level in _MLIR_LEVEL.items() if name.endswith(end)), None)
+
+
 @dataclass(slots=True)
 class ModuleLevels:
     stablehlo: DumpFile | None
     kernels: dict[str, KernelFiles]  # instruction name -> its kernel's files
     module_ir: list[KernelFiles]  # GPU: whole-module (or per-shard) IR and PTX
     unassigned: list[DumpFile]  # kernel-like files whose instruction is unknown
+
+    @property
+    def kernel_levels(self) -> tuple[str, ...]:
+        """The `KERNEL_LEVELS` this module's kernels can be read at, in order:
+        what its backend wrote (no PTX on CPU or ROCm, no MLIR stages on GPU,
+        nothing on TPU)."""
+        present = {key for files in [*self.kernels.values(), *self.module_ir]
+                   for key, _ in files.levels()}
+        return tuple(key for key, _ in KERNEL_LEVELS if key in present)
 
     def kernel_of(self, instruction: str) -> KernelFiles | None:
         """Per-kernel files, else the module's IR (GPU: the kernel is a function in it)."""
@@ -134,7 +178,7 @@ _ARG_LOAD = re.compile(
     r"(%\w+) = getelementptr inbounds %XLA_CPU_KernelArg, ptr %\w+, i32 (\d+), i32 0\n"
     r"\s*(%\w+) = load ptr, ptr \1[^\n]*?(?:!dereferenceable !(\d+))?\n"
 )
-_METADATA_INT = re.compile(r"^!(\d+) = !\{i64 (\d+)\}", re.M)
+_METADATA_INT = re.compile(r"^!(\d+) = !\{i64 (\d+)\}", re.MULTILINE)
 
 
 def kernel_arguments(ir: str, kernel: str) -> list[KernelArgument]:

@@ -4,7 +4,10 @@ checks that find broken files without parsing them."""
 from __future__ import annotations
 
 import codecs
+import os
+import stat
 import threading
+import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +69,35 @@ def read_text(path: str | Path) -> str:
     return "".join(parts) + decoder.decode(b"", final=True)
 
 
+def read_head(path: str | Path, size: int) -> bytes:
+    """The first ``size`` bytes of a dump file (fewer if it is shorter).
+
+    Regular files only: a FIFO or a device named like a dump would block the
+    reader, or never end."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError as err:
+        raise DumpReadError(path, f"cannot read: {err.strerror or err}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise DumpReadError(path, "not a regular file")
+        parts: list[bytes] = []
+        left = size
+        while left > 0:
+            chunk = os.read(fd, min(left, BLOCK))
+            if not chunk:
+                break
+            parts.append(chunk)
+            left -= len(chunk)
+        return b"".join(parts)
+    except DumpReadError:
+        raise
+    except OSError as err:
+        raise DumpReadError(path, f"cannot read: {err.strerror or err}") from None
+    finally:
+        os.close(fd)
+
+
 def count_newlines(text: str, start: int = 0, end: int | None = None) -> int:
     """``text.count("\\n", start, end)``, a megabyte at a time."""
     end = len(text) if end is None else min(end, len(text))
@@ -86,6 +118,18 @@ def line_offset(text: str, line: int, offset: int = 0, at_line: int = 1) -> int:
             offset = text.index("\n", offset) + 1
             at_line += 1
     return offset
+
+
+SETTLE_SECONDS = 2.0  # a file written this recently may be half-written
+
+
+def recently_written(path: str | Path, seconds: float = SETTLE_SECONDS) -> bool:
+    """Whether a file changed so recently that a program may still be writing it
+    (a cut-short file is then not reported as broken, but looked at again)."""
+    try:
+        return time.time() - Path(path).stat().st_mtime < seconds
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,8 +209,7 @@ def sniff(index: DumpIndex) -> list[Problem]:
     file: binary data, and HLO text cut short (it always ends with ``}``)."""
     problems: list[Problem] = []
     for module in index.modules:
-        hlo_files = [(f, True) for _, f in module.timeline()]
-        hlo_files += [(f, True) for f in module.stages.values()]
+        hlo_files = [(f, True) for _, f in module.timeline()]  # stages included
         reports = [(f, False) for _, f in module.reports.items() if f]
         for f, is_hlo in hlo_files + reports:
             if f.size == 0:

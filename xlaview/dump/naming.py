@@ -114,6 +114,16 @@ def parse_file_name(name: str) -> DumpFileName | None:
     return DumpFileName(module_id, None, FileKind.OTHER, "", rest, timestamp)
 
 
+def parse_stage_name(name: str) -> tuple[str, str | None] | None:
+    """(stage, backend prefix) of a whole-module HLO text named like a dump's
+    stage but without ``module_NNNN`` (``gfx950_gpu_after_optimizations.txt``,
+    a dump file renamed or copied out); None for any other name."""
+    s = _STAGE.search(name)
+    if s is None or s.group(3) or s.group(4) != "txt":
+        return None
+    return s.group(2), s.group(1)
+
+
 def guess_module_name(rest: str) -> str | None:
     """The module name in front of another file's suffix, when nothing else tells."""
     if not rest or rest in ("metadata.textproto",):

@@ -53,7 +53,8 @@ class Frame(NamedTuple):
     function: str
 
     def __str__(self) -> str:
-        return f"{self.file}:{self.line} ({self.function})"
+        where = f"{self.file}:{self.line}"
+        return f"{where} ({self.function})" if self.function else where
 
 
 class Instruction(NamedTuple):

@@ -2,24 +2,38 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import QMessageLogContext, Qt, QtMsgType, QTimer, qInstallMessageHandler
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from xlaview.qt import theme
-from xlaview.qt.workers import stop_processes
+from xlaview.qt.workers import finish, stop_processes
 from xlaview.resources import icon_path
+
+QUIT_WAIT_MS = 1000  # for a job still running at quit
+
+
+# Qt messages that say nothing to a user: the offscreen platform (headless
+# export) cannot resize windows to their size hints, and says so at each show.
+QUIET_MESSAGES = ("This plugin does not support propagateSizeHints",)
+
+
+def _qt_message(mode: QtMsgType, context: QMessageLogContext, message: str) -> None:
+    if not message.startswith(QUIET_MESSAGES):
+        sys.stderr.write(message + "\n")
 
 
 def application() -> QApplication:
     app = QApplication.instance()
     if app is None:
+        qInstallMessageHandler(_qt_message)
         # Workers parse, lex and lay out in Python while the GUI thread calls
         # into Qt. Each return from Qt waits for the GIL, by default up to 5 ms;
         # hand it over every 0.1 ms, or the window stutters while a big dump loads.
@@ -44,6 +58,7 @@ def install_exception_hook() -> None:
             return
         box = QMessageBox(QMessageBox.Icon.Critical, "xlaview: unexpected error",
                           f"{kind.__name__}: {value}")
+        box.setTextFormat(Qt.TextFormat.PlainText)  # the message may quote a dump
         box.setDetailedText(text)
         box.exec()
 
@@ -70,4 +85,12 @@ def run_gui(argv: Sequence[str]) -> int:
     timer.timeout.connect(lambda: None)
     window = main_window_for(path)
     window.show()
-    return app.exec()
+    status = app.exec()
+    window.close()
+    if not finish(QUIT_WAIT_MS):
+        # A job still runs on the worker thread (a long parse): the user asked
+        # to quit, so the process ends now rather than when the job does.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    return status

@@ -13,7 +13,6 @@ import re
 from PySide6.QtCore import QRect, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
-    QFont,
     QKeySequence,
     QMouseEvent,
     QPainter,
@@ -136,6 +135,11 @@ class HloTextView(QPlainTextEdit):
         self.verticalScrollBar().setValue(position)
         self.setExtraSelections([])
         self._update_margin()
+
+    @property
+    def spans(self) -> LineSpans | None:
+        """The colours of the text shown, once they came."""
+        return self._spans
 
     def set_spans(self, spans: LineSpans) -> None:
         """Colours for the current text (one list of spans per line)."""

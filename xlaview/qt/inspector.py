@@ -9,8 +9,8 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from xlaview.analysis.kinds import Kind
 from xlaview import units
+from xlaview.analysis.kinds import Kind
 from xlaview.qt import theme
 
 _CSS = """
@@ -35,6 +35,10 @@ def human_bytes(n: float | None) -> str:
 
 def _e(value: object) -> str:
     return html.escape(str(value))
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def _rows(rows: list[tuple[str, str]]) -> str:
@@ -81,7 +85,7 @@ def render(described: dict[str, Any], kind: Kind | None = None) -> str:
     parts.append(_rows([
         ("writes", f"<span class='big'>{human_bytes(d['bytes']['output'])}</span>"),
         ("reads", f"<span class='big'>{human_bytes(d['bytes']['operands'])}</span> "
-                  f"<span class='muted'>({len(d['operands'])} operands)</span>"),
+                  f"<span class='muted'>({_count(len(d['operands']), 'operand')})</span>"),
     ]))  # fmt: skip
     parts.append("<h3>Memory</h3>")
     a = d["allocation"]

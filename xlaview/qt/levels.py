@@ -15,20 +15,20 @@ from PySide6.QtWidgets import (
     QMenu,
     QSizePolicy,
     QSplitter,
+    QTabBar,
     QTableWidget,
     QTableWidgetItem,
-    QTabBar,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from xlaview.dump.index import DumpFile
-from xlaview.dump.kernels import KernelFiles, ModuleLevels, function_line
+from xlaview.dump.kernels import KERNEL_LEVELS, KernelFiles, ModuleLevels, function_line
 from xlaview.dump.loader import count_newlines, line_offset, read_text
 from xlaview.qt.hlo_text import HloTextView, build_document
 from xlaview.qt.inspector import human_bytes
-
+from xlaview.qt.safe_text import esc, label
 
 # A file longer than this shows an excerpt around the kernel: laying out a
 # document costs the GUI thread time in proportion to its lines.
@@ -81,7 +81,7 @@ class CodePanel(QWidget):
 
     def __init__(self, object_name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.header = QLabel(self)
+        self.header = label(self, rich=True)
         self.header.setWordWrap(True)
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.view = HloTextView(self)
@@ -94,7 +94,7 @@ class CodePanel(QWidget):
 
     def show_code(self, code: LoadedCode) -> None:
         if code.note:
-            self.header.setText(self.header.text() + f"<br><i>{code.note}</i>")
+            self.header.setText(self.header.text() + f"<br><i>{esc(code.note)}</i>")
         self.view.set_document(None, code.document, {})
         if code.jump_line:
             self.view.show_span(code.jump_line)
@@ -104,10 +104,9 @@ class CodePanel(QWidget):
 class KernelPanel(CodePanel):
     """The selected instruction's kernel, a stage switch, and its arguments."""
 
-    stage_requested = Signal(str)  # "ir_no_opt", "ir_with_opt", "ptx"
+    stage_requested = Signal(str)  # one of KERNEL_LEVELS: "ir_no_opt", "ptx", ...
 
-    STAGES = (("ir_no_opt", "LLVM IR before opt"), ("ir_with_opt", "LLVM IR after opt"),
-              ("ptx", "PTX"))
+    STAGES = KERNEL_LEVELS
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("kernelText", parent)
@@ -137,6 +136,11 @@ class KernelPanel(CodePanel):
         self.function: str | None = None  # the kernel's name: shared_with for a twin
         self.set_files(None, None, None)
 
+    def set_levels(self, levels: tuple[str, ...]) -> None:
+        """Offer only the levels this module's kernels have (no PTX on CPU)."""
+        for i, (key, _) in enumerate(self.STAGES):
+            self.stages.setTabVisible(i, key in levels)
+
     def set_files(self, instruction: str | None, files: KernelFiles | None,
                   shared_with: str | None) -> None:
         self.instruction, self.files = instruction, files
@@ -151,20 +155,25 @@ class KernelPanel(CodePanel):
                 self.stages.setTabEnabled(i, False)
             return
         shared = (f" (compiled once for identical fusions: the files are named after "
-                  f"<b>{shared_with}</b>)") if shared_with else ""
-        listed = [f"<b>{instruction}</b>{shared}"]
+                  f"<b>{esc(shared_with)}</b>)") if shared_with else ""
+        listed = [f"<b>{esc(instruction)}</b>{shared}"]
         if files.object:
-            listed.append(f"object file: {files.object.rel} ({human_bytes(files.object.size)}, "
-                          "not shown)")
-        for f in files.mlir:
-            listed.append(f"MLIR: {f.rel}")
+            listed.append(f"object file: {esc(files.object.rel)} "
+                          f"({human_bytes(files.object.size)}, not shown)")
         self.header.setText("<br>".join(listed))
         self.stages.blockSignals(True)
         for i, (key, _) in enumerate(self.STAGES):
-            self.stages.setTabEnabled(i, getattr(files, key) is not None)
-        first = next((i for i, (key, _) in enumerate(self.STAGES) if getattr(files, key)), 0)
+            self.stages.setTabEnabled(i, files.level(key) is not None)
+        first = next((i for i, (key, _) in enumerate(self.STAGES)
+                      if files.level(key) and key.startswith("ir")), None)
+        if first is None:
+            first = next((i for i, (key, _) in enumerate(self.STAGES) if files.level(key)), 0)
         self.stages.setCurrentIndex(first)
         self.stages.blockSignals(False)
+
+    def show_level(self, key: str) -> None:
+        """Switch to one of `KERNEL_LEVELS` (its code is asked for)."""
+        self.stages.setCurrentIndex([k for k, _ in self.STAGES].index(key))
 
     def current_stage(self) -> str:
         return self.STAGES[max(0, self.stages.currentIndex())][0]
@@ -226,9 +235,9 @@ class LevelsBar(QWidget):
         return button
 
     def _arrow(self) -> QLabel:
-        label = QLabel("→", self)
-        label.setStyleSheet("color:#868e96")
-        return label
+        arrow = QLabel("→", self)
+        arrow.setStyleSheet("color:#868e96")
+        return arrow
 
     def set_module(self, levels: ModuleLevels | None, passes: int, has_before: bool,
                    has_after: bool) -> None:

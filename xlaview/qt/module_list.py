@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QLineEdit,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from xlaview.dump.index import DumpIndex, DumpModule
+from xlaview.qt.safe_text import tooltip
 
 _ROLE = Qt.ItemDataRole.UserRole
 
@@ -28,6 +36,13 @@ class ModuleListPanel(QWidget):
         self.tree.setAlternatingRowColors(True)
         self.tree.setSortingEnabled(True)
         self.tree.sortByColumn(0, Qt.SortOrder.AscendingOrder)
+        self.tree.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        header = self.tree.header()
+        header.setStretchLastSection(False)
+        for column in (0, 2, 3):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        # The name takes what is left, elided in the middle (the tooltip has it whole).
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         self.tree.currentItemChanged.connect(self._on_current_changed)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -46,10 +61,13 @@ class ModuleListPanel(QWidget):
         groups: dict[str, QTreeWidgetItem] = {}
         if index is not None:
             for module in index.modules:
-                item = _Item([f"{module.id:04d}", module.name or "(no name)",
+                # A lone HLO text is named by its file: two files may hold one module name.
+                name = module.title if module.plain_file else (module.name or "(no name)")
+                item = _Item([f"{module.id:04d}", name,
                               module.backend or "?", str(len(module.passes))])
                 item.setData(0, _ROLE, module)
-                item.setToolTip(1, f"{module.title}\n{len(module.all_files())} files")
+                files = len(module.all_files())
+                item.setToolTip(1, tooltip(f"{module.title}\n{files} file{'s' * (files != 1)}"))
                 if several:
                     group = groups.get(module.dump)
                     if group is None:
@@ -61,8 +79,6 @@ class ModuleListPanel(QWidget):
                     group.addChild(item)
                 else:
                     self.tree.addTopLevelItem(item)
-        for column in range(4):
-            self.tree.resizeColumnToContents(column)
         self.tree.blockSignals(False)
         if current is not None:
             self.select(current)

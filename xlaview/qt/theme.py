@@ -50,6 +50,7 @@ USER = "#d3f9d8"
 FUSED_BLOCK = "#f3f0ff"
 EDGE = "#868e96"
 EDGE_HIGHLIGHT = "#e8590c"
+STAGE_COLOR = "#b197fc"  # whole-module snapshots on the timeline
 PIPELINE_COLORS = [
     "#4dabf7", "#69db7c", "#ffa94d", "#da77f2", "#ff8787", "#38d9a9", "#ffd43b", "#748ffc",
     "#f783ac", "#a9e34b", "#63e6be", "#e599f7",

@@ -9,14 +9,21 @@ selected instruction.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QFont, QKeyEvent, QMouseEvent, QPainter, QPaintEvent, QPen, QPolygonF
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QPolygonF,
+)
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
-    QLabel,
     QLineEdit,
     QSizePolicy,
     QSlider,
@@ -25,31 +32,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlaview.dump.index import DumpModule
+from xlaview.dump.points import STAGE, ModulePoint
 from xlaview.qt import theme
-from xlaview.qt.labels import steady_label
+from xlaview.qt.safe_text import steady_label, tooltip
 
 
-@dataclass(frozen=True, slots=True)
-class TimelinePoint:
-    label: str  # "before", a pass sequence number, "after"
-    title: str  # what the tooltip and the caption say
-    pipeline: str
-
-
-def points_of(module: DumpModule) -> list[TimelinePoint]:
-    points = []
-    if module.before_optimizations:
-        points.append(TimelinePoint("before", "before optimizations", "before optimizations"))
-    for p in module.passes:
-        if p.before is None:
-            title = f"{p.seq:04d}  {p.pipeline}: {p.after}"
-        else:
-            title = f"{p.seq:04d}  {p.pipeline}: after {p.after}  →  before {p.before}"
-        points.append(TimelinePoint(str(p.seq), title, p.pipeline))
-    if module.after_optimizations:
-        points.append(TimelinePoint("after", "after optimizations", "after optimizations"))
-    return points
+def band_of(point: ModulePoint) -> str:
+    """Points of one pipeline share a band; a stage is a band of its own."""
+    return point.pipeline or point.title
 
 
 class _Strip(QWidget):
@@ -98,15 +88,19 @@ class _Strip(QWidget):
         font.setPointSizeF(max(7.0, font.pointSizeF() - 1.5))
         painter.setFont(font)
         for i in range(1, n + 1):
-            if i < n and t.points[i].pipeline == t.points[start].pipeline:
+            if i < n and band_of(t.points[i]) == band_of(t.points[start]):
                 continue
-            colour = QColor(t.pipeline_colour(t.points[start].pipeline))
+            colour = QColor(t.pipeline_colour(band_of(t.points[start])))
             x0, x1 = self.x_of(start) - step / 2, self.x_of(i - 1) + step / 2
             painter.fillRect(QRectF(x0 + 0.5, band_top, x1 - x0 - 1, band_h), colour.lighter(135))
             if x1 - x0 > 60:
                 painter.setPen(QColor("#343a40"))
+                label = band_of(t.points[start])
+                if i == n and not any(p.key.isdigit() for p in t.points):
+                    label += ("  (this dump has no pass dumps: XLA writes one per pass with "
+                              "--xla_dump_hlo_pass_re=.*)")
                 text = painter.fontMetrics().elidedText(
-                    t.points[start].pipeline, Qt.TextElideMode.ElideRight, int(x1 - x0 - 6)
+                    label, Qt.TextElideMode.ElideRight, int(x1 - x0 - 6)
                 )
                 painter.drawText(QRectF(x0 + 3, band_top, x1 - x0 - 6, band_h),
                                  Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
@@ -115,23 +109,23 @@ class _Strip(QWidget):
         for i, point in enumerate(t.points):
             x = self.x_of(i)
             visible = t.is_visible(i)
-            colour = QColor(t.pipeline_colour(point.pipeline)).darker(130)
+            colour = QColor(t.pipeline_colour(band_of(point))).darker(130)
             if not visible:
                 colour = QColor("#dee2e6")
             pen = QPen(colour, 2 if step > 4 else 1)
             painter.setPen(pen)
-            unchanged = t.unchanged.get(point.label, False)
+            unchanged = t.unchanged.get(point.key, False)
             top = band_top + band_h + 2
             if unchanged:
                 painter.setPen(QPen(colour, 1, Qt.PenStyle.DotLine))
             painter.drawLine(QPointF(x, top), QPointF(x, top + 10))
-            size = t.change_sizes.get(point.label)
+            size = t.change_sizes.get(point.key)
             if size and visible:
                 # Bar height grows with the log of the lines the pass changed.
                 height = min(12.0, 2.5 * math.log2(1 + size))
                 painter.fillRect(QRectF(x - max(1.0, step * 0.3), top + 12, max(2.0, step * 0.6),
                                         height), colour)
-            if point.label in t.changed_marks:
+            if point.key in t.changed_marks:
                 painter.setPen(Qt.PenStyle.NoPen)
                 painter.setBrush(QColor(theme.EDGE_HIGHLIGHT))
                 painter.drawPolygon(QPolygonF([QPointF(x - 4, 2), QPointF(x + 4, 2), QPointF(x, 10)]))
@@ -152,13 +146,13 @@ class _Strip(QWidget):
         if i is not None:
             point = self.timeline.points[i]
             extra = "\n(no change: same text as the dump before)" if self.timeline.unchanged.get(
-                point.label) else ""
-            size = self.timeline.change_sizes.get(point.label)
+                point.key) else ""
+            size = self.timeline.change_sizes.get(point.key)
             if size:
                 extra += f"\n{size} instruction lines changed"
-            if point.label in self.timeline.changed_marks:
+            if point.key in self.timeline.changed_marks:
                 extra += "\n▼ changed the selected instruction"
-            QToolTip.showText(event.globalPosition().toPoint(), point.title + extra, self)
+            QToolTip.showText(event.globalPosition().toPoint(), tooltip(point.title + extra), self)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
         i = self.index_at(event.position().x())
@@ -170,13 +164,13 @@ class _Strip(QWidget):
 class PassTimeline(QWidget):
     """Marks, a slider, the caption of the current dump and a pass filter."""
 
-    point_selected = Signal(str)  # a timeline label: "before", "12", "after"
+    pass_selected = Signal(str)  # a pass key: "before", "12", "after"
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("passTimeline")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
-        self.points: list[TimelinePoint] = []
+        self.points: list[ModulePoint] = []
         self.current: int | None = None
         self.unchanged: dict[str, bool] = {}
         self.change_sizes: dict[str, int] = {}
@@ -191,7 +185,6 @@ class PassTimeline(QWidget):
         self.slider.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.slider.valueChanged.connect(lambda v: self.set_current(v, emit=True))
         self.caption = steady_label(self)
-        self.caption.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         caption_font = theme.monospace_font(9)
         self.caption.setFont(caption_font)
         self.filter_edit = QLineEdit(self)
@@ -217,37 +210,41 @@ class PassTimeline(QWidget):
         layout.addLayout(row)
 
     # -- state ------------------------------------------------------------------
-    def set_points(self, points: list[TimelinePoint], current: str | None = None) -> None:
+    def set_points(self, points: list[ModulePoint], current: str | None = None) -> None:
         self.points = points
         self.unchanged = {}
         self.change_sizes = {}
         self.changed_marks = set()
         self._colours = {}
-        pipelines = [p.pipeline for p in points]
-        for name in dict.fromkeys(pipelines):
-            if name in ("before optimizations", "after optimizations"):
+        for point in points:
+            name = band_of(point)
+            if name in self._colours:
+                continue
+            if point.key in ("before", "after"):
                 self._colours[name] = "#adb5bd"
+            elif point.kind == STAGE:  # a whole-module snapshot (after SPMD partitioning)
+                self._colours[name] = theme.STAGE_COLOR
             else:
                 self._colours[name] = theme.PIPELINE_COLORS[len(self._colours) % len(theme.PIPELINE_COLORS)]
         self.slider.blockSignals(True)
         self.slider.setRange(0, max(0, len(points) - 1))
         self.slider.blockSignals(False)
-        labels = [p.label for p in points]
-        index = labels.index(current) if current in labels else (len(points) - 1 if points else None)
+        keys = [p.key for p in points]
+        index = keys.index(current) if current in keys else (len(points) - 1 if points else None)
         self.set_current(index, emit=False)
 
     def pipeline_colour(self, pipeline: str) -> str:
         return self._colours.get(pipeline, "#adb5bd")
 
     @property
-    def current_label(self) -> str | None:
-        return self.points[self.current].label if self.current is not None else None
+    def current_key(self) -> str | None:
+        return self.points[self.current].key if self.current is not None else None
 
-    def select_label(self, label: str, emit: bool = True) -> None:
-        labels = [p.label for p in self.points]
-        if label not in labels:
-            raise KeyError(f"no pass {label!r} in this module")
-        self.set_current(labels.index(label), emit=emit)
+    def show_pass(self, key: str) -> None:
+        """Mark pass ``key`` as the current one (the model asked for it)."""
+        keys = [p.key for p in self.points]
+        if key in keys:
+            self.set_current(keys.index(key), emit=False)
 
     def set_current(self, index: int | None, emit: bool) -> None:
         if index is not None and not self.points:
@@ -261,10 +258,9 @@ class PassTimeline(QWidget):
             self.caption.setText("")
         else:
             self.caption.setText(f"{index + 1}/{len(self.points)}   {self.points[index].title}")
-            self.caption.setToolTip(self.points[index].title)  # in full, when cut off
         self.strip.update()
         if emit and changed and index is not None:
-            self.point_selected.emit(self.points[index].label)
+            self.pass_selected.emit(self.points[index].key)
 
     def set_unchanged(self, unchanged: dict[str, bool]) -> None:
         self.unchanged = unchanged
@@ -278,8 +274,8 @@ class PassTimeline(QWidget):
         self.hide_unchanged = hide
         self.strip.update()
 
-    def set_changed_marks(self, labels: set[str]) -> None:
-        self.changed_marks = labels
+    def set_changed_marks(self, keys: set[str]) -> None:
+        self.changed_marks = keys
         self.strip.update()
 
     def set_filter(self, text: str) -> None:
@@ -288,10 +284,10 @@ class PassTimeline(QWidget):
 
     def is_visible(self, index: int) -> bool:
         point = self.points[index]
-        if point.label in ("before", "after"):
+        if point.key in ("before", "after"):
             return True
-        if self.hide_unchanged and (self.unchanged.get(point.label)
-                                    or self.change_sizes.get(point.label, 1) == 0):
+        if self.hide_unchanged and (self.unchanged.get(point.key)
+                                    or self.change_sizes.get(point.key, 1) == 0):
             return False
         return not self._filter or self._filter in point.title.lower()
 

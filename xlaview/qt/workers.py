@@ -21,7 +21,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QEventLoop, QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
+from PySide6.QtCore import QEvent, QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 
 from xlaview.helper import HelperProcess
 
@@ -41,25 +41,26 @@ class _CollectorPause:
 
     A job builds hundreds of thousands of objects (a parsed module); the
     collector, triggered by those allocations, walks them all with the GIL
-    held, and the GUI thread waits 30-50 ms for it each time. The objects a
-    job makes are freed by reference counting (a module has no cycles), and
-    are frozen out of the collector's sight when the last job ends."""
+    held, and the GUI thread waits 30-50 ms for it each time. The collector
+    runs again once no job does. Nothing is frozen: frozen objects that later
+    form garbage cycles would never be collected."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._running = 0
+        self._was_enabled = True
 
     def __enter__(self) -> None:
         with self._lock:
             self._running += 1
             if self._running == 1:
+                self._was_enabled = gc.isenabled()
                 gc.disable()
 
     def __exit__(self, *exc: object) -> None:
         with self._lock:
             self._running -= 1
-            if self._running == 0:
-                gc.freeze()
+            if self._running == 0 and self._was_enabled:
                 gc.enable()
 
 
@@ -76,7 +77,7 @@ class _Job(QRunnable):
     def report(self, fraction: float) -> None:
         if not self.is_current(self.token):
             raise Cancelled
-        self.relay.progress.emit(self.token, fraction)
+        _emit(self.relay.progress, self.token, fraction)
 
     def run(self) -> None:
         if not self.is_current(self.token):
@@ -89,10 +90,19 @@ class _Job(QRunnable):
                     result = self.fn(*self.args)
         except Cancelled:
             return
-        except BaseException as err:  # shown to the user, never swallowed
-            self.relay.failed.emit(self.token, err, traceback.format_exc())
+        except BaseException as err:  # handed to the caller, never swallowed
+            _emit(self.relay.failed, self.token, err, traceback.format_exc())
             return
-        self.relay.done.emit(self.token, result)
+        _emit(self.relay.done, self.token, result)
+
+
+def _emit(signal: Any, *values: Any) -> None:
+    """Emit from a worker thread or a helper's thread; the window (and the
+    relay with it) may have gone away meanwhile, and then nobody listens."""
+    try:
+        signal.emit(*values)
+    except RuntimeError:
+        pass
 
 
 # Helper processes shared by every window, by lane: the text in view is
@@ -107,6 +117,17 @@ def stop_processes() -> None:
 
 
 _pool: QThreadPool | None = None
+
+
+def finish(timeout_ms: int) -> bool:
+    """At quit: stop the helper processes, drop queued jobs, and wait at most
+    ``timeout_ms`` for the job running on the worker thread (which Python
+    cannot interrupt). Whether it ended."""
+    stop_processes()
+    if _pool is None:
+        return True
+    _pool.clear()
+    return _pool.waitForDone(timeout_ms)
 
 
 def _thread_pool() -> QThreadPool:
@@ -167,21 +188,16 @@ class Worker(QObject):
         helper = _helpers.get(process) or _helpers.setdefault(process, HelperProcess())
         relay, callbacks = self._relay, self._callbacks
 
-        def emitting(signal: Any, *values: Any) -> None:  # on the helper's thread
-            try:
-                signal.emit(token, *values)
-            except RuntimeError:  # the window went away meanwhile
-                pass
-
-        def deliver(ok: bool, value: Any, trace: str) -> None:
+        def deliver(ok: bool, value: Any, trace: str) -> None:  # on the helper's thread
             if ok:
-                emitting(relay.done, value)
+                _emit(relay.done, token, value)
             else:
-                emitting(relay.failed, value, trace)
+                _emit(relay.failed, token, value, trace)
 
         # A superseded job never starts: only the newest of a slot is wanted.
         helper.submit(fn, args, deliver, wanted=lambda: token in callbacks,
-                      progress=(lambda f: emitting(relay.progress, f)) if on_progress else None)
+                      progress=(lambda f: _emit(relay.progress, token, f)) if on_progress
+                      else None)
         return token
 
     def _register(self, slot: str, callbacks: tuple[Callable, Callable | None, Callable | None]) -> int:
@@ -253,17 +269,6 @@ class Worker(QObject):
         token = self._slots.get(slot)
         return token is not None and token in self._callbacks
 
-    def wait_for(self, slot: str, timeout_ms: int = 60000) -> bool:
-        """Process events until the newest job of ``slot`` reported back."""
-        from PySide6.QtCore import QCoreApplication, QElapsedTimer
-
-        timer = QElapsedTimer()
-        timer.start()
-        while self.pending(slot) and timer.elapsed() < timeout_ms:
-            QCoreApplication.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
-            time.sleep(0.002)  # not a busy loop: the GIL is the workers' meanwhile
-        return not self.pending(slot)
-
     def wait(self, timeout_ms: int = 60000) -> bool:
         """Process events until every job reported back (headless export, tests)."""
         from PySide6.QtCore import QCoreApplication, QDeadlineTimer, QElapsedTimer
@@ -276,4 +281,14 @@ class Worker(QObject):
                 QCoreApplication.processEvents()
                 time.sleep(0.002)  # a helper-process job: no thread to wait for
             QCoreApplication.processEvents()
+        # What the jobs replaced (documents, scenes) was handed to deleteLater,
+        # which processEvents never runs: run it, or memory grows with each step.
+        QCoreApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
         return not self.busy
+
+    def shutdown(self) -> None:
+        """Drop every pending result and the jobs still queued (at quit)."""
+        for slot in list(self._slots):
+            self.cancel(slot)
+        self._arrivals.clear()
+        self._pool.clear()

@@ -1,0 +1,251 @@
+"""The view model: what is shown is what was asked last, however fast the
+user asks; late results never land; quitting is quick; memory stays flat."""
+
+from __future__ import annotations
+
+import gc
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QTextDocument
+
+from xlaview.hlo import parse_module
+from xlaview.resources import sample_dump
+
+SAMPLE = sample_dump()
+SCORE_FUSION = "convert_exponential_fusion"  # fused_computation.2
+OTHER_FUSION = "convert_convert_fusion"
+
+
+@pytest.fixture
+def hooked(monkeypatch) -> list[BaseException]:
+    """Exceptions that reach sys.excepthook."""
+    seen: list[BaseException] = []
+    monkeypatch.setattr(sys, "excepthook", lambda kind, value, tb: seen.append(value))
+    return seen
+
+
+def opened(window, folder: Path = SAMPLE):
+    window.open_dump(folder)
+    window.wait_idle()
+    return window.model.module
+
+
+def body_of(window, fusion: str) -> str:
+    return window.model.loaded.module.instruction(fusion).called_computations[0]
+
+
+def test_late_fusion_layout_never_lands(window, qtbot, hooked) -> None:
+    """Select fusion B, then A, then B again quickly: B's body under B's title."""
+    opened(window)
+    for pump in (False, True):
+        for first, second in ((SCORE_FUSION, OTHER_FUSION), (OTHER_FUSION, SCORE_FUSION)):
+            window.select_instruction(first)
+            if pump:
+                QCoreApplication.processEvents()
+            window.select_instruction(second)
+            window.select_instruction(first)
+            window.wait_idle()
+            state = window.view_state()
+            assert state["selection"] == first
+            assert state["fusion_computation"] == body_of(window, first)
+            fused = window.graph_pane.fused.graph
+            assert fused is not None and fused.computation == body_of(window, first), (
+                f"the fused pane shows {fused and fused.computation} under {first}")
+            assert first in window.graph_pane.fusion_title.text()
+    assert not hooked
+
+
+def test_click_on_a_node_gone_in_the_new_pass(window, qtbot, hooked) -> None:
+    """A node still drawn from the previous pass, clicked after a step to a pass
+    without it: a message, not an error."""
+    module = opened(window)
+    points = module.points()
+    fusion = next(i for i, p in enumerate(points) if "after fusion" in p.title)
+    window.select_pass(points[fusion - 1].key)
+    window.wait_idle()
+    view = window.graph_pane.main
+    assert "exp.1" in view.graph.nodes_of, "drawn before the fusion pass"
+    window.select_pass(points[fusion].key)
+    view.instruction_clicked.emit(view.graph.computation, "exp.1")  # the old graph, clicked
+    window.wait_idle()
+    assert window.view_state()["selection"] is None
+    assert "exp.1" in window.status.text()
+    assert not hooked
+
+
+def test_there_and_back_shows_no_stale_diff(window, qtbot, hooked) -> None:
+    module = opened(window)
+    first, second = module.points()[:2]
+    for i in range(20):
+        window.select_pass(second.key)
+        if i % 2:
+            QCoreApplication.processEvents()
+        window.select_pass(first.key)
+        window.wait_idle()
+        assert window.view_state()["diff"] is None, f"round {i}: a diff on the first dump"
+        assert "first dump" in window.changes.title.text()
+    window.select_pass(second.key)
+    window.wait_idle()
+    assert window.view_state()["diff"] == {"from": "before", "to": int(second.key)}
+    assert not hooked
+
+
+def test_history_and_change_sizes_stay_with_their_module(window, qtbot, zoo, tmp_path,
+                                                         hooked) -> None:
+    import shutil
+
+    root = tmp_path / "two"
+    shutil.copytree(zoo["cond"], root / "a")
+    shutil.copytree(zoo["scan"], root / "b")
+    window.open_dump(root)
+    window.wait_idle()
+    modules = window.model.index.modules
+    a = next(m for m in modules if m.dump == "a" and m.passes)
+    b = next(m for m in modules if m.dump == "b" and m.passes)
+    window.select_module(a.key if a.name != b.name else f"a/{a.key}")
+    window.wait_idle()
+    name = window.model.loaded.module.entry.root.name
+    window.select_instruction(name)
+    window.select_module(f"b/{b.key}")  # before A's history or change sizes arrive
+    window.wait_idle()
+    assert window.view_state()["module"] == b.key
+    keys = {p.key for p in b.points()}
+    assert set(window.timeline.change_sizes) <= keys and window.timeline.change_sizes
+    assert window.timeline.changed_marks == set()
+    assert "Select an instruction" in window.changes.history_title.text()
+    assert not hooked
+
+
+def test_memory_stays_flat_over_sweeps(window, qtbot) -> None:
+    """Ten sweeps of every pass of the sample: no growth, no frozen objects,
+    no documents left behind."""
+    module = opened(window)
+    keys = [p.key for p in module.points()]
+
+    def rss() -> int:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+    sizes, documents = [], []
+    for sweep in range(10):
+        for key in keys if sweep % 2 == 0 else reversed(keys):
+            window.select_pass(key)
+            window.wait_idle()
+        gc.collect()
+        sizes.append(rss())
+        documents.append(sum(isinstance(o, QTextDocument) for o in gc.get_objects()))
+    assert gc.get_freeze_count() == 0, "nothing frozen out of the collector's sight"
+    assert max(sizes[2:]) <= sizes[1] * 1.05, [s >> 20 for s in sizes]
+    assert documents[-1] <= documents[1] + 1, documents
+
+
+def test_bursts_of_requests_show_what_was_asked_last(window, qtbot, gpt_dump, hooked) -> None:
+    """25+ requests without waiting, on a real train step: the state after
+    wait_idle is the last asked, and the text is that pass's file."""
+    module = opened(window, gpt_dump)
+    points = module.points()
+    rng = random.Random(11)
+    texts = {p.key: p.file.path.read_text() for p in points}
+    names = {p.key: sorted(parse_module(texts[p.key]).entry.instructions, key=lambda i: i.name)
+             for p in points[:: max(1, len(points) // 12)] + [points[-1]]}
+    for burst in range(6):
+        asked_pass, asked_name = None, None
+        for _ in range(rng.randint(25, 40)):
+            if rng.random() < 0.6 or asked_pass is None:
+                asked_pass = rng.choice(list(names))
+                window.select_pass(asked_pass)
+            else:
+                asked_name = rng.choice(names[asked_pass]).name
+                window.select_instruction(asked_name)
+            if rng.random() < 0.2:
+                QCoreApplication.processEvents()
+        assert window.wait_idle(), "idle again"
+        state = window.view_state()
+        module_text = parse_module(texts[asked_pass])
+        expected = asked_name if asked_name and any(
+            asked_name in c for c in module_text.computations) else None
+        assert state["pass"] == (int(asked_pass) if asked_pass.isdigit() else asked_pass)
+        assert state["text_pass"] == state["pass"] and state["graph_pass"] == state["pass"]
+        assert state["selection"] == expected, f"burst {burst}"
+        assert window.text.toPlainText() == texts[asked_pass], "the text is that pass's file"
+        assert window.graph_pane.main.graph.computation == state["computation"]
+        if expected:
+            instr = module_text.instruction(expected)
+            body = instr.called_computations[0] if instr.opcode == "fusion" else None
+            assert state["fusion_computation"] == body
+    assert not hooked
+
+
+QUIT_DRIVER = """
+import sys
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+from xlaview.qt.app import application, run_gui
+
+app = application()
+
+def quit_when_busy():
+    windows = [w for w in QApplication.topLevelWidgets() if hasattr(w, "view_state")]
+    if windows and windows[0].busy:
+        print("quitting", flush=True)
+        app.quit()
+    else:
+        QTimer.singleShot(5, quit_when_busy)
+
+QTimer.singleShot(0, quit_when_busy)
+sys.exit(run_gui([sys.argv[1]]))
+"""
+
+
+def big_module(path: Path, instructions: int) -> Path:
+    """A long module (one instruction per line): its parse keeps the worker
+    busy for a second or more."""
+    lines = ["HloModule big", "", "ENTRY main {", "  p = f32[8,8]{1,0} parameter(0)", "  a0 = "
+             "f32[8,8]{1,0} add(p, p)"]
+    lines += [f"  a{i} = f32[8,8]{{1,0}} add(a{i - 1}, p)" for i in range(1, instructions)]
+    lines += [f"  ROOT r = f32[8,8]{{1,0}} negate(a{instructions - 1})", "}", ""]
+    path.write_text("\n".join(lines))
+    return path
+
+
+def children_of(pid: int) -> set[int]:
+    out = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                    out.add(int(entry.name))
+            except (OSError, IndexError, ValueError):
+                pass
+    return out
+
+
+def test_quit_while_a_job_runs(tmp_path: Path) -> None:
+    """The window closes while a long parse runs: the process and its helpers
+    are gone within 2 s, and nothing is printed."""
+    path = big_module(tmp_path / "big.hlo", 400_000)
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path)}
+    with subprocess.Popen([sys.executable, "-c", QUIT_DRIVER, str(path)], env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+        try:
+            assert proc.stdout.readline().strip() == "quitting"
+            quit_at = time.monotonic()
+            helpers = children_of(proc.pid)
+            proc.wait(timeout=2)
+            assert time.monotonic() - quit_at < 2.0
+            stderr = proc.stderr.read()
+        finally:
+            proc.kill()
+    assert proc.returncode == 0 and stderr == "", stderr
+    deadline = time.monotonic() + 2
+    while helpers and time.monotonic() < deadline:
+        helpers = {pid for pid in helpers if Path(f"/proc/{pid}").exists()
+                   and "Z" not in (Path(f"/proc/{pid}/stat").read_text().split()[2:3] or ["Z"])}
+    assert not helpers, f"helper processes outlived the window: {helpers}"

@@ -1,0 +1,56 @@
+"""Where the views go when the user moves: which instruction a name means in
+a pass, which computations the graph shows, what a selection opens beside it.
+
+Pure decisions, kept out of the window so they are tested without Qt.
+"""
+
+from __future__ import annotations
+
+from xlaview.hlo import Computation, Instruction, Module
+
+
+def locate(module: Module, name: str, computation: str | None = None
+           ) -> tuple[Computation, Instruction] | None:
+    """The instruction ``name`` (in ``computation`` when it is there), or None
+    when this module has no such instruction (a pass removed it)."""
+    if computation and module.has_computation(computation):
+        comp = module.computation(computation)
+        if name in comp:
+            return comp, comp.instruction(name)
+    try:
+        return module.find(name)
+    except KeyError:
+        return None
+
+
+def entry_path(module: Module) -> list[str]:
+    return [module.entry.name] if module.entry else []
+
+
+def carry_graph_path(path: list[str], module: Module) -> list[str]:
+    """The computations to keep showing after a pass step: the same ones, as
+    far as the new module still has them, from its entry."""
+    kept = [c for c in path if module.has_computation(c)]
+    entry = entry_path(module)
+    if not kept or (entry and kept[0] != entry[0]):
+        return entry
+    return kept
+
+
+def path_to(computation: str, path: list[str], module: Module) -> list[str]:
+    """The graph path that shows ``computation``: back along ``path`` if it is
+    on it, else the entry and then it."""
+    if computation in path:
+        return path[: path.index(computation) + 1]
+    entry = entry_path(module)
+    if entry and computation == entry[0]:
+        return entry
+    return [*entry, computation]
+
+
+def fused_computation(module: Module, instr: Instruction) -> str | None:
+    """The body shown beside the graph for a fusion, if the module has it."""
+    if instr.opcode != "fusion" or not instr.called_computations:
+        return None
+    body = instr.called_computations[0]
+    return body if module.has_computation(body) else None

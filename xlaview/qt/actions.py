@@ -1,0 +1,138 @@
+"""The window's menus: File, View, Help, and the recent folders."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+
+from xlaview import __version__
+from xlaview.qt import export
+
+if TYPE_CHECKING:
+    from xlaview.qt.main_window import MainWindow
+
+MAX_RECENT = 10
+
+SHORTCUTS = (
+    "Pass timeline: Left / Right step, Home / End jump (click the timeline first)\n"
+    "Ctrl+Left / Ctrl+Right: previous / next pass from anywhere\n"
+    "Ctrl+F: find in the HLO text;  Ctrl+click a name: go to its definition\n"
+    "Graph: wheel zooms, drag pans, F fits the whole graph, R a readable zoom at the top,\n"
+    "  double-click opens a fusion or loop body\n"
+    "Backspace: back to the entry computation\n"
+    "Ctrl+E: export the window as PNG;  Ctrl+Shift+C: copy a screenshot")
+
+
+class Menus:
+    """Builds the menu bar of ``window`` and runs what its actions ask."""
+
+    def __init__(self, window: MainWindow) -> None:
+        self.window = window
+        bar = window.menuBar()
+        file_menu = bar.addMenu("&File")
+        self._add(file_menu, "&Open Folder…", self.open_folder, QKeySequence.StandardKey.Open)
+        self._add(file_menu, "Open HLO &File…", self.open_file)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self._add(file_menu, "&Reload", window.reload, QKeySequence.StandardKey.Refresh)
+        self._add(file_menu, "Compare &With Folder…", self.compare_folder)
+        file_menu.addSeparator()
+        self._add(file_menu, "Export Window as &PNG…", lambda: self.export("window-png"), "Ctrl+E")
+        self._add(file_menu, "Export &Graph as PNG (2x)…", lambda: self.export("graph-png"))
+        self._add(file_menu, "Export Graph as &SVG…", lambda: self.export("graph-svg"))
+        self._add(file_menu, "&Copy Screenshot", lambda: export.copy_window(window),
+                  "Ctrl+Shift+C")
+        file_menu.addSeparator()
+        self._add(file_menu, "&Quit", window.close, QKeySequence.StandardKey.Quit)
+
+        view_menu = bar.addMenu("&View")
+        self._add(view_menu, "&Fit Graph", window.graph_pane.fit, "Ctrl+0")
+        self._add(view_menu, "Next Pass", lambda: window.timeline.step(+1), "Ctrl+Right")
+        self._add(view_menu, "Previous Pass", lambda: window.timeline.step(-1), "Ctrl+Left")
+        self._add(view_menu, "Back to Entry Computation", window.model.back_to_entry,
+                  "Backspace")
+        self._add(view_menu, "&Search Instructions", window.focus_search, "Ctrl+Shift+F")
+        self._add(view_menu, "&Reset Layout", window.reset_layout)
+        view_menu.addSeparator()
+        for dock in window.docks():
+            view_menu.addAction(dock.toggleViewAction())
+
+        help_menu = bar.addMenu("&Help")
+        self._add(help_menu, "&Keyboard Shortcuts",
+                  lambda: QMessageBox.information(window, "Keyboard shortcuts", SHORTCUTS))
+        self._add(help_menu, "&About xlaview", lambda: QMessageBox.about(
+            window, "About xlaview",
+            f"<b>xlaview {__version__}</b><br>An explorer for XLA compiler dumps."))
+        self.update_recent()
+
+    def _add(self, menu: QMenu, text: str, slot: Callable[[], object], shortcut=None) -> QAction:
+        act = QAction(text, self.window)
+        if shortcut:
+            act.setShortcut(QKeySequence(shortcut))
+        act.triggered.connect(lambda _checked=False: slot())
+        menu.addAction(act)
+        return act
+
+    def _start(self) -> str:
+        index = self.window.model.index
+        return str(index.root) if index else str(Path.home())
+
+    def open_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(self.window, "Open an XLA dump folder",
+                                                  self._start())
+        if folder:
+            self.window.open_dump(folder)
+
+    def open_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open an HLO text", self._start(),
+                                              "HLO text (*.txt *.hlo);;All files (*)")
+        if path:
+            self.window.open_dump(path)
+
+    def compare_folder(self) -> None:
+        folder = QFileDialog.getExistingDirectory(
+            self.window, "Compare with another dump folder", str(Path(self._start()).parent))
+        if folder:
+            self.window.compare_with(folder)
+
+    def export(self, kind: str) -> None:
+        window = self.window
+        suffix = ".svg" if kind == "graph-svg" else ".png"
+        module = window.model.module
+        name = (module.key if module else "xlaview") + suffix
+        path, _ = QFileDialog.getSaveFileName(window, "Export", str(Path.home() / name))
+        if not path:
+            return
+        if kind == "window-png":
+            export.window_png(window, path)
+        elif kind == "graph-png":
+            export.graph_png(window.graph_pane.main, path, scale=2.0)
+        else:
+            export.graph_svg(window.graph_pane.main, path)
+        window.show_status(f"exported {path}")
+
+    # -- recent folders -----------------------------------------------------------
+    def add_recent(self, folder: Path) -> None:
+        if not self.window.persist:
+            return
+        recent = [str(folder)] + [f for f in self.recent_folders() if f != str(folder)]
+        self.window.settings.setValue("recent", recent[:MAX_RECENT])
+        self.update_recent()
+
+    def recent_folders(self) -> list[str]:
+        if not self.window.persist:
+            return []
+        value = self.window.settings.value("recent", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or [])]
+
+    def update_recent(self) -> None:
+        self.recent_menu.clear()
+        for folder in self.recent_folders():
+            act = self.recent_menu.addAction(folder)
+            act.triggered.connect(lambda _=False, f=folder: self.window.open_dump(f))
+        self.recent_menu.setEnabled(bool(self.recent_folders()))

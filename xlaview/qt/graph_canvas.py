@@ -1,0 +1,407 @@
+"""The graph canvas: one laid-out computation, drawn by one item.
+
+`GraphCanvas` culls to the exposed
+rectangle: nodes of the visible layers only, all edges as one cached path,
+text only when zoomed in far enough to read it (STYLE.md, GRAPH_LAYOUT.md).
+Edges longer than a few layers are drawn as stubs, whole when hovered or
+when one of their ends is selected.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from dataclasses import dataclass
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QPainter,
+    QPainterPath,
+    QPen,
+)
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QStyleOptionGraphicsItem,
+)
+
+from xlaview.analysis.graph import (
+    NODE_HEIGHT,
+    ComputationGraph,
+    GraphNode,
+    layout_inputs,
+    node_height,
+    node_width,
+)
+from xlaview.analysis.kinds import Kind, is_fusion_kind
+from xlaview.analysis.layout import GraphLayout, layered_layout
+from xlaview.qt import theme
+
+TEXT_MIN_SCALE = 0.42  # below this zoom, text is unreadable: boxes only
+READABLE_SCALE = 0.6  # the smallest zoom a view starts at
+# Unclipped: a clipped line height cuts off the underscores of instruction names.
+_LEFT = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextDontClip)
+
+
+def compute_layout(
+    graph: ComputationGraph, previous: dict[str, float] | None = None, progress=None
+) -> GraphLayout:
+    """The layout of a graph (runs on a worker thread)."""
+    nodes, edges = layout_inputs(graph)
+    return layered_layout(nodes, edges, previous=previous, progress=progress)
+
+
+@dataclass(frozen=True, slots=True)
+class CanvasParts:
+    """What a canvas paints, made from the layout on a worker thread (painter
+    paths and plain values), so the GUI thread only paints: the edges as
+    painter paths, the boxes of each kind of node as one painter path (a few
+    Qt calls paint thousands of nodes), and the node boxes in rows by y, for
+    culling and hit tests."""
+
+    edges: QPainterPath
+    stubs: QPainterPath
+    arrows: QPainterPath
+    boxes: list[tuple[Kind, bool, QPainterPath]]  # kind, is a copy, its boxes
+    roots: QPainterPath  # the outline around each computation's root
+    placed: dict[str, Placed]  # by node key
+    rows: list[tuple[float, list[Placed]]]
+
+
+def _add_polyline(path: QPainterPath, points) -> None:
+    if len(points) < 2:
+        return
+    path.moveTo(*points[0])
+    if len(points) == 2:
+        path.lineTo(*points[1])
+        return
+    # A smooth curve through the waypoints reads better than corners.
+    for i in range(1, len(points)):
+        x0, y0 = points[i - 1]
+        x1, y1 = points[i]
+        mid = (y0 + y1) / 2
+        path.cubicTo(x0, mid, x1, mid, x1, y1)
+
+
+def _add_arrow(path: QPainterPath, tip) -> None:
+    x, y = tip
+    path.moveTo(x, y)
+    path.lineTo(x - 4, y - 7)
+    path.lineTo(x + 4, y - 7)
+    path.closeSubpath()
+
+
+def prepare_canvas(graph: ComputationGraph, layout: GraphLayout) -> CanvasParts:
+    edges, stubs, arrows = QPainterPath(), QPainterPath(), QPainterPath()
+    for route in layout.edges:
+        _add_polyline(stubs if route.stub else edges, route.points)
+        if route.stub:
+            _add_polyline(stubs, route.target_stub)
+            _add_arrow(arrows, route.target_stub[-1] if route.target_stub else route.points[-1])
+        else:
+            _add_arrow(arrows, route.points[-1])
+    by_key = {n.key: n for n in graph.nodes}
+    placed: dict[str, Placed] = {}
+    rows: dict[float, list[Placed]] = {}
+    boxes: dict[tuple[Kind, bool], QPainterPath] = {}
+    roots = QPainterPath()
+    for key, (x, y) in layout.positions.items():
+        node = by_key[key]
+        w, h = node_width(node), node_height(node)
+        box = placed[key] = Placed(node, x - w / 2, y - h / 2, w, h)
+        rows.setdefault(round(y, 1), []).append(box)
+        path = boxes.get((node.kind, node.is_copy)) or boxes.setdefault(
+            (node.kind, node.is_copy), QPainterPath())
+        path.addRoundedRect(box.left, box.top, w, h, 6, 6)
+        if node.is_root:
+            roots.addRoundedRect(box.left - 3, box.top - 3, w + 6, h + 6, 8, 8)
+    return CanvasParts(edges, stubs, arrows, [(k, c, p) for (k, c), p in boxes.items()],
+                       roots, placed, sorted(rows.items()))
+
+
+@dataclass(slots=True)
+class Placed:
+    node: GraphNode
+    left: float
+    top: float
+    width: float
+    height: float
+
+    @property
+    def rect(self) -> QRectF:
+        return QRectF(self.left, self.top, self.width, self.height)
+
+    def contains(self, x: float, y: float) -> bool:
+        return self.left <= x <= self.left + self.width and self.top <= y <= self.top + self.height
+
+
+class GraphCanvas(QGraphicsItem):
+    """Nodes and edges of one laid-out graph, painted in one pass."""
+
+    def __init__(self, graph: ComputationGraph, layout: GraphLayout,
+                 parts: CanvasParts | None = None) -> None:
+        super().__init__()
+        self.graph = graph
+        self.layout = layout
+        self.force_text = False  # exports draw every label
+        self.selected: str | None = None  # instruction name
+        self.operands: set[str] = set()
+        self.users: set[str] = set()
+        self.traffic: dict[tuple[str, str], float] = {}  # (source key, target key) -> width
+        self.diff: dict[str, str] = {}  # instruction -> "added" / "changed"
+        self.ghosts: list[tuple[str, QRectF]] = []  # removed instructions, drawn faint
+        self.hover_edge: int | None = None
+        # Set through set_marks / set_diff / set_traffic / set_hover_edge only.
+        parts = parts or prepare_canvas(graph, layout)
+        self.placed = parts.placed
+        self._boxes = parts.boxes
+        self._roots = parts.roots
+        self._marks: tuple[tuple, dict[str, str], list[tuple[QPen, QPainterPath]]] | None = None
+        self._rows = parts.rows
+        self._row_ys = [y for y, _ in self._rows]
+        self._edges_path = parts.edges
+        self._stubs_path = parts.stubs
+        self._arrows = parts.arrows
+        self._bounds = QRectF(-40, -40, layout.width + 80, layout.height + 80)
+        self._font = QFont()
+        self._font.setPointSizeF(9)
+        self._bold = QFont(self._font)
+        self._bold.setWeight(QFont.Weight.DemiBold)
+        self._mono = theme.monospace_font(8)
+        self._metrics = QFontMetricsF(self._bold)
+        self._mono_metrics = QFontMetricsF(self._mono)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
+
+    def boundingRect(self) -> QRectF:
+        return self._bounds
+
+    # -- what is marked ---------------------------------------------------------
+    def set_marks(self, selected: str | None, operands: set[str], users: set[str]) -> None:
+        """The selected instruction, and its operands and users."""
+        self.selected, self.operands, self.users = selected, operands, users
+        self.update()
+
+    def set_diff(self, status: dict[str, str], ghosts: list[tuple[str, QRectF]]) -> None:
+        """Instructions the pass added or changed, and removed ones (drawn faint
+        where they stood)."""
+        self.diff, self.ghosts = status, ghosts
+        self.update()
+
+    def set_traffic(self, widths: dict[tuple[str, str], float]) -> None:
+        """Edge widths for the bytes each edge moves (empty: none drawn)."""
+        self.traffic = widths
+        self.update()
+
+    def set_hover_edge(self, edge: int | None) -> None:
+        if edge != self.hover_edge:
+            self.hover_edge = edge
+            self.update()
+
+    def positions(self) -> dict[str, tuple[float, float]]:
+        """Instruction -> centre of its node (the first node of a copied value)."""
+        out: dict[str, tuple[float, float]] = {}
+        for placed in self.placed.values():
+            if placed.node.instruction not in out or not placed.node.is_copy:
+                out[placed.node.instruction] = (placed.left + placed.width / 2,
+                                                placed.top + placed.height / 2)
+        return out
+
+    # -- queries --------------------------------------------------------------
+    def node_at(self, pos: QPointF) -> Placed | None:
+        x, y = pos.x(), pos.y()
+        i = bisect.bisect_left(self._row_ys, y - NODE_HEIGHT)
+        while i < len(self._rows) and self._rows[i][0] <= y + NODE_HEIGHT:
+            for placed in self._rows[i][1]:
+                if placed.contains(x, y):
+                    return placed
+            i += 1
+        return None
+
+    def top_node_x(self) -> float:
+        """The centre x of the top row's node nearest the middle: where a view too
+        small for the whole graph starts, so that it opens on nodes, not on edges."""
+        middle = self.layout.width / 2
+        if not self._rows:
+            return middle
+        top_row = self._rows[0][1]
+        return min((p.left + p.width / 2 for p in top_row), key=lambda x: abs(x - middle))
+
+    def rect_of(self, instruction: str) -> QRectF | None:
+        keys = self.graph.nodes_of.get(instruction, ())
+        rects = [self.placed[k].rect for k in keys if k in self.placed]
+        if not rects:
+            return None
+        out = QRectF(rects[0])
+        for r in rects[1:]:
+            out = out.united(r)
+        return out
+
+    def edge_near(self, pos: QPointF, tolerance: float) -> int | None:
+        """Index of the edge route passing within ``tolerance`` of ``pos``."""
+        best, best_d = None, tolerance
+        px, py = pos.x(), pos.y()
+        for i, route in enumerate(self.layout.edges):
+            pts = route.points if not route.stub else route.points + route.target_stub
+            for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+                if not (min(y0, y1) - tolerance <= py <= max(y0, y1) + tolerance):
+                    continue
+                dx, dy = x1 - x0, y1 - y0
+                length = dx * dx + dy * dy
+                t = 0.0 if length == 0 else max(0.0, min(1.0, ((px - x0) * dx + (py - y0) * dy) / length))
+                d = math.hypot(px - (x0 + t * dx), py - (y0 + t * dy))
+                if d < best_d:
+                    best, best_d = i, d
+        return best
+
+    # -- painting -------------------------------------------------------------
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        exposed = option.exposedRect
+        scale = option.levelOfDetailFromTransform(painter.worldTransform())
+        show_text = self.force_text or scale >= TEXT_MIN_SCALE
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, scale > 0.2 or self.force_text)
+        edge_pen = QPen(QColor(theme.EDGE), 1.1)
+        edge_pen.setCosmetic(scale < 1)
+        painter.setPen(edge_pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawPath(self._edges_path)
+        stub_pen = QPen(QColor("#adb5bd"), 1.0, Qt.PenStyle.DashLine)
+        stub_pen.setCosmetic(True)
+        painter.setPen(stub_pen)
+        painter.drawPath(self._stubs_path)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(theme.EDGE))
+        painter.drawPath(self._arrows)
+        self._paint_overlays(painter)
+        self._paint_ghosts(painter, show_text)
+        for kind, is_copy, path in self._boxes:
+            fill = QColor(theme.KIND_COLORS[kind])
+            pen = QPen(fill.darker(150), 1.0)
+            if is_copy:
+                pen.setStyle(Qt.PenStyle.DashLine)
+            painter.setPen(pen)
+            painter.setBrush(fill)
+            painter.drawPath(path)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for pen, path in self._mark_paths():
+            painter.setPen(pen)
+            painter.drawPath(path)
+        if not show_text:
+            return
+        # Labels of the nodes in the exposed rows only.
+        lo = bisect.bisect_left(self._row_ys, exposed.top() - NODE_HEIGHT)
+        hi = bisect.bisect_right(self._row_ys, exposed.bottom() + NODE_HEIGHT)
+        left, right = exposed.left(), exposed.right()
+        for _, row in self._rows[lo:hi]:
+            for placed in row:
+                if placed.left <= right and placed.left + placed.width >= left:
+                    self._paint_label(painter, placed)
+
+    def _paint_overlays(self, painter: QPainter) -> None:
+        """Traffic widths, the selection's edges (long ones whole), the hovered edge."""
+        if self.traffic:
+            for route in self.layout.edges:
+                width = self.traffic.get((route.source, route.target))
+                if not width:
+                    continue
+                pen = QPen(QColor(232, 89, 12, 110), width)
+                pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+                painter.setPen(pen)
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                path = QPainterPath()
+                _add_polyline(path, route.points if not route.stub else
+                                   (route.points[0], route.target_stub[-1]))
+                painter.drawPath(path)
+        keys = set(self.graph.nodes_of.get(self.selected or "", ()))
+        indices = [i for i, r in enumerate(self.layout.edges) if r.source in keys or r.target in keys]
+        if self.hover_edge is not None:
+            indices.append(self.hover_edge)
+        for i in indices:
+            route = self.layout.edges[i]
+            path = QPainterPath()
+            points = route.points if not route.stub else (route.points[0], route.target_stub[-1])
+            _add_polyline(path, points)
+            pen = QPen(QColor(theme.EDGE_HIGHLIGHT), 2.2)
+            pen.setCosmetic(True)
+            painter.setPen(pen)
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawPath(path)
+
+    def _paint_ghosts(self, painter: QPainter, show_text: bool) -> None:
+        for name, rect in self.ghosts:
+            pen = QPen(QColor("#e03131"), 1.2, Qt.PenStyle.DashLine)
+            painter.setPen(pen)
+            painter.setBrush(QColor(255, 245, 245, 160))
+            painter.drawRoundedRect(rect, 6, 6)
+            if show_text:
+                painter.setFont(self._bold)
+                painter.setPen(QColor("#c92a2a"))
+                painter.drawText(rect.adjusted(6, 4, -6, -4), Qt.AlignmentFlag.AlignCenter,
+                                 f"{name}\n(removed)")
+
+    def _mark_style(self, name: str) -> tuple[str, float] | None:
+        """The border (colour, width) that marks instruction ``name``, if any."""
+        if name == self.selected:
+            return theme.SELECTION_BORDER, 3.0
+        if name in self.operands:
+            return "#1c7ed6", 2.2
+        if name in self.users:
+            return "#2f9e44", 2.2
+        status = self.diff.get(name)
+        if status == "added":
+            return "#2b8a3e", 2.4
+        if status == "changed":
+            return "#e67700", 2.4
+        return None
+
+    def _mark_paths(self) -> list[tuple[QPen, QPainterPath]]:
+        """Borders drawn over the boxes (the selection, its operands and users,
+        the pass's changes, the root), one path per style: a fusion pass changes
+        thousands of nodes. Kept until what they mark changes."""
+        key = (self.selected, frozenset(self.operands), frozenset(self.users))
+        if self._marks is not None and self._marks[0] == key and self._marks[1] is self.diff:
+            return self._marks[2]
+        paths: dict[tuple[str, float, bool], QPainterPath] = {}
+        for name in {self.selected, *self.operands, *self.users, *self.diff}:
+            style = self._mark_style(name) if name else None
+            for node_key in self.graph.nodes_of.get(name or "", ()) if style else ():
+                box = self.placed.get(node_key)
+                if box is not None:
+                    path = paths.setdefault((*style, box.node.is_copy), QPainterPath())
+                    path.addRoundedRect(box.left, box.top, box.width, box.height, 6, 6)
+        marks = [(QPen(QColor("#495057"), 1), self._roots)]
+        for (colour, width, is_copy), path in paths.items():
+            pen = QPen(QColor(colour), width)
+            if is_copy:
+                pen.setStyle(Qt.PenStyle.DashLine)
+            marks.append((pen, path))
+        self._marks = (key, self.diff, marks)
+        return marks
+
+    def _paint_label(self, painter: QPainter, placed: Placed) -> None:
+        node, rect = placed.node, placed.rect
+        name = node.instruction
+        inner = rect.adjusted(7, 3, -7, -3)
+        painter.setPen(QColor("#212529"))
+        painter.setFont(self._bold)
+        metrics = self._metrics
+        title = metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, inner.width())
+        line_h = inner.height() / (2 if node.is_copy else 3)
+        painter.drawText(QRectF(inner.left(), inner.top(), inner.width(), line_h),
+                         _LEFT, title)
+        painter.setFont(self._font)
+        opcode = node.opcode
+        if is_fusion_kind(node.kind):
+            opcode = f"{node.opcode} · {node.kind.value.split()[0]}"
+        painter.setPen(QColor("#495057"))
+        painter.drawText(QRectF(inner.left(), inner.top() + line_h, inner.width(), line_h),
+                         _LEFT, opcode)
+        if not node.is_copy:
+            painter.setFont(self._mono)
+            shape = self._mono_metrics.elidedText(node.shape, Qt.TextElideMode.ElideRight,
+                                                        inner.width())
+            painter.drawText(QRectF(inner.left(), inner.top() + 2 * line_h, inner.width(), line_h),
+                             _LEFT, shape)
+
+

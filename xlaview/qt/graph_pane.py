@@ -1,0 +1,188 @@
+"""The graph pane: a breadcrumb of the computations opened, the main graph,
+and beside it the body of the selected fusion.
+
+It shows what the view model says (graphs, the selection, the pass's changes,
+its traffic) and hands clicks back to it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
+
+from xlaview.analysis.marks import DiffMarks, traffic_edge_widths
+from xlaview.qt import theme
+from xlaview.qt.analyses import DiffShown
+from xlaview.qt.graph_view import GraphView
+from xlaview.qt.safe_text import esc, steady_label, tooltip
+
+NAME_SHOWN = 48  # characters of a computation name in a title; the tooltip has it all
+from xlaview.qt.shown import GraphShown, Selection
+from xlaview.qt.view_model import ViewModel
+
+
+class Breadcrumb(QLabel):
+    """``main.3 › fused_computation.2``: click a part to go back to it."""
+
+    depth_requested = Signal(int)
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("breadcrumb")
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.linkActivated.connect(lambda link: self.depth_requested.emit(int(link)))
+        self.setContentsMargins(6, 2, 6, 2)
+        # A long name must not widen the pane (and squeeze the text beside it).
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+
+    def set_path(self, path: tuple[str, ...]) -> None:
+        links = []
+        for i, name in enumerate(path):
+            if i == len(path) - 1:
+                links.append(f"<b>{esc(name, NAME_SHOWN)}</b>")
+            else:
+                links.append(f"<a href='{i}' style='color:{theme.ACCENT};text-decoration:none'>"
+                             f"{esc(name, NAME_SHOWN)}</a>")
+        hint = "  <span style='color:#868e96'>double-click a fusion, call or while to open it</span>"
+        self.setText(" › ".join(links) + (hint if len(path) == 1 else ""))
+        self.setToolTip(tooltip(" › ".join(path)) if path else "")
+
+
+class GraphPane(QWidget):
+    def __init__(self, model: ViewModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.breadcrumb = Breadcrumb(self)
+        self.main = GraphView(self)
+        self.fused = GraphView(self, object_name="fusionGraph")
+        self.fusion_title = steady_label(self, margins=(6, 2), rich=True)
+        self.fusion_box = QWidget(self)
+        box_layout = QVBoxLayout(self.fusion_box)
+        box_layout.setContentsMargins(0, 0, 0, 0)
+        box_layout.setSpacing(0)
+        box_layout.addWidget(self.fusion_title)
+        box_layout.addWidget(self.fused, 1)
+        self.split = QSplitter(Qt.Orientation.Vertical, self)
+        self.split.setObjectName("graphSplit")
+        self.split.addWidget(self.main)
+        self.split.addWidget(self.fusion_box)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        self.split.setChildrenCollapsible(False)
+        self.main.setMinimumHeight(120)
+        self.fused.setMinimumHeight(80)
+        self.fusion_box.hide()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.breadcrumb)
+        layout.addWidget(self.split, 1)
+
+        self._selection: Selection | None = None
+        self._center_pending = False  # a selection asked to be centred before its graph came
+        self._marks = DiffMarks()
+        self._traffic = None
+        self._overlay = False
+        # Where each node of the graph shown before stood: removed ones are
+        # drawn faint there.
+        self._previous_rects: dict[str, dict[str, QRectF]] = {}
+
+        for view in (self.main, self.fused):
+            view.instruction_clicked.connect(
+                lambda computation, name: model.select_instruction(name, computation))
+            view.computation_entered.connect(model.enter_computation)
+        self.breadcrumb.depth_requested.connect(model.open_path_prefix)
+        model.graph_shown.connect(self._on_graph_shown)
+        model.fusion_shown.connect(self._on_fusion_shown)
+        model.selection_changed.connect(self._on_selection_changed)
+        model.analyses.diff_ready.connect(self._on_diff_ready)
+        model.analyses.traffic_ready.connect(self._on_traffic_ready)
+
+    # -- what the model says --------------------------------------------------
+    def _on_graph_shown(self, shown: GraphShown | None) -> None:
+        old = self.main.canvas
+        if old is not None:
+            self._previous_rects[old.graph.computation] = {
+                p.node.instruction: p.rect for p in old.placed.values() if not p.node.is_copy}
+        if shown is None:
+            self.main.set_graph(None, None)
+            self.breadcrumb.set_path(())
+            return
+        self.breadcrumb.set_path(shown.path)
+        graph, layout, parts = shown.result
+        self.main.set_graph(graph, layout, keep_view=shown.keep_view, parts=parts)
+        self._apply_marks()
+        self._apply_selection(self.main, center=not shown.keep_view or self._center_pending)
+
+    def _on_fusion_shown(self, shown: GraphShown | None) -> None:
+        if shown is None:
+            self.fusion_box.hide()
+            self.fused.set_graph(None, None)
+            return
+        body = shown.path[-1]
+        self.fusion_title.setText(
+            f"<b>{esc(body, NAME_SHOWN)}</b> <span style='color:#868e96'>— body of "
+            f"{esc(shown.caller, NAME_SHOWN)} ({esc(shown.caller_kind or 'fusion')})</span>")
+        self.fusion_title.setToolTip(tooltip(f"{body}\nbody of {shown.caller}"))
+        if not self.fusion_box.isVisible():
+            self.fusion_box.show()
+            total = max(2, sum(self.split.sizes()))
+            self.split.setSizes([total * 3 // 5, total * 2 // 5])
+        graph, layout, parts = shown.result
+        self.fused.set_graph(graph, layout, keep_view=False, parts=parts)
+        self._apply_selection(self.fused, center=False)
+
+    def _on_selection_changed(self, selection: Selection | None) -> None:
+        self._selection = selection
+        self._center_pending = bool(selection and selection.center)
+        self._apply_selection(self.main, center=self._center_pending)
+        self._apply_selection(self.fused, center=False)
+
+    def _on_diff_ready(self, shown: DiffShown) -> None:
+        self._marks = shown.marks
+        self._apply_marks()
+
+    def _on_traffic_ready(self, traffic) -> None:
+        self._traffic = traffic
+        self._apply_marks()
+
+    def set_traffic_overlay(self, on: bool) -> None:
+        """Draw the traffic as edge widths (the Traffic tab's switch)."""
+        self._overlay = on
+        self._apply_marks()
+
+    # -- drawing --------------------------------------------------------------
+    def _apply_marks(self) -> None:
+        canvas = self.main.canvas
+        if canvas is None:
+            return
+        computation = canvas.graph.computation
+        previous = self._previous_rects.get(computation, {})
+        ghosts = [(name, previous[name]) for name in self._marks.removed.get(computation, ())
+                  if name in previous]
+        canvas.set_diff(self._marks.status, ghosts)
+        canvas.set_traffic(traffic_edge_widths(self._traffic, canvas.graph) if self._overlay
+                           else {})
+
+    def _apply_selection(self, view: GraphView, center: bool) -> None:
+        graph = view.graph
+        if graph is None:
+            return
+        name = self._selection.name if self._selection else None
+        if name is not None and name in graph.nodes_of:
+            view.set_selection(name, graph.operands_of(name), graph.users_of(name), center=center)
+            if center and view is self.main:
+                self._center_pending = False
+        else:
+            view.set_selection(None, set(), set(), center=False)
+
+    def fit(self) -> None:
+        self.main.fit()
+
+    def reset_layout(self) -> None:
+        total = max(2, sum(self.split.sizes()))
+        self.split.setSizes([total * 3 // 5, total * 2 // 5])
+
+    def positions(self) -> dict[str, tuple[float, float]]:
+        """Instruction -> centre of its node in the main graph, as drawn now."""
+        return self.main.canvas.positions() if self.main.canvas is not None else {}

@@ -1,0 +1,86 @@
+"""The work the window hands to its worker thread: pure core calls, plus the
+Qt objects a view needs (a text document, painter paths) built off the GUI
+thread so that the GUI thread only shows them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QTextDocument
+
+from xlaview.analysis.diff import ModuleDiff, diff_modules
+from xlaview.analysis.graph import ComputationGraph, build_graph
+from xlaview.analysis.inspect import kernel_argument_map
+from xlaview.analysis.layout import GraphLayout
+from xlaview.dump.index import DumpFile, DumpModule
+from xlaview.dump.loader import LoadedModule, ModuleCache, ModuleReports, read_text
+from xlaview.hlo import Module
+from xlaview.qt.graph_canvas import CanvasParts, compute_layout, prepare_canvas
+from xlaview.qt.hlo_text import build_document
+from xlaview.qt.levels import LoadedCode, load_code
+
+GraphResult = tuple[ComputationGraph, GraphLayout, CanvasParts]
+
+
+def graph_and_layout(module: Module, computation: str, previous: dict[str, float] | None,
+                     progress=None) -> GraphResult:
+    """A computation's graph, laid out, with what its canvas paints."""
+    graph = build_graph(module, computation)
+    layout = compute_layout(graph, previous, progress)
+    return graph, layout, prepare_canvas(graph, layout)
+
+
+@dataclass
+class PreparedPass:
+    """A pass dump made ready off the GUI thread: parsed, its text document
+    built and moved to the GUI thread, its lines mapped to instructions."""
+
+    file: DumpFile
+    loaded: LoadedModule
+    document: QTextDocument
+    line_owners: dict[int, tuple[str, str | None]]
+
+
+def prepare_pass(cache: ModuleCache, dump_file: DumpFile) -> PreparedPass:
+    loaded = cache.load(dump_file)
+    document = build_document(loaded.module.text)
+    document.moveToThread(QCoreApplication.instance().thread())
+    return PreparedPass(dump_file, loaded, document, loaded.module.line_owners())
+
+
+def prefetch(cache: ModuleCache, files: list[DumpFile], computation: str | None,
+             previous: dict[str, float] | None) -> list[tuple[PreparedPass, GraphResult | None]]:
+    """Prepare the neighbouring passes (and their graphs) before the user steps."""
+    out = []
+    for dump_file in files:
+        prepared = prepare_pass(cache, dump_file)
+        graph = None
+        if computation and prepared.loaded.module.has_computation(computation):
+            graph = graph_and_layout(prepared.loaded.module, computation, previous)
+        out.append((prepared, graph))
+    return out
+
+
+def diff_files(cache: ModuleCache, before: DumpFile, after: DumpFile) -> ModuleDiff:
+    return diff_modules(cache.load(before).module, cache.load(after).module)
+
+
+def unchanged_marks(module: DumpModule) -> dict[str, bool]:
+    """Pass key -> whether the dump is byte-identical to the one before it."""
+    return {str(seq): same for seq, same in module.unchanged_passes().items()}
+
+
+def load_kernel(dump_file: DumpFile, kind: str, function: str | None, module: Module | None,
+                instruction: str, reports: ModuleReports | None
+                ) -> tuple[LoadedCode, list[dict]]:
+    """A kernel's code and its arguments mapped to HLO."""
+    text = read_text(dump_file.path)
+    code = load_code(dump_file, kind, function, text)
+    rows: list[dict] = []
+    if module is not None and kind == "ll":
+        try:
+            rows = kernel_argument_map(module, instruction, text, reports, function=function)
+        except KeyError:
+            rows = []
+    return code, rows

@@ -1,0 +1,56 @@
+"""Work that waits until the window has painted what is on screen.
+
+Work for what is not on screen yet (the next pass, the diff, the traffic)
+starts once the window has painted what is: a job running meanwhile would
+take the GIL from the paint half the time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QEvent, QObject, QTimer
+from PySide6.QtWidgets import QWidget
+
+AT_MOST_MS = 150  # when nothing needed painting
+
+
+class PaintGate(QObject):
+    """Runs the newest work of each key just after the next paint."""
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._work: dict[str, Callable[[], None]] = {}
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.timeout.connect(self.flush)
+
+    def watch(self, window: QWidget) -> None:
+        """Hear ``window``'s paints."""
+        window.installEventFilter(self)
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._work)
+
+    def after_paint(self, key: str, work: Callable[[], None]) -> None:
+        self._work.pop(key, None)
+        self._work[key] = work
+        if not self._timer.isActive():
+            self._timer.start(AT_MOST_MS)
+
+    def flush(self) -> None:
+        """Run what waits, now."""
+        self._timer.stop()
+        work, self._work = self._work, {}
+        for run in work.values():
+            run()
+
+    def clear(self) -> None:
+        self._timer.stop()
+        self._work = {}
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.UpdateRequest and self._work:
+            self._timer.start(0)  # just after this paint
+        return False

@@ -1,0 +1,132 @@
+"""The Changes tab: what the shown pass changed, and the history of the
+selected instruction over the module's timeline."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xlaview.analysis.diff import ModuleDiff
+from xlaview.analysis.history import Event
+from xlaview.qt.safe_text import esc, steady_label, tooltip
+
+_ROLE = Qt.ItemDataRole.UserRole
+
+
+class ChangesPanel(QWidget):
+    """The diff of the current pass against the dump before it, and the history
+    of the selected instruction over the whole timeline."""
+
+    instruction_requested = Signal(str)
+    point_requested = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("changes")
+        self.title = steady_label(self, lines=2, rich=True)
+        self.tree = QTreeWidget(self)
+        self.tree.setObjectName("diffTree")
+        self.tree.setHeaderLabels(["instruction", "what"])
+        self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        self.tree.itemActivated.connect(self._on_item)
+        self.tree.itemClicked.connect(self._on_item)
+        self.history_title = steady_label(self, rich=True)
+        self.history = QTreeWidget(self)
+        self.history.setObjectName("historyList")
+        self.history.setHeaderLabels(["pass", "event"])
+        self.history.setRootIsDecorated(False)
+        self.history.itemClicked.connect(lambda item, _c: self.point_requested.emit(item.data(0, _ROLE)))
+        split = QSplitter(Qt.Orientation.Vertical, self)
+        top = QWidget(split)
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(self.title)
+        top_layout.addWidget(self.tree, 1)
+        bottom = QWidget(split)
+        bottom_layout = QVBoxLayout(bottom)
+        bottom_layout.setContentsMargins(0, 0, 0, 0)
+        bottom_layout.addWidget(self.history_title)
+        bottom_layout.addWidget(self.history, 1)
+        split.addWidget(top)
+        split.addWidget(bottom)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(split)
+        self.set_diff(None, "")
+        self.set_history(None, [], {})
+
+    def set_diff(self, diff: ModuleDiff | None, title: str) -> None:
+        self.tree.clear()
+        if diff is None:
+            self.title.setText(esc(title or "No pass selected."))
+            return
+        if diff.empty:
+            self.title.setText(f"<b>{esc(title)}</b>: no change")
+            return
+        self.title.setText(
+            f"<b>{esc(title)}</b>: <span style='color:#2b8a3e'>{len(diff.added)} added</span>, "
+            f"<span style='color:#c92a2a'>{len(diff.removed)} removed</span>, "
+            f"<span style='color:#e67700'>{len(diff.changed)} changed</span>"
+            + (f", {len(diff.computations_added)} new computations" if diff.computations_added else "")
+        )
+        groups = [("Added", "#2b8a3e"), ("Removed", "#c92a2a"), ("Changed", "#e67700")]
+        parents = {}
+        for name, colour in groups:
+            item = QTreeWidgetItem([name, ""])
+            item.setForeground(0, QColor(colour))
+            parents[name] = item
+            self.tree.addTopLevelItem(item)
+        for a in diff.added:
+            what = f"{a.opcode} {a.shape}"
+            child = QTreeWidgetItem([a.name, what])
+            child.setData(0, _ROLE, a.name)
+            for absorbed in a.absorbed:
+                grandchild = QTreeWidgetItem([absorbed, "absorbed"])
+                child.addChild(grandchild)
+            if a.absorbed:
+                child.setText(1, f"{what} — took in {len(a.absorbed)}")
+            parents["Added"].addChild(child)
+        for r in diff.removed:
+            child = QTreeWidgetItem([r.name, f"into {r.absorbed_into}" if r.absorbed_into else
+                                     f"{r.opcode} {r.shape}"])
+            if r.absorbed_into:
+                child.setData(0, _ROLE, r.absorbed_into)
+            parents["Removed"].addChild(child)
+        for c in diff.changed:
+            child = QTreeWidgetItem([c.name, ", ".join(c.aspects) + (f" (was {c.old_name})" if c.old_name else "")])
+            child.setToolTip(1, tooltip(f"before: {c.before}\nafter:  {c.after}"))
+            child.setData(0, _ROLE, c.name)
+            parents["Changed"].addChild(child)
+        for name, _ in groups:
+            item = parents[name]
+            item.setText(1, str(item.childCount()))
+            item.setExpanded(item.childCount() <= 40)
+        self.tree.resizeColumnToContents(0)
+
+    def set_history(self, name: str | None, events: list[Event], titles: dict[str, str]) -> None:
+        self.history.clear()
+        if name is None:
+            self.history_title.setText("Select an instruction to see the passes that made it.")
+            return
+        self.history_title.setText(f"History of <b>{esc(name)}</b>")
+        for event in events:
+            item = QTreeWidgetItem([titles.get(event.point, event.point), event.what])
+            item.setData(0, _ROLE, event.point)
+            self.history.addTopLevelItem(item)
+        if not events:
+            self.history.addTopLevelItem(QTreeWidgetItem(["", "unchanged over every dump"]))
+
+    def _on_item(self, item: QTreeWidgetItem, _column: int = 0) -> None:
+        name = item.data(0, _ROLE)
+        if name:
+            self.instruction_requested.emit(name)

@@ -1,0 +1,93 @@
+"""Tables of analysis results: a light model for thousands of rows, and the
+sortable views that show them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QAbstractItemView, QTableView, QTableWidget, QWidget
+
+
+class RowsModel(QAbstractTableModel):
+    """Rows of text with a sort key per cell: a table of thousands of rows
+    costs nothing to fill (a QTableWidget makes an item per cell). ``numeric``:
+    the columns of figures, aligned right."""
+
+    def __init__(self, headers: list[str], parent: QWidget | None = None,
+                 numeric: tuple[int, ...] = ()) -> None:
+        super().__init__(parent)
+        self.headers = headers
+        self.numeric = numeric
+        self.rows: list[tuple[tuple[str, ...], tuple[object, ...], object]] = []
+        self.highlight: set[int] = set()
+
+    def set_rows(self, rows: list[tuple[tuple[str, ...], tuple[object, ...], object]],
+                 highlight: set[int] | None = None) -> None:
+        """Each row: (texts, sort keys, payload). ``highlight``: row numbers to tint."""
+        self.beginResetModel()
+        self.rows = rows
+        self.highlight = highlight or set()
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.headers)
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        row = self.rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return row[0][index.column()]
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() in self.numeric:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.BackgroundRole and id(row) in self.highlight:
+            return QColor("#fff4e6")
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole):
+        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+            return self.headers[section]
+        return None
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self.layoutAboutToBeChanged.emit()
+        self.rows.sort(key=lambda r: (r[1][column] is None, r[1][column]),
+                       reverse=order == Qt.SortOrder.DescendingOrder)
+        self.layoutChanged.emit()
+
+    def payload(self, row: int) -> object:
+        return self.rows[row][2]
+
+
+def table_view(model: RowsModel, parent: QWidget, object_name: str,
+          on_pick: Callable[[object], None]) -> QTableView:
+    """A sortable table of ``model``; a click hands its row's payload to ``on_pick``."""
+    view = QTableView(parent)
+    view.setObjectName(object_name)
+    view.setModel(model)
+    view.verticalHeader().hide()
+    view.verticalHeader().setDefaultSectionSize(22)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setAlternatingRowColors(True)
+    view.horizontalHeader().setStretchLastSection(True)
+    view.setWordWrap(False)
+    view.setSortingEnabled(True)
+    view.clicked.connect(lambda index: on_pick(model.payload(index.row())))
+    return view
+
+
+def plain_table(headers: list[str], parent: QWidget) -> QTableWidget:
+    table = QTableWidget(0, len(headers), parent)
+    table.setHorizontalHeaderLabels(headers)
+    table.verticalHeader().hide()
+    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    table.setAlternatingRowColors(True)
+    table.horizontalHeader().setStretchLastSection(True)
+    table.setWordWrap(False)
+    return table

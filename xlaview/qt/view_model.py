@@ -1,0 +1,439 @@
+"""The view model: the one owner of what the window shows.
+
+It holds the folder, its index, the module, the pass, the computations open
+in the graph and the selection, with the caches behind them, and runs the
+work they need on the worker. Views never hold this state: they subscribe to
+its signals and hand user input back as requests (`select_pass`, ...).
+
+Every request bumps the *generation* of what it changes (the folder, the
+module, the pass, the graph, the selection, ...); a job's result is dropped,
+in one place (`xlaview.qt.jobs_gate`), when any generation it was started for
+moved on since: a late result never lands on a pass or a fusion the user has
+left.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from xlaview.analysis import navigation
+from xlaview.analysis.kinds import kind_of
+from xlaview.dump.index import DumpFile, DumpIndex, DumpModule, Problem, index_dump, index_file
+from xlaview.dump.loader import SETTLE_SECONDS, LoadedModule, ModuleCache, recently_written
+from xlaview.dump.main_module import default_module
+from xlaview.dump.points import ModulePoint
+from xlaview.errors import XlaviewError
+from xlaview.qt import jobs
+from xlaview.qt.analyses import Analyses
+from xlaview.qt.jobs import GraphResult, PreparedPass
+from xlaview.qt.jobs_gate import Jobs
+from xlaview.qt.paint_gate import PaintGate
+from xlaview.qt.shown import GraphShown, Selection, TextShown
+from xlaview.qt.view_cache import ViewCache
+from xlaview.qt.workers import Worker
+from xlaview.text.spans import lex_text
+
+
+class ViewModel(QObject):
+    """See the module docstring. Signals carry core objects (or the small
+    records above); the window connects them to its views."""
+
+    index_changed = Signal(object)  # DumpIndex | None
+    module_changed = Signal(object, object)  # DumpModule | None, list[ModulePoint]
+    pass_changed = Signal(str)  # the pass asked for (shown once pass_shown says so)
+    pass_shown = Signal(object)  # TextShown
+    spans_ready = Signal(object)  # LineSpans of the text shown
+    graph_shown = Signal(object)  # GraphShown | None
+    fusion_shown = Signal(object)  # GraphShown | None
+    selection_changed = Signal(object)  # Selection | None
+    problems_reset = Signal(object)  # list[Problem]
+    problems_added = Signal(object)  # list[Problem]
+    line_requested = Signal(int)  # scroll the text to this line (a problem's)
+    status = Signal(str)
+    progress = Signal(str, object)  # what, fraction or None
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.jobs = Jobs(self, on_failure=self.job_failed)
+        self.cache = ModuleCache()
+        self.index: DumpIndex | None = None
+        self.module: DumpModule | None = None
+        self.points: list[ModulePoint] = []
+        self.pass_key: str | None = None  # asked for
+        self.loaded: LoadedModule | None = None  # of the text shown
+        self.text_pass: str | None = None  # the pass whose text is shown
+        self.graph_pass: str | None = None
+        self.graph_path: list[str] = []
+        self.fusion_computation: str | None = None
+        self.selection: Selection | None = None
+        self._asked_selection: tuple[str, str | None, bool] | None = None  # name, computation, center
+        self._reveal: tuple[str, int] | None = None  # pass key, line to scroll to once shown
+        self._step_direction = 1
+        self.views = ViewCache()
+        self.analyses = Analyses(self)
+
+    # ================================================================ jobs
+    def submit(self, scope: str, slot: str, fn: Callable[..., Any], *args: Any,
+               on_done: Callable[[Any], None], **options: Any) -> None:
+        """Run ``fn(*args)`` off the GUI thread for what ``scope`` shows now
+        (see `Jobs.submit`)."""
+        self.jobs.submit(scope, slot, fn, *args, on_done=on_done, **options)
+
+    def bump(self, scope: str) -> None:
+        self.jobs.bump(scope)
+
+    def job_failed(self, error: BaseException, path: str | None = None) -> None:
+        """A background failure: listed as a problem, said in the status bar."""
+        where = getattr(error, "path", None) or path or (self.module.key if self.module else "")
+        message = str(getattr(error, "message", None) or error)
+        self.problems_added.emit([Problem(str(where), message, getattr(error, "line", None))])
+        self.status.emit(f"{where}: {message}")
+
+    @property
+    def worker(self) -> Worker:
+        return self.jobs.worker
+
+    @property
+    def gate(self) -> PaintGate:
+        return self.jobs.gate
+
+    @property
+    def busy(self) -> bool:
+        return self.jobs.busy
+
+    def wait_idle(self, timeout_ms: int = 120000) -> bool:
+        """Process events until every job is done, work deferred until the
+        window has painted included."""
+        return self.jobs.wait_idle(timeout_ms, before=self.analyses.flush_timers)
+
+    def shutdown(self) -> None:
+        """Drop everything pending (the window closes)."""
+        self.jobs.shutdown()
+
+    # ================================================================ folder
+    def open_dump(self, path: str | Path, module: str | None = None,
+                  pass_: str | None = None) -> None:
+        """Index a dump folder (or the folder of one HLO file) and show a module."""
+        path = Path(path).expanduser()
+        try:
+            index = index_file(path) if path.is_file() else index_dump(path)
+        except (OSError, XlaviewError) as err:
+            self.status.emit(f"Cannot open {path}: {err}")
+            self.problems_added.emit([Problem(str(path), f"cannot open: {err}")])
+            return
+        self.bump("folder")
+        self.index = index
+        self.cache.clear()
+        self.views.clear()
+        self.analyses.reset()
+        self.index_changed.emit(index)
+        self.problems_reset.emit(list(index.problems))
+        self.analyses.sniff(index)
+        if not index.modules:
+            self._set_module(None)
+            self.status.emit(f"{index.root}: no XLA module files found")
+            return
+        target = index.module_of(path) if path.is_file() else None
+        point = None
+        if target is not None:
+            found = next((p for p in target.points() if p.file.path == path.absolute()), None)
+            point = found.key if found else None
+        elif module is not None:
+            try:
+                target = index.module(module)
+                point = pass_ if pass_ is not None else None
+            except KeyError:
+                target = None
+        self.select_module(target or default_module(index), point)
+        n = len(index.modules)
+        self.status.emit(f"{index.root}: {n} module{'s' * (n != 1)}, {len(index.dumps)} dump"
+                         f"{'s' * (len(index.dumps) != 1)}")
+
+    def reindexed(self, index: DumpIndex) -> None:
+        """A re-index of the open folder (it is being written): keep the user's
+        module, pass and selection where they still exist."""
+        old = self.index
+        if old is None or index.root != old.root:
+            return
+        self.index = index
+        self.index_changed.emit(index)
+        self.problems_added.emit(list(index.problems))
+        self.analyses.sniff(index)
+        current = self.module
+        match = None if current is None else next(
+            (m for m in index.modules if m.ref == current.ref and m.name == current.name), None)
+        if match is None:
+            if current is None and index.modules:
+                self.select_module(default_module(index))
+            return
+        old_file = current.file_at(self.pass_key) if current and self.pass_key else None
+        keys = [p.key for p in match.points()]
+        keep = self.pass_key if self.pass_key in keys else (keys[-1] if keys else None)
+        self.module = match
+        self.points = match.points()
+        self.module_changed.emit(match, self.points)
+        self.analyses.module_shown(match)
+        if keep is None:
+            return
+        new_file = match.file_at(keep)
+        if keep != self.pass_key or old_file is None or (new_file.size, new_file.mtime_ns) != (
+                old_file.size, old_file.mtime_ns):
+            self.select_pass(keep)
+        else:
+            self.pass_changed.emit(keep)
+
+    # ================================================================ module, pass
+    def select_module(self, key: str | int | DumpModule, pass_: int | str | None = None) -> None:
+        """Show a module (a name, an id, ``module_NNNN``) at ``pass_`` (default: after)."""
+        if self.index is None:
+            raise RuntimeError("no dump is open")
+        module = key if isinstance(key, DumpModule) else self.index.module(key)
+        self._set_module(module)
+        if not self.points:
+            return
+        try:
+            wanted = module.point(pass_).key if pass_ is not None else self.points[-1].key
+        except KeyError:  # a pass this module does not have: its last
+            wanted = self.points[-1].key
+        self.select_pass(wanted)
+
+    def _set_module(self, module: DumpModule | None) -> None:
+        self.bump("module")
+        self.module = module
+        self.points = module.points() if module else []
+        self.pass_key = self.text_pass = self.graph_pass = None
+        self.loaded = None
+        self.graph_path = []
+        self._asked_selection = None
+        self._set_selection(None)
+        self.module_changed.emit(module, self.points)
+        self.analyses.module_shown(module)
+
+    def select_pass(self, key: int | str) -> None:
+        """Show the module at a pass: a sequence number, ``before`` or ``after``."""
+        if self.module is None:
+            raise RuntimeError("no module is shown")
+        key = self.module.point(key).key  # NoSuchPointError (a KeyError) says what there is
+        keys = [p.key for p in self.points]
+        if self.pass_key in keys:
+            self._step_direction = 1 if keys.index(key) >= keys.index(self.pass_key) else -1
+        self.bump("pass")
+        self.pass_key = key
+        self.text_pass = self.graph_pass = None
+        self.pass_changed.emit(key)
+        dump_file = self.module.file_at(key)
+        prepared = self.views.take_prepared(str(dump_file.path))
+        if prepared is not None:
+            self._show_pass(prepared)
+            return
+        self.status.emit(f"reading {dump_file.rel} …")
+        self.submit("pass", "pass", jobs.prepare_pass, self.cache, dump_file,
+                    on_done=self._show_pass,
+                    on_error=lambda err, f=dump_file: self._pass_failed(err, f))
+
+    def _pass_failed(self, error: BaseException, dump_file: DumpFile) -> None:
+        self.loaded = None
+        self.graph_shown.emit(None)
+        self.job_failed(error, dump_file.rel)
+
+    def _show_pass(self, prepared: PreparedPass) -> None:
+        loaded, module = prepared.loaded, prepared.loaded.module
+        self.loaded = loaded
+        self.text_pass = self.pass_key
+        self.pass_shown.emit(TextShown(self.pass_key, prepared.file, module, prepared.document,
+                                       prepared.line_owners))
+        self.submit("pass", "lex", lex_text, module.text, "hlo", on_done=self.spans_ready.emit,
+                    on_progress=lambda f: self.progress.emit("highlighting", f), process="view")
+        self._report_parse_problems(loaded, prepared.file)
+        if self._reveal is not None and self._reveal[0] == self.pass_key:
+            self.line_requested.emit(self._reveal[1])
+        self._reveal = None
+        self.graph_path = navigation.carry_graph_path(self.graph_path, module)
+        asked = self._asked_selection
+        if asked is not None:
+            self._apply_selection(*asked, request_graph=False)
+        if self.graph_path:
+            # The text paints first, the graph in the next pass of the event loop.
+            self.jobs.after_paint("pass", "graph", lambda: self._request_graph(keep_view=True))
+        else:
+            self.graph_shown.emit(None)
+        self.analyses.pass_shown(prepared.file)
+        self.status.emit(f"{prepared.file.rel}: {len(module.computations)} computations, "
+                         f"{module.instruction_count} instructions")
+
+    def _report_parse_problems(self, loaded: LoadedModule, dump_file: DumpFile) -> None:
+        """A file's syntax errors, once it has stopped changing: a file a
+        program is still writing is cut short, not broken."""
+        if not loaded.problems:
+            return
+        if recently_written(dump_file.path):
+            def again(_: object) -> None:
+                self.analyses.refresh_requested.emit()  # a rewritten file is read again ...
+                self._report_parse_problems(loaded, dump_file)  # ... an unchanged one reported
+
+            QTimer.singleShot(int(SETTLE_SECONDS * 1000) + 100, self,
+                              lambda s=self.jobs.stamp("pass"): self.jobs.deliver("pass", s, again, None))
+            return
+        self.problems_added.emit([Problem(dump_file.rel, p.message, p.line)
+                                  for p in loaded.problems])
+
+    def current_file_key(self) -> str:
+        if self.module is None or self.pass_key is None:
+            return ""
+        return str(self.module.file_at(self.pass_key).path)
+
+    # ================================================================ graph
+    def _request_graph(self, keep_view: bool) -> None:
+        if self.loaded is None or not self.graph_path:
+            return
+        computation = self.graph_path[-1]
+        key = (self.current_file_key(), computation)
+        path, for_pass = tuple(self.graph_path), self.pass_key
+
+        def show(result: GraphResult) -> None:
+            self.views.store_layout(key, result)
+            self.graph_pass = for_pass
+            self.views.shown(computation, result)
+            self.graph_shown.emit(GraphShown(for_pass, path, result, keep_view))
+
+        cached = self.views.layout(key)
+        if cached is not None:
+            show(cached)
+            return
+        self.submit("graph", "graph", jobs.graph_and_layout, self.loaded.module, computation,
+                    self.views.node_x(computation), on_done=show,
+                    on_progress=lambda f: self.progress.emit("laying out the graph", f))
+
+    def enter_computation(self, computation: str) -> None:
+        """Open a called computation (a fusion's body, a loop's body) in the graph."""
+        if self.loaded is None or not self.loaded.module.has_computation(computation):
+            return
+        self.bump("graph")
+        self.graph_path = navigation.path_to(computation, self.graph_path, self.loaded.module)
+        self._request_graph(keep_view=False)
+
+    def open_path_prefix(self, depth: int) -> None:
+        """Go back to the ``depth``-th computation of the graph path (breadcrumb)."""
+        if 0 <= depth < len(self.graph_path) - 1:
+            self.enter_computation(self.graph_path[depth])
+
+    def back_to_entry(self) -> None:
+        self.open_path_prefix(0)
+
+    # ================================================================ selection
+    def select_instruction(self, name: str, computation: str | None = None,
+                           center: bool = True) -> None:
+        """Select an instruction of the shown pass: text, graph and inspector follow.
+        Asked before the pass shows, it applies once it does."""
+        self.bump("selection")
+        self._asked_selection = (name, computation, center)
+        if self.loaded is not None and self.text_pass == self.pass_key:
+            self._apply_selection(name, computation, center)
+
+    def _apply_selection(self, name: str, computation: str | None, center: bool,
+                         request_graph: bool = True) -> None:
+        assert self.loaded is not None
+        module = self.loaded.module
+        found = navigation.locate(module, name, computation)
+        if found is None:
+            self._asked_selection = None
+            self._set_selection(None)
+            self.status.emit(f"{name} is not in this dump (pass {self.pass_key})")
+            return
+        comp, instr = found
+        described = self.analyses.describe(module, instr.name, comp.name)
+        self._set_selection(Selection(comp.name, instr.name, described, kind_of(instr), center))
+        if not self.graph_path or self.graph_path[-1] != comp.name:
+            self.bump("graph")
+            self.graph_path = navigation.path_to(comp.name, self.graph_path, module)
+            if request_graph:
+                self._request_graph(keep_view=False)
+        self._request_fusion(navigation.fused_computation(module, instr), instr)
+        self.analyses.selection_shown(self.selection)
+
+    def _set_selection(self, selection: Selection | None) -> None:
+        self.selection = selection
+        if selection is None:
+            self.fusion_computation = None
+            self.fusion_shown.emit(None)
+        self.selection_changed.emit(selection)
+
+    def _request_fusion(self, body: str | None, caller) -> None:
+        self.fusion_computation = body
+        if body is None or self.loaded is None:
+            self.fusion_shown.emit(None)
+            return
+        key = (self.current_file_key(), body)
+        pass_shown, kind = self.pass_key, caller.fusion_kind
+
+        def show(result: GraphResult) -> None:
+            self.views.store_layout(key, result)
+            self.fusion_shown.emit(GraphShown(pass_shown, (body,), result, False, caller.name,
+                                              kind))
+
+        cached = self.views.layout(key)
+        if cached is not None:
+            show(cached)
+            return
+        self.submit("selection", "fusion-graph", jobs.graph_and_layout, self.loaded.module,
+                    body, None, on_done=show)
+
+    def reveal(self, module: DumpModule, key: str | None, line: int | None) -> None:
+        """Show ``module`` at pass ``key`` with the text scrolled to ``line``
+        (a problem the user picked)."""
+        if key is not None and line:
+            self._reveal = (key, line)
+        if module is not self.module:
+            self.select_module(module, key)
+        elif key is not None and key != self.pass_key:
+            self.select_pass(key)
+        elif line:
+            self.line_requested.emit(line)
+
+    # ================================================================ prefetch
+    def prefetch_neighbours(self) -> None:
+        """Prepare the pass the user is likely to step to next, one at a time."""
+        if self.module is None or self.pass_key is None:
+            return
+        keys = [p.key for p in self.points]
+        i = keys.index(self.pass_key)
+        step = self._step_direction
+        wanted = [self.points[j].file for j in (i + step, i - step) if 0 <= j < len(keys)
+                  and not self.views.has_prepared(str(self.points[j].file.path))][:1]
+        if not wanted:
+            return
+        computation = self.graph_path[-1] if self.graph_path else None
+        self.submit("pass", "prefetch", jobs.prefetch, self.cache, wanted, computation,
+                    self.views.node_x(computation), on_done=self._prefetched)
+
+    def _prefetched(self, results: list[tuple[PreparedPass, GraphResult | None]]) -> None:
+        for prepared, graph in results:
+            self.views.store_prepared(prepared)
+            if graph is not None:
+                self.views.store_layout((str(prepared.file.path), graph[0].computation), graph)
+        self.prefetch_neighbours()  # the other neighbour, if not ready yet
+
+    # ================================================================ state
+    def view_state(self) -> dict[str, Any]:
+        """What is on screen now (see `MainWindow.view_state`)."""
+        diff = self.analyses.diff_range()
+        return {
+            "folder": str(self.index.root) if self.index else None,
+            "module": self.module.key if self.module else None,
+            "pass": _public_pass(self.pass_key),
+            "computation": self.graph_path[-1] if self.graph_path else None,
+            "selection": self.selection.name if self.selection else None,
+            "fusion_computation": self.fusion_computation,
+            "diff": None if diff is None else {"from": _public_pass(diff[0]),
+                                               "to": _public_pass(diff[1])},
+            "text_pass": _public_pass(self.text_pass),
+            "graph_pass": _public_pass(self.graph_pass),
+        }
+
+
+def _public_pass(key: str | None) -> int | str | None:
+    return int(key) if key is not None and key.isdigit() else key
