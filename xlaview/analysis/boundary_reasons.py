@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xlaview.analysis.boundary_ops import MEMORY_SPACE_MOVE, OpFacts, OpIndex
+from xlaview.analysis.body_flow import MEMORY_SPACE_MOVE
+from xlaview.analysis.boundary_ops import OpFacts, OpIndex
 from xlaview.analysis.multipass import Flow, TwoPass, TwoPassFinder, ValueKey, value_label
 from xlaview.hlo import Module
 from xlaview.units import human_bytes
@@ -176,7 +177,7 @@ class ReasonFinder:
         readers = [(c, self.facts_of(c)) for c in consumers]
         root = self.flow.comp.root
         if key in self.flow.root_values and root is not None:
-            if self.flow.comp.is_entry:
+            if self.flow.comp is self.module.entry:
                 out.append(self._fact("output", f"{label} is an output of the program (ROOT {root.name}): "
                                       "it is written to memory whatever the consumers do", (root.name,)))
             else:
