@@ -52,10 +52,12 @@ the evidence:
 8. ``shared-read``.
 9. ``other``.
 
-Bytes come from one function, ``value_bytes`` (the traffic model: the value
-written once, read whole by each consumer). A boundary costs what is written
-plus what is read; removing it saves all of that, except what must stay: an
-output's write, and one read of a shared value.
+Bytes come from one function, ``value_bytes``: the traffic model's, the
+value written once and read as XLA's cost model says each consumer reads it,
+loop bodies counted by their known trip count. A boundary costs what is written
+plus what is read (``Intermediate.traffic_bytes``); removing it saves all of
+that, except what must stay: an output's write, and one whole read of a shared
+value.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ from xlaview.analysis.boundary_ops import OpIndex
 from xlaview.analysis.boundary_reasons import Evidence, OpRef, ReasonFinder
 from xlaview.analysis.multipass import Flow
 from xlaview.analysis.traffic import Intermediate, Traffic, analyze_traffic
+from xlaview.dump.loader import ModuleReports
 from xlaview.hlo import Module
 
 # The fixed list, in the order the issue names them.
@@ -76,8 +79,8 @@ REASONS = ("multi-pass", "library-call", "layout-change", "shared-read", "collec
 PRECEDENCE = ("output", "collective", "control-flow", "layout-change", "multi-pass", "library-call",
               "layout-change", "shared-read", "other")
 
-__all__ = ["PRECEDENCE", "REASONS", "Boundaries", "Boundary", "Evidence", "OpRef", "module_boundaries",
-           "value_bytes"]
+__all__ = ["PRECEDENCE", "REASONS", "Boundaries", "Boundary", "BoundaryBytes", "Evidence", "OpRef",
+           "module_boundaries", "saved_bytes", "value_bytes"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,23 +151,31 @@ class Boundaries:
         }
 
 
-def value_bytes(value: Intermediate) -> tuple[int, tuple[int, ...]]:
-    """Bytes the producer writes for ``value`` and bytes each consumer reads of
-    it, in ``value.consumers`` order: the one place boundary bytes come from.
+@dataclass(frozen=True, slots=True)
+class BoundaryBytes:
+    """What one boundary moves through main memory, loops counted."""
 
-    The traffic model: written once, read whole by each consumer. (A cost model
-    with XLA's semantics would count what each kernel touches: a slice reads
-    part of its operand.)
-    """
-    return value.bytes, tuple(value.bytes for _ in value.consumers)
+    written: int  # by its producer
+    read: int  # by its consumers, together
+    whole: int  # one read of the whole value
 
 
-def saved_bytes(reason: str, written: int, reads: tuple[int, ...]) -> int:
+def value_bytes(value: Intermediate) -> BoundaryBytes:
+    """The one place boundary bytes come from: the traffic model's, which takes
+    what each consumer reads from XLA's cost model (xlaview.analysis.cost: a
+    slice reads its slice) and counts loop bodies by their known trip count."""
+    times = value.executions
+    read = value.bytes * len(value.consumers) if value.read_bytes is None else value.read_bytes
+    return BoundaryBytes(value.bytes * times, read * times, value.bytes * times)
+
+
+def saved_bytes(reason: str, moved: BoundaryBytes) -> int:
+    """What removing a boundary of ``reason`` saves (see the module docstring)."""
     if reason == "output":
-        return sum(reads)  # the program returns it: the write stays
+        return moved.read  # the program returns it: the write stays
     if reason == "shared-read":
-        return sum(reads) - max(reads, default=0)  # one read stays
-    return written + sum(reads)
+        return max(0, moved.read - moved.whole)  # one read of it stays
+    return moved.written + moved.read
 
 
 def _key(label: str) -> tuple[str, int | None]:
@@ -172,10 +183,13 @@ def _key(label: str) -> tuple[str, int | None]:
     return name, (int(index) if index else None)
 
 
-def module_boundaries(module: Module, traffic: Traffic | None = None) -> Boundaries:
+def module_boundaries(module: Module, traffic: Traffic | None = None,
+                      reports: ModuleReports | None = None) -> Boundaries:
     """A reason for every materialized intermediate of ``module`` (an
-    after-optimizations module); pass its ``analyze_traffic`` if you have it."""
-    traffic = traffic if traffic is not None else analyze_traffic(module)
+    after-optimizations module). Pass its ``analyze_traffic`` if you have it;
+    else it is made here, with ``reports`` (the buffer assignment: which ops
+    update a buffer in place) when given."""
+    traffic = traffic if traffic is not None else analyze_traffic(module, reports)
     index = OpIndex(module)
     finders: dict[str, ReasonFinder] = {}
     out = []
@@ -184,13 +198,13 @@ def module_boundaries(module: Module, traffic: Traffic | None = None) -> Boundar
         if finder is None:
             finder = ReasonFinder(module, Flow(module.computation(value.computation)), index)
             finders[value.computation] = finder
-        written, reads = value_bytes(value)
-        facts = finder.facts(_key(value.producer), value.consumers, reads)
+        moved = value_bytes(value)
+        facts = finder.facts(_key(value.producer), value.consumers, saved_bytes("shared-read", moved))
         reason = facts[0].evidence.reason
         out.append(Boundary(
             producer=value.producer_instruction, value=value.producer, computation=value.computation,
-            shape=value.shape, value_bytes=value.bytes, bytes=written + sum(reads),
-            saved_bytes=saved_bytes(reason, written, reads), consumers=value.consumers, reason=reason,
+            shape=value.shape, value_bytes=value.bytes, bytes=moved.written + moved.read,
+            saved_bytes=saved_bytes(reason, moved), consumers=value.consumers, reason=reason,
             evidence=tuple(f.evidence for f in facts),
             suggestion=next((f.suggestion for f in facts if f.suggestion), None),
         ))

@@ -118,6 +118,7 @@ class OpIndex:
         self._bodies: dict[str, BodyFlow] = {}
         self._facts: dict[tuple[str, str], OpFacts] = {}
         self._reducers: dict[tuple[str, str], str] = {}
+        self._fused: dict[str, BodyFlow | None] = {}  # fusion name -> its body
 
     def body(self, name: str) -> BodyFlow | None:
         if name not in self._bodies:
@@ -127,9 +128,12 @@ class OpIndex:
         return self._bodies[name]
 
     def fused_body(self, instr: Instruction) -> BodyFlow | None:
-        if instr.opcode != "fusion" or not instr.called_computations:
+        if instr.opcode != "fusion":
             return None
-        return self.body(instr.called_computations[0])
+        if instr.name not in self._fused:
+            called = instr.called_computations
+            self._fused[instr.name] = self.body(called[0]) if called else None
+        return self._fused[instr.name]
 
     def facts(self, comp: Computation, instr: Instruction, lookup: Callable[[str], Instruction | None]) -> OpFacts:
         """The facts of ``instr``, a top-level op of ``comp``; ``lookup`` finds its

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xlaview.analysis.body_flow import MEMORY_SPACE_MOVE
+from xlaview.analysis.body_flow import MEMORY_SPACE_MOVE, OperandUse
 from xlaview.analysis.boundary_ops import OpFacts, OpIndex
 from xlaview.analysis.multipass import Flow, TwoPass, TwoPassFinder, ValueKey, value_label
 from xlaview.hlo import Module
@@ -48,6 +48,10 @@ class Evidence:
     reason: str
     text: str
     ops: tuple[OpRef, ...]
+
+
+# A consumer: its name, what it is, what it does with the value (None: unknown).
+Reader = tuple[str, "OpFacts | None", "OperandUse | None"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +107,7 @@ class ReasonFinder:
                for order, record in ranked[:MAX_TWO_PASS]]
         if len(ranked) > MAX_TWO_PASS:
             out.append(Fact(RANK["multi-pass"], Evidence(
-                "multi-pass", f"and {len(ranked) - MAX_TWO_PASS} more two-pass reads through this value",
-                ()), suggestion))
+                "multi-pass", "and more two-pass reads through this value (not listed)", ()), suggestion))
         return out
 
     def _group_pattern(self, value: ValueKey) -> str | None:
@@ -168,13 +171,17 @@ class ReasonFinder:
         return None
 
     # -- everything else -------------------------------------------------------
-    def facts(self, key: ValueKey, consumers: tuple[str, ...], reads: tuple[int, ...]) -> list[Fact]:
-        """Every fact found for one boundary, by rank."""
+    def facts(self, key: ValueKey, consumers: tuple[str, ...], read_once_saves: int) -> list[Fact]:
+        """Every fact found for one boundary, by rank. ``read_once_saves``: the bytes
+        one read of it by all its consumers would save."""
         out: list[Fact] = []
         label = value_label(key)
         producer = self.facts_of(key[0])
-        positions = {name: p for name, p in reversed(self.flow.readers.get(key, []))}
-        readers = [(c, self.facts_of(c)) for c in consumers]
+        readers: list[Reader] = []
+        for name in consumers:
+            facts = self.facts_of(name)
+            position = self.flow.position(name, key)
+            readers.append((name, facts, facts.use(position) if facts and position is not None else None))
         root = self.flow.comp.root
         if key in self.flow.root_values and root is not None:
             if self.flow.comp is self.module.entry:
@@ -207,7 +214,7 @@ class ReasonFinder:
                                           suggestion="read the data in its original layout (fold the "
                                           "transpose or copy into the consumer, or assign the layout it "
                                           "needs upstream)"))
-        for name, facts in readers:
+        for name, facts, _ in readers:
             if facts is None:
                 continue
             if facts.collective:
@@ -222,7 +229,7 @@ class ReasonFinder:
             out.append(self._fact("library-call", f"producer {producer.name} is {producer.library_what}: "
                                   "it runs as its own kernel and writes its result to memory",
                                   (producer.name,), producer.body, producer.library))
-        for name, facts in readers:
+        for name, facts, _ in readers:
             if facts is not None and facts.library_what:
                 out.append(self._fact("library-call", f"consumer {name} is {facts.library_what}: it runs "
                                       "as its own kernel and reads its operands from memory", (name,),
@@ -232,24 +239,22 @@ class ReasonFinder:
             out.append(self._fact("layout-change/other", f"producer {producer.name} moves data to "
                                   f"another layout as it computes ({op}: {how})", (producer.name,),
                                   producer.body, tuple(m for m, _ in producer.relayouts)))
-        for name, facts in readers:
-            use = facts.use(positions.get(name, 0)) if facts else None
+        for name, facts, use in readers:
             if use is not None and use.relayouts:
                 op, how = use.relayouts[0]
                 out.append(self._fact("layout-change/other", f"consumer {name} re-lays it out "
                                       f"({op}: {how})", (name,), facts.body if facts else self.comp,
                                       tuple(m for m, _ in use.relayouts)))
         if len(consumers) >= 2:
-            saved = sum(reads) - max(reads)
             names = ", ".join(consumers)
             fusible = all(f is not None and not (f.library_what or f.collective or f.control_flow)
-                          for _, f in readers)
+                          for _, f, _ in readers)
             out.append(self._fact("shared-read", f"{len(consumers)} ops read {label} separately ({names}): "
-                                  f"reading it once would save {human_bytes(saved)}", consumers,
+                                  f"reading it once would save {human_bytes(read_once_saves)}", consumers,
                                   suggestion=f"one multi-output (sibling) fusion of {names} reads it once"
                                   if fusible else None))
         if not out:
-            out.extend(self._other(label, key[1], producer, readers, positions))
+            out.extend(self._other(label, key[1], producer, readers))
         if not out:
             out.append(self._fact("other", f"nothing is known of {label}'s producer", (key[0],)))
         out.sort(key=lambda f: f.rank)
@@ -262,7 +267,7 @@ class ReasonFinder:
         return Fact(RANK[rank_key], Evidence(reason, text, tuple(dict.fromkeys(ops))), suggestion)
 
     def _other(self, label: str, index: int | None, producer: OpFacts | None,
-               readers: list[tuple[str, OpFacts | None]], positions: dict[str, int]) -> list[Fact]:
+               readers: list[Reader]) -> list[Fact]:
         """Facts only: what the producer and the consumer are and do with the value."""
         out = []
         reduced = producer.reduced_output(index) if producer is not None else ()
@@ -272,13 +277,14 @@ class ReasonFinder:
                 kind = self.index.reducer(producer.body, reduced[0])
                 text += f"; {label} is the result of a reduction ({kind} {reduced[0]})"
             out.append(self._fact("other", text, (producer.name,), producer.body, reduced))
-        for name, facts in readers:
+        for name, facts, use in readers:
             if facts is None:
                 continue
             text = f"consumer {name} is {_a(facts.description)}"
-            use = facts.use(positions.get(name, 0))
-            inner: tuple[str, ...] = use.reductions
-            if use.reductions:
+            inner: tuple[str, ...] = use.reductions if use else ()
+            if use is None:
+                pass  # read through an in-place update, or not directly
+            elif use.reductions:
                 kind = self.index.reducer(facts.body, use.reductions[0])
                 text += f" and reduces {label} ({kind} {use.reductions[0]})"
             elif use.broadcast:
@@ -291,8 +297,8 @@ class ReasonFinder:
             out.append(self._fact("other", text, (name,), facts.body, inner))
         if producer is not None and reduced:
             kind = self.index.reducer(producer.body, reduced[0])
-            for name, facts in readers:
-                reductions = facts.use(positions.get(name, 0)).reductions if facts else ()
+            for name, facts, use in readers:
+                reductions = use.reductions if use else ()
                 if facts and reductions and self.index.reducer(facts.body, reductions[0]) == kind:
                     out.append(self._fact("other", f"{producer.name} and {name} both take a {kind}: "
                                           f"{label} is a partial result, one reduction split in stages",

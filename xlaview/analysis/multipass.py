@@ -17,13 +17,16 @@ from collections import deque
 from dataclasses import dataclass
 
 from xlaview.analysis.boundary_ops import OpFacts, OpIndex
-from xlaview.analysis.traffic import ALIASING
+from xlaview.analysis.traffic import _DONE_ELEMENT, ALIASING
 from xlaview.hlo import Computation, Instruction
 
 ValueKey = tuple[str, "int | None"]
 SEARCH_DEPTH = 6  # top-level ops walked back from the reduction's result to the reduction
 SEARCH_BUDGET = 48  # ops visited per walk: normalisations are a few ops long
 DERIVE_DEPTH = 3  # element-wise ops between a value and the reduced value computed from it
+# Reads kept per value: backward passes read one activation in two passes many
+# ways over (thousands of reads on a big model); a few explain it.
+ENOUGH = 8
 
 
 def value_label(key: ValueKey) -> str:
@@ -33,21 +36,24 @@ def value_label(key: ValueKey) -> str:
 
 class Flow:
     """The values one step computation's top-level ops read, seen through the
-    ops that move no data (bitcasts, tuples, get-tuple-elements)."""
+    ops that move no data (bitcasts, tuples, get-tuple-elements) and the ``-done``
+    halves of asynchronous pairs, as xlaview.analysis.traffic sees them."""
 
     def __init__(self, comp: Computation) -> None:
         self.comp = comp
         self.by_name = {i.name: i for i in comp.instructions}
         self.operands: dict[str, tuple[ValueKey | None, ...]] = {}
         self.readers: dict[ValueKey, list[tuple[str, int]]] = {}
+        self._positions: dict[tuple[str, ValueKey], int] = {}
         for instr in comp.instructions:
-            if instr.opcode in ALIASING:
-                continue
+            if instr.opcode in ALIASING or instr.opcode in _DONE_ELEMENT:
+                continue  # a -done hands on its start's buffer: its readers read that
             values = tuple(self.value(name) for name in instr.operand_names)
             self.operands[instr.name] = values
             for position, value in enumerate(values):
                 if value is not None:
                     self.readers.setdefault(value, []).append((instr.name, position))
+                    self._positions.setdefault((instr.name, value), position)
         self._elements: dict[ValueKey, int] = {}
         self.root_values: set[ValueKey] = set()
         root = comp.root
@@ -72,6 +78,8 @@ class Flow:
                 name = instr.operand_names[0]
             elif instr.opcode == "tuple" and index is not None and index < len(instr.operand_names):
                 name, index = instr.operand_names[index], None
+            elif instr.opcode in _DONE_ELEMENT and instr.operand_names and index is None:
+                name, index = instr.operand_names[0], _DONE_ELEMENT[instr.opcode]
             else:
                 return (instr.name, index)
         return None
@@ -91,6 +99,11 @@ class Flow:
     def producer(self, key: ValueKey) -> Instruction | None:
         instr = self.by_name.get(key[0])
         return None if instr is None or instr.opcode in ALIASING else instr
+
+    def position(self, reader: str, key: ValueKey) -> int | None:
+        """Where ``reader`` reads ``key`` among its operands (None: not directly,
+        e.g. through an in-place update)."""
+        return self._positions.get((reader, key))
 
     def elements(self, key: ValueKey) -> int:
         count = self._elements.get(key)
@@ -138,6 +151,7 @@ class TwoPassFinder:
         self.index = index
         self._sources: dict[ValueKey, list[_Source]] = {}
         self._ancestors: dict[ValueKey, dict[ValueKey, tuple[ValueKey, ...]]] = {}
+        self._told: dict[ValueKey, int] = {}  # reads found that explain each value
         self._match_cache: dict[ValueKey, dict[ValueKey, list[tuple[_Source, tuple[ValueKey, ...]]]]] = {}
 
     def facts(self, name: str) -> OpFacts | None:
@@ -152,6 +166,8 @@ class TwoPassFinder:
         return facts is not None and not facts.matmul and not facts.collective and not facts.control_flow
 
     def find(self) -> list[TwoPass]:
+        """The two-pass reads, at least ENOUGH for each value they explain when
+        there are that many (at most ENOUGH more than that)."""
         found: list[TwoPass] = []
         for name, values in self.flow.operands.items():
             facts = self.facts(name)
@@ -184,6 +200,9 @@ class TwoPassFinder:
                     for source, chain in candidates:
                         if source.largest >= elements:
                             continue  # not a reduction's result any more: as big as the value
+                        told = (value, *source.path, *chain)
+                        if all(self._told.get(k, 0) >= ENOUGH for k in told):
+                            break  # every value it would explain is explained enough already
                         reread = self.index.combination(self.flow.by_name[name], position, other_position)
                         if reread is None:
                             break
@@ -194,6 +213,8 @@ class TwoPassFinder:
                                              self._kind(reducer, reductions), source.reduced, chain,
                                              source.path, name, position, reread,
                                              self._opcode(facts, reread)))
+                        for k in told:
+                            self._told[k] = self._told.get(k, 0) + 1
                         break
         return found
 

@@ -13,10 +13,10 @@ import sys
 from collections.abc import Sequence
 
 from xlaview import __version__
-from xlaview.cli import analyses, boundaries, collect, export, inspect, summary
+from xlaview.cli import analyses, boundaries, collect, cost, export, inspect, summary
 from xlaview.cli.common import CliError
 
-COMMANDS = (summary, inspect, analyses, boundaries, collect, export)
+COMMANDS = (summary, inspect, analyses, cost, boundaries, collect, export)
 
 
 def build_parser() -> argparse.ArgumentParser:
