@@ -32,7 +32,9 @@ applies:
     the program returns it.
 ``other``
     none of those: the evidence lists what the producer and the consumers are
-    and do, and claims no reason.
+    and do (the value is a reduction's result; a consumer broadcasts it, so a
+    fused producer would run once per use; two stages of one reduction) and
+    claims no reason.
 
 When several apply, the first in this order decides; every one's facts stay in
 the evidence:
@@ -48,7 +50,8 @@ the evidence:
 6. ``library-call``: XLA cannot fuse into a library kernel. A transpose fused
    into the producer of a dot's operand ranks here: without the transpose the
    value would still be written for the dot.
-7. ``layout-change`` when a consumer re-lays it out.
+7. ``layout-change`` when a consumer re-lays it out, or the producer moves data
+   to another layout as it computes.
 8. ``shared-read``.
 9. ``other``.
 
@@ -92,7 +95,7 @@ class Boundary:
     computation: str  # the step computation (entry, loop body...) both live in
     shape: str
     value_bytes: int  # the value's size
-    bytes: int  # what it costs: bytes written + bytes read through memory
+    bytes: int  # what it costs: bytes written + bytes read through main memory, loops counted
     saved_bytes: int  # what removing it would save (see the module docstring)
     consumers: tuple[str, ...]
     reason: str  # one of REASONS
@@ -123,8 +126,11 @@ class Boundary:
 
 @dataclass(frozen=True, slots=True)
 class Boundaries:
+    """Every boundary of a module, costliest first (as Traffic ranks its
+    intermediates: ``Boundary.value`` is ``Intermediate.producer``)."""
+
     module: str
-    boundaries: tuple[Boundary, ...]  # costliest first
+    boundaries: tuple[Boundary, ...]
 
     def by_reason(self) -> dict[str, int]:
         """Bytes of the boundaries of each reason (every reason, zero included)."""
@@ -134,6 +140,7 @@ class Boundaries:
         return out
 
     def saved_by_reason(self) -> dict[str, int]:
+        """Bytes removing the boundaries of each reason would save."""
         out = dict.fromkeys(REASONS, 0)
         for b in self.boundaries:
             out[b.reason] += b.saved_bytes
