@@ -161,6 +161,24 @@ def memory(folder: Path) -> None:
 
 
 @benchmark
+def boundaries(folder: Path) -> None:
+    """A reason for every materialized intermediate of the largest module, against
+    the traffic analysis that finds them (given to it, as the GUI does)."""
+    from xlaview.analysis.boundaries import module_boundaries
+    from xlaview.analysis.traffic import analyze_traffic
+    from xlaview.hlo import parse_module
+
+    (after,) = folder.glob("*after_optimizations.txt")
+    final = parse_module(after.read_text())
+    traffic = analyze_traffic(final)
+    ours = best_of(lambda: module_boundaries(final, traffic), 3)
+    ref = best_of(lambda: analyze_traffic(final), 3)
+    print(f"input: {after.name}: {final.instruction_count} instructions, "
+          f"{len(traffic.intermediates)} intermediates")
+    report("boundaries (traffic given)", ours, ref, "analyze_traffic", "(goal: ours < 5x)")
+
+
+@benchmark
 def cost(folder: Path) -> None:
     """FLOPs, bytes and roofline of the largest module against XLA's own cost
     analysis of it (goal < 1 s); ``xlaview cost --json`` as a process."""

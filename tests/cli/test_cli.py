@@ -92,6 +92,7 @@ def test_inspect_of_a_broken_file_says_where(tmp_path: Path) -> None:
     (["summary", "/no/such/folder"], "not a folder"),
     (["inspect", "/no/such/file.txt"], "no such file"),
     (["inspect", "SAMPLE_AFTER", "-i", "nope"], "no instruction"),
+    (["boundaries", "/no/such/folder"], "no such file"),
 ])  # fmt: skip
 def test_user_errors_are_one_clear_line(args: list[str], message: str) -> None:
     after = str(next(SAMPLE.glob("*cpu_after_optimizations.txt")))
@@ -123,6 +124,37 @@ def test_traffic_of_an_hlo_file_with_default_flags() -> None:
     # The one kCustom fusion shows its name (issue 13): XLA:CPU's YNNPACK fusion.
     assert [f["kind"] for f in out["fusions"]].count("__ynn_fusion") == 1
     assert out["fusion_counts"]["kCustom"] == 1
+
+
+def test_boundaries_json_contract() -> None:
+    """The contract of issue 17: exactly these keys; the seed's bf16 score matrix is
+    multi-pass (online softmax), the f32 one leaving the dot a library call."""
+    out = json.loads(xlaview("boundaries", "--json", str(SAMPLE)).stdout)
+    assert set(out) == {"module", "boundaries", "by_reason"} and out["module"] == "jit_attention"
+    reasons = ["multi-pass", "library-call", "layout-change", "shared-read", "collective", "control-flow",
+               "output", "other"]
+    assert sorted(out["by_reason"]) == sorted(reasons)
+    for b in out["boundaries"]:
+        assert set(b) == {"producer", "value", "shape", "bytes", "consumers", "reason", "evidence",
+                          "suggestion"}, b
+        assert b["reason"] in reasons and b["evidence"][0]["reason"] == b["reason"]
+        assert all(set(e) == {"reason", "text", "ops"} for e in b["evidence"])
+    assert sum(b["bytes"] for b in out["boundaries"]) == sum(out["by_reason"].values())
+    (bf16,) = [b for b in out["boundaries"] if b["shape"].startswith("bf16[8192,8192]")]
+    assert bf16["reason"] == "multi-pass" and "online softmax" in bf16["suggestion"]
+    assert bf16["bytes"] == 3 * 134217728, "written once, read twice"
+    (dot,) = [b for b in out["boundaries"] if b["producer"] == "dot_general.6"]
+    assert dot["reason"] == "library-call" and dot["suggestion"] is None
+
+
+def test_boundaries_table() -> None:
+    after = str(next(SAMPLE.glob("*cpu_after_optimizations.txt")))
+    out = xlaview("boundaries", after, "--top", "4", "--why").stdout
+    assert "multi-pass" in out and "library-call" in out and "wrapped_convert.3" in out
+    assert "suggestion: online softmax" in out
+    only = xlaview("boundaries", str(SAMPLE), "--reason", "library-call", "--top", "0").stdout
+    table = only.split("\n\n")[1]
+    assert "library-call" in table and "multi-pass" not in table
 
 
 def test_diff_json_across_the_fusion_pass() -> None:

@@ -1,0 +1,71 @@
+"""``xlaview boundaries``: why each materialized intermediate is there."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from xlaview.cli.common import (
+    CliError,
+    echo,
+    elided,
+    emit_json,
+    load_checked,
+    print_table,
+    resolve_module,
+)
+from xlaview.units import human_bytes
+
+
+def cmd_boundaries(args: argparse.Namespace) -> int:
+    from xlaview.analysis.boundaries import REASONS, module_boundaries
+    from xlaview.dump.loader import load_reports
+
+    _, module, file = resolve_module(args.path, args.module)
+    if file is None:
+        if module.after_optimizations is None:
+            raise CliError(f"{module.title} has no after-optimizations dump")
+        file = module.after_optimizations.path
+    # The buffer assignment (which ops update a buffer in place) describes the final module only.
+    final = module is not None and module.after_optimizations is not None and (
+        module.after_optimizations.path == file.absolute())
+    result = module_boundaries(load_checked(file), reports=load_reports(module) if final else None)
+    if args.json:
+        emit_json(result.to_json())
+        return 0
+    shown = [b for b in result.boundaries if args.reason is None or b.reason == args.reason]
+    total = sum(b.bytes for b in result.boundaries)
+    echo(f"{result.module}: {len(result.boundaries)} boundaries, {human_bytes(total)} through "
+         "memory (written + read)")
+    echo()
+    rows = [(human_bytes(b.bytes), human_bytes(b.saved_bytes), b.reason, b.shape, b.value,
+             elided(b.consumers)) for b in shown[: args.top or None]]
+    print_table(rows, ("bytes", "saves", "reason", "shape", "value", "read by"))
+    if args.why:
+        for b in shown[: args.top or None]:
+            echo()
+            echo(f"{b.value} ({b.reason}, {human_bytes(b.bytes)})")
+            for e in b.evidence:
+                echo(f"  {e.reason}: {e.text}")
+            if b.suggestion:
+                echo(f"  suggestion: {b.suggestion}")
+    by_reason = result.by_reason()
+    saved = result.saved_by_reason()
+    echo()
+    print_table([(r, sum(1 for b in result.boundaries if b.reason == r), human_bytes(by_reason[r]),
+                  human_bytes(saved[r])) for r in REASONS if by_reason[r] or saved[r]],
+                ("reason", "boundaries", "bytes", "saves"))
+    return 0
+
+
+def register(sub) -> None:
+    from xlaview.analysis.boundaries import REASONS
+
+    p = sub.add_parser("boundaries", help="why each materialized intermediate is there")
+    p.add_argument("path", type=Path, help="a dump folder or an HLO file")
+    p.add_argument("--module", help="module name or id (default: the one with most passes)")
+    p.add_argument("--reason", choices=REASONS, help="only boundaries of this reason (table)")
+    p.add_argument("--top", type=int, default=20, help="boundaries shown in the table (0: all)")
+    p.add_argument("--why", action="store_true", help="the evidence and suggestion of each one shown")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=cmd_boundaries)
