@@ -1,0 +1,239 @@
+"""Reading ``<host>.xplane.pb``: the profiler's own record, decoded by hand.
+
+An XSpace is a protocol buffer (``tsl/profiler/protobuf/xplane.proto``):
+planes (one per host or device) hold lines (timelines), lines hold events,
+events carry stats. Event names and stat names live in per-plane metadata
+maps. Only the few fields needed here are decoded, straight from the wire
+format (varints and length-delimited fields), so no protobuf package or
+generated code is needed:
+
+    XSpace          planes = 1
+    XPlane          id = 1, name = 2, lines = 3, event_metadata = 4 (map), stat_metadata = 5 (map)
+    XLine           id = 1, name = 2, timestamp_ns = 3, display_name = 11, events = 4
+    XEvent          metadata_id = 1, offset_ps = 2, duration_ps = 3, stats = 4, num_occurrences = 5
+    XStat           metadata_id = 1, double = 2, uint64 = 3, int64 = 4, str = 5, bytes = 6, ref = 7
+    XEventMetadata  id = 1, name = 2, stats = 5
+    XStatMetadata   id = 1, name = 2
+
+Why read it at all when ``.trace.json.gz`` sits beside it: the JSON drops
+the ``program_id`` stat, which is the ``NNNN`` of the dump's
+``module_NNNN.<name>`` files and so tells compilations of one name apart.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from xlaview.profile.events import EventTable, OpKey
+from xlaview.profile.files import MAX_FILE_BYTES, TraceReadError, read_bytes
+from xlaview.profile.trace_json import device_name
+
+_PS = 1e-12
+_LENGTH = 2
+
+
+class _Corrupt(Exception):
+    pass
+
+
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        if pos >= len(data):
+            raise _Corrupt("a number runs past the end of its message")
+        byte = data[pos]
+        pos += 1
+        result |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return result, pos
+        shift += 7
+        if shift > 63:
+            raise _Corrupt("a number longer than 10 bytes")
+
+
+def _fields(data: bytes, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int, object]]:
+    """(field number, wire type, value) of a message: an int for varints and
+    fixed-size fields, a (start, end) pair for length-delimited ones."""
+    end = len(data) if end is None else end
+    pos = start
+    while pos < end:
+        tag, pos = _varint(data, pos)
+        number, wire = tag >> 3, tag & 7
+        if wire == 0:
+            value, pos = _varint(data, pos)
+            yield number, wire, value
+        elif wire == _LENGTH:
+            size, pos = _varint(data, pos)
+            if pos + size > end:
+                raise _Corrupt("a field runs past the end of its message")
+            yield number, wire, (pos, pos + size)
+            pos += size
+        elif wire == 1:
+            if pos + 8 > end:
+                raise _Corrupt("a field runs past the end of its message")
+            yield number, wire, struct.unpack_from("<Q", data, pos)[0]
+            pos += 8
+        elif wire == 5:
+            if pos + 4 > end:
+                raise _Corrupt("a field runs past the end of its message")
+            yield number, wire, struct.unpack_from("<I", data, pos)[0]
+            pos += 4
+        else:
+            raise _Corrupt(f"unknown wire type {wire}")
+
+
+def _signed(value: int) -> int:
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def _text(data: bytes, span: object) -> str:
+    start, end = span  # type: ignore[misc]
+    return data[start:end].decode("utf-8", errors="replace")
+
+
+class _Plane:
+    """The metadata of one plane: event names and stat names by id."""
+
+    def __init__(self, data: bytes, start: int, end: int) -> None:
+        self.name = ""
+        self.lines: list[tuple[int, int]] = []
+        self.event_names: dict[int, str] = {}
+        self.event_stats: dict[int, list[tuple[int, int]]] = {}
+        self.stat_names: dict[int, str] = {}
+        for number, wire, value in _fields(data, start, end):
+            if wire != _LENGTH:
+                continue
+            if number == 2:
+                self.name = _text(data, value)
+            elif number == 3:
+                self.lines.append(value)  # type: ignore[arg-type]
+            elif number in (4, 5):
+                self._map_entry(data, number, value)
+
+    def _map_entry(self, data: bytes, number: int, span: object) -> None:
+        key, message = 0, None
+        for field, wire, value in _fields(data, *span):  # type: ignore[misc]
+            if field == 1 and wire == 0:
+                key = _signed(value)  # type: ignore[arg-type]
+            elif field == 2 and wire == _LENGTH:
+                message = value
+        if message is None:
+            return
+        for field, wire, value in _fields(data, *message):  # type: ignore[misc]
+            if field == 2 and wire == _LENGTH:
+                (self.event_names if number == 4 else self.stat_names)[key] = _text(data, value)
+            elif field == 5 and wire == _LENGTH and number == 4:
+                self.event_stats.setdefault(key, []).append(value)  # type: ignore[arg-type]
+
+
+# The stats an op event carries, by name.
+_WANTED = {"hlo_op", "hlo_module", "program_id", "run_id", "device_ordinal"}
+
+
+def _stat(data: bytes, span: tuple[int, int], plane: _Plane) -> tuple[str, object] | None:
+    name = None
+    value: object = None
+    for field, wire, raw in _fields(data, *span):
+        if field == 1:
+            name = plane.stat_names.get(raw)  # type: ignore[arg-type]
+            if name not in _WANTED:
+                return None
+        elif field == 2 and wire == 1:
+            value = struct.unpack("<d", struct.pack("<Q", raw))[0]
+        elif field == 3:
+            value = raw
+        elif field == 4:
+            value = _signed(raw)  # type: ignore[arg-type]
+        elif field in (5, 6) and wire == _LENGTH:
+            value = _text(data, raw)
+        elif field == 7:
+            value = plane.stat_names.get(raw)  # type: ignore[arg-type]
+    return (name, value) if name else None
+
+
+def read_xplane(
+    path: Path, table: EventTable, host: str = "", max_file: int = MAX_FILE_BYTES,
+    progress: Callable[[int], None] | None = None,
+) -> int:
+    """Add the op events of one ``.xplane.pb`` to ``table``; returns how many
+    events the file holds in all."""
+    data = read_bytes(path, max_file)
+    try:
+        return _read_space(data, table, host, progress)
+    except _Corrupt as err:
+        raise TraceReadError(path, f"not an XPlane protocol buffer: {err}") from None
+
+
+def _read_space(data: bytes, table: EventTable, host: str,
+                progress: Callable[[int], None] | None) -> int:
+    count = 0
+    origin: int | None = None  # the earliest line start, so times are small numbers
+    planes = [_Plane(data, *span) for number, wire, span in _fields(data)
+              if number == 1 and wire == _LENGTH]  # type: ignore[misc]
+    if not planes and data:
+        raise _Corrupt("no planes")
+    for plane in planes:
+        for line_span in plane.lines:
+            line_id, line_name, display, start_ns, events = 0, "", "", 0, []
+            for number, wire, value in _fields(data, *line_span):
+                if number == 1 and wire == 0:
+                    line_id = value  # type: ignore[assignment]
+                elif number == 2 and wire == _LENGTH:
+                    line_name = _text(data, value)
+                elif number == 11 and wire == _LENGTH:
+                    display = _text(data, value)
+                elif number == 3 and wire == 0:
+                    start_ns = _signed(value)  # type: ignore[arg-type]
+                elif number == 4 and wire == _LENGTH:
+                    events.append(value)
+            if origin is None:
+                origin = start_ns
+            base_s = (start_ns - origin) * 1e-9
+            thread = None
+            for span in events:
+                count += 1
+                if progress is not None and count % 100_000 == 0:
+                    progress(count)
+                found = _op_event(data, span, plane)
+                if found is None:
+                    continue
+                stats, offset_ps, duration_ps = found
+                device = device_name(plane.name, stats.get("device_ordinal"), host)
+                if thread is None:
+                    thread = table.thread_id(device, display or line_name, (plane.name, line_id))
+                program = stats.get("program_id")
+                key = OpKey(str(stats.get("hlo_module") or ""), str(stats["hlo_op"]), device,
+                            program if isinstance(program, int) else None)
+                run = stats.get("run_id")
+                table.add(key, None if run is None else str(run), thread,
+                          base_s + offset_ps * _PS, duration_ps * _PS)
+    return count
+
+
+def _op_event(data: bytes, span: object, plane: _Plane
+              ) -> tuple[dict[str, object], int, int] | None:
+    metadata_id = offset = duration = 0
+    stat_spans = []
+    for number, wire, value in _fields(data, *span):  # type: ignore[misc]
+        if number == 1:
+            metadata_id = _signed(value)  # type: ignore[arg-type]
+        elif number == 2:
+            offset = _signed(value)  # type: ignore[arg-type]
+        elif number == 3:
+            duration = _signed(value)  # type: ignore[arg-type]
+        elif number == 4 and wire == _LENGTH:
+            stat_spans.append(value)
+        elif number == 5:
+            return None  # an aggregate of several occurrences, no single time
+    stats: dict[str, object] = {}
+    # As the profiler's own JSON export does: the stats of the event's
+    # metadata first, then the event's own, which win.
+    for stat_span in (*plane.event_stats.get(metadata_id, ()), *stat_spans):
+        found = _stat(data, stat_span, plane)
+        if found is not None:
+            stats[found[0]] = found[1]
+    if "hlo_op" not in stats:
+        return None
+    return stats, offset, duration
