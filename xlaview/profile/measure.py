@@ -4,8 +4,8 @@ up to per op.
 Events name their module (``hlo_module``) and op (``hlo_op``); several
 compilations may share a module name (a function jitted for two shapes). The
 XPlane also gives the program id, which is the dump's ``module_NNNN``: where
-the trace's program ids for a name are all modules of that name in the dump,
-they decide. Otherwise each run (``run_id``) goes to the compilation(s) whose
+the trace's program ids for a name are all modules of that name in the dump
+(and the ops of the module's id are mostly its instructions), they decide. Otherwise each run (``run_id``) goes to the compilation(s) whose
 instructions name the most of its ops; a run that fits several equally is
 counted for each, and the profile says with which (``shared_with``).
 
@@ -84,30 +84,40 @@ def measure_module(
     to their instruction names, so that each run goes to the one it fits.
     """
     table = trace.table
-    rivals = dict(rivals or {})
-    rivals.pop(module_id, None)  # type: ignore[arg-type]
+    rivals = rivals or {}
+    rival_ids = {rid for rid in rivals if rid != module_id}
     wanted = {
         i for i, k in enumerate(table.keys)
         if k.module == name and (device is None or k.device == device)
     }
     program_ids = {table.keys[i].program_id for i in wanted}
-    known = set(rivals) | ({module_id} if module_id is not None else set())
+    known = rival_ids | ({module_id} if module_id is not None else set())
     shared: tuple[int, ...] = ()
-    if wanted and None not in program_ids and module_id is not None and program_ids <= known:
+    by_id = {i for i in wanted if table.keys[i].program_id == module_id}
+    if (wanted and None not in program_ids and module_id is not None and program_ids <= known
+            and _names_fit(table, by_id, instructions)):
         matched_by = "program id"
-        wanted = {i for i in wanted if table.keys[i].program_id == module_id}
-        picked = [i for i in range(len(table.key)) if table.key[i] in wanted]
-    elif rivals:
+        picked = [i for i in range(len(table.key)) if table.key[i] in by_id]
+    elif rival_ids:
         matched_by = "op names"
-        picked, shared = _pick_runs(table, wanted, set(instructions), module_id, rivals)
+        picked, shared = _pick_runs(table, wanted, set(instructions),
+                                    {rid: rivals[rid] for rid in rival_ids})
     else:
         matched_by = "name"
         picked = [i for i in range(len(table.key)) if table.key[i] in wanted]
     return _sum_up(table, picked, name, module_id, device, set(instructions), matched_by, shared)
 
 
+def _names_fit(table: EventTable, keys: set[int], instructions: Collection[str]) -> bool:
+    """Whether most ops of a program id name instructions of the module with
+    that id. Program ids count compilations in one process: a dump and a trace
+    taken in two processes can share ids that name different programs."""
+    ops = {table.keys[i].op for i in keys}
+    return not ops or 2 * sum(op in instructions for op in ops) > len(ops)
+
+
 def _pick_runs(
-    table: EventTable, wanted: set[int], instructions: set[str], module_id: int | None,
+    table: EventTable, wanted: set[int], instructions: set[str],
     rivals: Mapping[int, Collection[str]],
 ) -> tuple[list[int], tuple[int, ...]]:
     by_run: dict[int, list[int]] = {}
