@@ -33,3 +33,13 @@ def zoo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     from programs.zoo import generate
 
     return generate(tmp_path_factory.mktemp("zoo"))
+
+
+@pytest.fixture(scope="session")
+def profiled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Small JAX programs run under jax.profiler, every pass dumped: NAME ->
+    folder with ``dump/``, ``trace/`` and ``runs.json``."""
+    pytest.importorskip("jax")
+    from programs.profiled import generate
+
+    return generate(tmp_path_factory.mktemp("profiled"))

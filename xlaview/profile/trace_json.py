@@ -12,13 +12,14 @@ them).
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from xlaview.profile.events import EventTable, OpKey
 from xlaview.profile.files import MAX_FILE_BYTES, MAX_TEXT_BYTES, TraceReadError, text_chunks
 
-_WHITESPACE = " \t\n\r"
+_NOT_WHITESPACE = re.compile(r"[^ \t\n\r]")
 _DECODER = json.JSONDecoder()
 _US = 1e-6
 MAX_EVENT_CHARS = 64 << 20  # no real event comes near; a longer one is corrupt text
@@ -35,27 +36,35 @@ class _Stream:
         self.consumed = 0  # characters dropped from the front of ``text``
         self.eof = False
 
-    def _refill(self) -> bool:
+    def _refill(self, at_least: int = 0) -> bool:
+        """Read on until the buffer holds ``at_least`` characters past ``pos``
+        (one more chunk at the least); False at the end of the text."""
         if self.eof:
             return False
-        chunk = next(self._chunks, None)
-        if chunk is None:
-            self.eof = True
-            return False
+        parts = [self.text[self.pos :]]
+        have = len(parts[0])
+        while True:
+            chunk = next(self._chunks, None)
+            if chunk is None:
+                self.eof = True
+                break
+            parts.append(chunk)
+            have += len(chunk)
+            if have >= at_least:
+                break
         self.consumed += self.pos
-        self.text = self.text[self.pos :] + chunk
+        self.text = "".join(parts)
         self.pos = 0
-        return True
+        return len(parts) > 1
 
     def peek(self) -> str:
         """The next character that is not white space ('' at the end)."""
         while True:
-            text, pos = self.text, self.pos
-            while pos < len(text) and text[pos] in _WHITESPACE:
-                pos += 1
-            self.pos = pos
-            if pos < len(text):
-                return text[pos]
+            found = _NOT_WHITESPACE.search(self.text, self.pos)
+            if found is not None:
+                self.pos = found.start()
+                return self.text[self.pos]
+            self.pos = len(self.text)
             if not self._refill():
                 return ""
 
@@ -67,29 +76,27 @@ class _Stream:
     def value(self) -> object:
         """The next JSON value. A value that reaches the end of the buffer is
         decoded again after a refill: a number cut by the chunk boundary would
-        otherwise decode short."""
+        otherwise decode short. A value that does not decode is corrupt only
+        once the text has ended or it is longer than any event could be."""
         self.peek()
         while True:
             try:
                 value, end = _DECODER.raw_decode(self.text, self.pos)
             except json.JSONDecodeError as err:
-                if self._cut_short(err) and self._refill():
+                # Perhaps only cut short by the end of the buffer: read on,
+                # doubling what is buffered so that a long value is decoded
+                # a few times, not once per chunk.
+                pending = len(self.text) - self.pos
+                if pending <= MAX_EVENT_CHARS and self._refill(2 * pending):
                     continue
-                self.fail(err.msg)
+                self.fail(err.msg, err.pos)
             if end == len(self.text) and self._refill():
                 continue
             self.pos = end
             return value
 
-    def _cut_short(self, err: json.JSONDecodeError) -> bool:
-        """Whether decoding failed only because the buffer ends mid-value (and
-        not on bad text in its middle, which more text would not mend)."""
-        if len(self.text) - self.pos > MAX_EVENT_CHARS:
-            return False
-        return err.pos >= len(self.text) - 1 or err.msg.startswith("Unterminated string")
-
-    def fail(self, message: str) -> None:
-        where = self.consumed + self.pos
+    def fail(self, message: str, pos: int | None = None) -> None:
+        where = self.consumed + (self.pos if pos is None else pos)
         raise TraceReadError(self.path, f"not a trace-event JSON file: {message} at character {where:,}")
 
 
