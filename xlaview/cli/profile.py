@@ -65,7 +65,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
                                       trace_device=args.trace_device)
     except KeyError as err:
         raise CliError(str(err).strip('"')) from None
-    for note in _notes(profile, index):
+    for note in _notes(profile, trace):
         print(f"note: {note}", file=sys.stderr)
     if args.json:
         emit_json(profile.to_json())
@@ -74,8 +74,8 @@ def cmd_profile(args: argparse.Namespace) -> int:
     return 0
 
 
-def _notes(profile, index) -> list[str]:
-    notes = []
+def _notes(profile, trace) -> list[str]:
+    notes = list(trace.notes)
     if profile.shared_with:
         others = ", ".join(f"module_{i:04d}" for i in profile.shared_with)
         notes.append(f"some runs fit {others} as well (same op names) and are counted for each; "

@@ -10,15 +10,16 @@ from pathlib import Path
 from xlaview.profile.events import EventTable, OpKey
 from xlaview.profile.files import MAX_FILE_BYTES, MAX_TEXT_BYTES, TraceFile, trace_files
 from xlaview.profile.trace_json import read_trace_json
-from xlaview.profile.xplane import read_xplane
+from xlaview.profile.xplane import MAX_XPLANE_BYTES, read_xplane
 
 
 @dataclass(frozen=True, slots=True)
 class Trace:
     """The op events of a ``jax.profiler`` trace (one file per host).
 
-    ``events`` counts every event the files hold, ``table`` keeps those that
-    time an HLO op. ``has_program_ids`` tells whether events name the
+    ``events`` counts the timed events the files hold, ``table`` keeps those
+    that time an HLO op; ``notes`` says what the reader noticed (a JSON export
+    cut at its million-event limit). ``has_program_ids`` tells whether events name the
     compilation they ran (XPlane does, the JSON export does not).
     """
 
@@ -26,6 +27,7 @@ class Trace:
     files: tuple[TraceFile, ...]
     table: EventTable
     events: int
+    notes: tuple[str, ...] = ()
 
     @property
     def format(self) -> str:
@@ -66,11 +68,12 @@ def read_trace(
     table = EventTable()
     events = 0
     hosts = {f.host for f in files}
+    notes: list[str] = []
     for f in files:
         # One host: devices are named as the trace names them, without it.
         host = f.host if len(hosts) > 1 else ""
         if f.format == "xplane":
-            events += read_xplane(f.path, table, host, max_file, progress)
+            events += read_xplane(f.path, table, host, min(max_file, MAX_XPLANE_BYTES), progress)
         else:
-            events += read_trace_json(f.path, table, host, max_text, max_file, progress)
-    return Trace(Path(path), tuple(files), table.finish(), events)
+            events += read_trace_json(f.path, table, host, max_text, max_file, progress, notes)
+    return Trace(Path(path), tuple(files), table.finish(), events, tuple(notes))

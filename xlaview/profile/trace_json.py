@@ -23,6 +23,9 @@ _NOT_WHITESPACE = re.compile(r"[^ \t\n\r]")
 _DECODER = json.JSONDecoder()
 _US = 1e-6
 MAX_EVENT_CHARS = 64 << 20  # no real event comes near; a longer one is corrupt text
+# The profiler's JSON export keeps the earliest million events and drops the
+# rest (tsl's MaybeDropEventsForTraceViewer); the .xplane.pb keeps them all.
+JSON_EXPORT_LIMIT = 1_000_000
 
 
 class _Stream:
@@ -103,11 +106,21 @@ class _Stream:
 def read_trace_json(
     path: Path, table: EventTable, host: str = "",
     max_text: int = MAX_TEXT_BYTES, max_file: int = MAX_FILE_BYTES,
-    progress: Callable[[int], None] | None = None,
+    progress: Callable[[int], None] | None = None, notes: list[str] | None = None,
 ) -> int:
     """Add the op events of one JSON trace file to ``table``; returns how many
     events the file holds in all. ``progress`` gets the events read so far,
-    every 100,000."""
+    every 100,000; ``notes`` gets a line if the file looks cut short by the
+    profiler's export limit."""
+    complete = _read(path, table, host, max_text, max_file, progress)
+    if complete >= JSON_EXPORT_LIMIT and notes is not None:
+        notes.append(f"{path}: {complete:,} timed events, the most the profiler's JSON export "
+                     "keeps: later events were dropped (the .xplane.pb beside it has them all)")
+    return complete
+
+
+def _read(path: Path, table: EventTable, host: str, max_text: int, max_file: int,
+          progress: Callable[[int], None] | None) -> int:
     stream = _Stream(path, text_chunks(path, max_text, max_file))
     first = stream.peek()
     if first == "[":  # the bare-array form of the format
@@ -142,15 +155,16 @@ def _read_events(stream: _Stream, table: EventTable, host: str,
     processes: dict[object, str] = {}
     threads: dict[tuple[object, object], str] = {}
     pending: list[dict] = []  # op events seen before their process was named
-    count = 0
+    count = seen = 0
     while stream.peek() != "]":
         event = stream.value()
-        count += 1
-        if progress is not None and count % 100_000 == 0:
-            progress(count)
+        seen += 1
+        if progress is not None and seen % 100_000 == 0:
+            progress(seen)
         if isinstance(event, dict):
             phase = event.get("ph")
             if phase == "X":
+                count += 1
                 args = event.get("args")
                 if isinstance(args, dict) and "hlo_op" in args:
                     pending.append(event)

@@ -27,10 +27,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from xlaview.profile.events import EventTable, OpKey
-from xlaview.profile.files import MAX_FILE_BYTES, TraceReadError, read_bytes
+from xlaview.profile.files import TraceReadError, read_bytes
 from xlaview.profile.trace_json import device_name
 
 _PS = 1e-12
+# The file is decoded from memory: 1 GiB holds about 17 million events, a
+# minute or more of decoding in Python.
+MAX_XPLANE_BYTES = 1 << 30
 _LENGTH = 2
 
 
@@ -82,6 +85,20 @@ def _fields(data: bytes, start: int = 0, end: int | None = None) -> Iterator[tup
             pos += 4
         else:
             raise _Corrupt(f"unknown wire type {wire}")
+
+
+def _skip(data: bytes, pos: int) -> int:
+    """Past the field whose tag starts at ``pos``."""
+    tag, pos = _varint(data, pos)
+    wire = tag & 7
+    if wire == 0:
+        return _varint(data, pos)[1]
+    if wire == _LENGTH:
+        size, pos = _varint(data, pos)
+        return pos + size
+    if wire in (1, 5):
+        return pos + (8 if wire == 1 else 4)
+    raise _Corrupt(f"unknown wire type {wire}")
 
 
 def _signed(value: int) -> int:
@@ -154,7 +171,7 @@ def _stat(data: bytes, span: tuple[int, int], plane: _Plane) -> tuple[str, objec
 
 
 def read_xplane(
-    path: Path, table: EventTable, host: str = "", max_file: int = MAX_FILE_BYTES,
+    path: Path, table: EventTable, host: str = "", max_file: int = MAX_XPLANE_BYTES,
     progress: Callable[[int], None] | None = None,
 ) -> int:
     """Add the op events of one ``.xplane.pb`` to ``table``; returns how many
@@ -164,6 +181,8 @@ def read_xplane(
         return _read_space(data, table, host, progress)
     except _Corrupt as err:
         raise TraceReadError(path, f"not an XPlane protocol buffer: {err}") from None
+    except IndexError:  # the inline decoding of events ran off the end of the file
+        raise TraceReadError(path, "not an XPlane protocol buffer: it ends inside an event") from None
 
 
 def _read_space(data: bytes, table: EventTable, host: str,
@@ -175,8 +194,12 @@ def _read_space(data: bytes, table: EventTable, host: str,
     if not planes and data:
         raise _Corrupt("no planes")
     for plane in planes:
+        reader = _EventReader(data, plane)
         for line_span in plane.lines:
-            line_id, line_name, display, start_ns, events = 0, "", "", 0, []
+            # Two walks over the line: its name comes after its events in the
+            # wire order, and listing a million events first would double the
+            # memory a big trace takes.
+            line_id, line_name, display, start_ns = 0, "", "", 0
             for number, wire, value in _fields(data, *line_span):
                 if number == 1 and wire == 0:
                     line_id = value  # type: ignore[assignment]
@@ -186,54 +209,116 @@ def _read_space(data: bytes, table: EventTable, host: str,
                     display = _text(data, value)
                 elif number == 3 and wire == 0:
                     start_ns = _signed(value)  # type: ignore[arg-type]
-                elif number == 4 and wire == _LENGTH:
-                    events.append(value)
+            events = (value for number, wire, value in _fields(data, *line_span)
+                      if number == 4 and wire == _LENGTH)
             if origin is None:
                 origin = start_ns
             base_s = (start_ns - origin) * 1e-9
             thread = None
-            for span in events:
+            keys: dict[tuple, OpKey] = {}
+            for start, end in events:  # type: ignore[misc]
                 count += 1
                 if progress is not None and count % 100_000 == 0:
                     progress(count)
-                found = _op_event(data, span, plane)
+                found = reader.op_event(start, end)
                 if found is None:
                     continue
                 stats, offset_ps, duration_ps = found
-                device = device_name(plane.name, stats.get("device_ordinal"), host)
+                ident = (stats.get("hlo_module"), stats["hlo_op"], stats.get("device_ordinal"),
+                         stats.get("program_id"))
+                key = keys.get(ident)
+                if key is None:
+                    device = device_name(plane.name, ident[2], host)
+                    program = ident[3]
+                    key = keys[ident] = OpKey(str(ident[0] or ""), str(ident[1]), device,
+                                              program if isinstance(program, int) else None)
                 if thread is None:
-                    thread = table.thread_id(device, display or line_name, (plane.name, line_id))
-                program = stats.get("program_id")
-                key = OpKey(str(stats.get("hlo_module") or ""), str(stats["hlo_op"]), device,
-                            program if isinstance(program, int) else None)
+                    thread = table.thread_id(key.device, display or line_name, (plane.name, line_id))
                 run = stats.get("run_id")
                 table.add(key, None if run is None else str(run), thread,
                           base_s + offset_ps * _PS, duration_ps * _PS)
     return count
 
 
-def _op_event(data: bytes, span: object, plane: _Plane
-              ) -> tuple[dict[str, object], int, int] | None:
-    metadata_id = offset = duration = 0
-    stat_spans = []
-    for number, wire, value in _fields(data, *span):  # type: ignore[misc]
-        if number == 1:
-            metadata_id = _signed(value)  # type: ignore[arg-type]
-        elif number == 2:
-            offset = _signed(value)  # type: ignore[arg-type]
-        elif number == 3:
-            duration = _signed(value)  # type: ignore[arg-type]
-        elif number == 4 and wire == _LENGTH:
-            stat_spans.append(value)
-        elif number == 5:
-            return None  # an aggregate of several occurrences, no single time
-    stats: dict[str, object] = {}
-    # As the profiler's own JSON export does: the stats of the event's
-    # metadata first, then the event's own, which win.
-    for stat_span in (*plane.event_stats.get(metadata_id, ()), *stat_spans):
-        found = _stat(data, stat_span, plane)
-        if found is not None:
-            stats[found[0]] = found[1]
-    if "hlo_op" not in stats:
-        return None
-    return stats, offset, duration
+class _EventReader:
+    """Decodes the events of one plane. A profile holds millions of events, so
+    this is the hot loop: one-byte tags and varints are read inline, and the
+    few stats wanted (whose values repeat: the op, the module, the run) are
+    decoded once per distinct encoding and then looked up."""
+
+    def __init__(self, data: bytes, plane: _Plane) -> None:
+        self.data = data
+        self.plane = plane
+        self.wanted_ids = {i for i, name in plane.stat_names.items() if name in _WANTED}
+        self.cache: dict[bytes, tuple[str, object] | None] = {}
+
+    def op_event(self, pos: int, end: int) -> tuple[dict[str, object], int, int] | None:
+        data = self.data
+        metadata_id = 0
+        times: list[int] = []  # where offset_ps and duration_ps start; decoded for op events only
+        stat_spans: list[tuple[int, int]] = []
+        while pos < end:
+            tag = data[pos]
+            pos += 1
+            if tag == 0x08:  # metadata_id
+                byte = data[pos]
+                pos += 1
+                metadata_id, shift = byte & 0x7F, 7
+                while byte >= 0x80:
+                    byte = data[pos]
+                    pos += 1
+                    metadata_id |= (byte & 0x7F) << shift
+                    shift += 7
+            elif tag == 0x10 or tag == 0x18:  # offset_ps, duration_ps: skipped for now
+                times.append(pos if tag == 0x10 else -pos)
+                while data[pos] >= 0x80:
+                    pos += 1
+                pos += 1
+            elif tag == 0x22:  # a stat
+                size = data[pos]
+                pos += 1
+                if size >= 0x80:
+                    size, pos = _varint(data, pos - 1)
+                stat_spans.append((pos, pos + size))
+                pos += size
+            elif tag == 0x28:
+                return None  # an aggregate of several occurrences, no single time
+            else:
+                pos = _skip(data, pos - 1)
+        if pos > end:
+            raise _Corrupt("a field runs past the end of its event")
+        metadata_stats = self.plane.event_stats.get(_signed(metadata_id))
+        if not stat_spans and not metadata_stats:
+            return None
+        stats: dict[str, object] = {}
+        # As the profiler's own JSON export does: the stats of the event's
+        # metadata first, then the event's own, which win.
+        for span in (*(metadata_stats or ()), *stat_spans):
+            found = self._stat(*span)
+            if found is not None:
+                stats[found[0]] = found[1]
+        if "hlo_op" not in stats:
+            return None
+        offset = duration = 0
+        for at in times:
+            value = _signed(_varint(data, abs(at))[0])
+            if at > 0:
+                offset = value
+            else:
+                duration = value
+        return stats, offset, duration
+
+    def _stat(self, start: int, end: int) -> tuple[str, object] | None:
+        data = self.data
+        if end - start < 2 or data[start] != 0x08:
+            return None  # no metadata id first: not a stat the profiler wrote
+        stat_id = data[start + 1]
+        if stat_id >= 0x80:
+            stat_id = _varint(data, start + 1)[0]
+        if stat_id not in self.wanted_ids:
+            return None  # unwanted stats (counters) are often unique: not cached
+        raw = data[start:end]
+        found = self.cache.get(raw, self)
+        if found is self:
+            found = self.cache[raw] = _stat(raw, (0, len(raw)), self.plane)
+        return found  # type: ignore[return-value]
