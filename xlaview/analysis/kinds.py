@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 
-from xlaview.hlo import Instruction
+from xlaview.hlo import Instruction, Module
+from xlaview.hlo.attributes import unquote
 
 
 class Kind(str, Enum):
@@ -87,3 +89,73 @@ def is_fusion_kind(kind: Kind) -> bool:
     return kind in (
         Kind.FUSION_LOOP, Kind.FUSION_INPUT, Kind.FUSION_OUTPUT, Kind.FUSION_CUSTOM, Kind.FUSION_OTHER
     )
+
+
+# -- names shown for a kind of op ---------------------------------------------------
+
+
+def custom_call_target(instr: Instruction) -> str | None:
+    """The library or runtime routine a ``custom-call`` runs (``__cublas$lt$matmul``)."""
+    if instr.opcode not in ("custom-call", "custom-call-start"):
+        return None
+    value = instr.attribute("custom_call_target")
+    return unquote(value) if value is not None else None
+
+
+_FUSION_KIND_IN_TEXT = re.compile(r'\bkind\\?"?\s*:\s*\\?"([^"\\]+)')
+
+
+def custom_fusion_kind(instr: Instruction) -> str | None:
+    """What a ``kCustom`` fusion is, from its backend config: ``__ynn_fusion``
+    (XLA:CPU's YNNPACK), ``__triton_gemm``, ``__triton_nested_gemm_fusion``..."""
+    if instr.opcode != "fusion" or instr.fusion_kind != "kCustom":
+        return None
+    config = instr.backend_config
+    if isinstance(config, dict):
+        for key in ("fusion_config", "fusion_backend_config"):
+            inner = config.get(key)
+            if isinstance(inner, dict) and isinstance(inner.get("kind"), str):
+                return inner["kind"]
+        return None
+    # Older GPU configs are a quoted protobuf text, not JSON.
+    match = _FUSION_KIND_IN_TEXT.search(config) if isinstance(config, str) else None
+    return match.group(1) if match else None
+
+
+def kind_name(instr: Instruction, module: Module | None = None) -> str:
+    """The short kind a table shows for an op: the fusion kind (``kLoop``), a
+    kCustom fusion's name (``__ynn_fusion``), a custom call's target
+    (``__cublas$lt$matmul``), the op an ``async-start`` runs
+    (``all-gather-start``), else the opcode."""
+    op = instr.opcode
+    if op == "fusion":
+        return custom_fusion_kind(instr) or instr.fusion_kind or "fusion"
+    if op in ("custom-call", "custom-call-start"):
+        return custom_call_target(instr) or op
+    if op == "async-start" and module is not None:
+        wrapped = _wrapped_root(instr, module)
+        if wrapped is not None:
+            if wrapped.opcode == "custom-call":
+                return custom_call_target(wrapped) or "custom-call-start"
+            return f"{wrapped.opcode}-start"
+    return op
+
+
+def op_label(instr: Instruction, module: Module | None = None) -> str:
+    """Opcode and kind together, for a graph node or an inspector title:
+    ``custom-call __cublas$lt$matmul``, ``fusion kCustom __ynn_fusion``,
+    ``fusion kLoop``, ``dot``."""
+    op = instr.opcode
+    if op == "fusion":
+        name = custom_fusion_kind(instr)
+        kind = instr.fusion_kind or ""
+        return " ".join(p for p in ("fusion", kind, name) if p)
+    kind = kind_name(instr, module)
+    return op if kind == op else f"{op} {kind}"
+
+
+def _wrapped_root(instr: Instruction, module: Module) -> Instruction | None:
+    called = instr.called_computations
+    if not called or not module.has_computation(called[0]):
+        return None
+    return module.computation(called[0]).root

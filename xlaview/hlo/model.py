@@ -131,7 +131,8 @@ class Instruction(NamedTuple):
         names: list[str] = []
         for key in CALLED_COMPUTATION_ATTRIBUTES:
             value = attrs.get(key)
-            if value is not None and (value.startswith(("%", "{")) or value[:1].isalpha()):
+            # A bare name may start with "_" (jax's ``_normal_real.138``).
+            if value is not None and (value.startswith(("%", "{", "_")) or value[:1].isalpha()):
                 names.extend(computation_names(value))
         return tuple(names)
 
