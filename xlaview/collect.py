@@ -143,7 +143,7 @@ def collect(
         raise CollectError(f"profile= takes a number of runs, not {profile!r}")
     name = getattr(fn, "__name__", "fn")
     folder = ensure_writable(Path(out).expanduser() if out is not None else new_dump_folder(name))
-    options = {"xla_dump_to": str(folder), "xla_dump_hlo_pass_re": passes}
+    options: dict[str, str | bool] = {"xla_dump_to": str(folder), "xla_dump_hlo_pass_re": passes}
     compiled = jax.jit(fn, **jit_kwargs).lower(*args).compile(compiler_options=options)
     if profile:
         dynamic = _dynamic_args(fn, args, jit_kwargs)

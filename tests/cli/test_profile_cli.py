@@ -54,6 +54,36 @@ def test_json_contract_and_counts(profiled: dict[str, Path], trace_arg: str) -> 
         assert op["count"] == count, f"{name}: {op['count']} events, the trace has {count}"
         assert op["measured_s"] == pytest.approx(seconds, rel=0.01), name
         assert op["mean_s"] == pytest.approx(seconds / count, rel=0.01), name
+        assert op["flops"] is not None and op["bytes_accessed"] is not None, f"{name}: static cost"
+    assert document["device"] is None, "a CPU dump names no accelerator: no roofline by default"
+    assert all(op["time_s"] is None and op["roofline_fraction"] is None for op in ops.values())
+
+
+def test_static_cost_and_roofline_beside_the_measure(profiled: dict[str, Path]) -> None:
+    from xlaview.analysis.cost import module_cost
+    from xlaview.analysis.devices import device
+    from xlaview.analysis.roofline import roofline
+    from xlaview.dump import index_dump, load_module
+
+    folder = profiled["mlp_scan"]
+    proc = xlaview("profile", "--json", str(folder / "dump"), str(folder / "trace"),
+                   "--device", "h100")
+    assert proc.returncode == 0, proc.stderr
+    document = json.loads(proc.stdout)
+    assert document["device"] == "h100"
+    (module,) = [m for m in index_dump(folder / "dump").modules if m.name == "jit_mlp_scan"]
+    cost = module_cost(load_module(module.after_optimizations.path).module)
+    line = roofline(cost, device("h100"))
+    for op in document["ops"]:
+        static = cost.op(op["name"])
+        assert (op["flops"], op["bytes_accessed"]) == (static.flops, static.bytes_accessed), op
+        assert op["time_s"] == pytest.approx(line.op(op["name"]).time_s), op["name"]
+        assert op["roofline_fraction"] == pytest.approx(op["time_s"] / op["mean_s"]), op["name"]
+        assert op["achieved_flops_per_s"] == pytest.approx(op["flops"] / op["mean_s"]), op["name"]
+        assert op["achieved_bytes_per_s"] == pytest.approx(op["bytes_accessed"] / op["mean_s"])
+    # x @ w with x f32[64,32], w f32[32,64]: 2 * 64 * 32 * 64 FLOPs, in a fusion of its own
+    dots = [op for op in document["ops"] if op["flops"] == 2 * 64 * 32 * 64]
+    assert len(dots) == 1 and dots[0]["count"] == 3, [(o["name"], o["flops"]) for o in document["ops"]]
 
 
 def test_unmatched_events_in_json(profiled: dict[str, Path]) -> None:
@@ -79,6 +109,7 @@ def test_text_output_and_default_module(profiled: dict[str, Path]) -> None:
     (["DUMP", "DUMP"], "no trace here"),
     (["DUMP", "TRACE", "--module", "jit_nothing"], "no module 'jit_nothing'"),
     (["DUMP", "TRACE", "--trace-device", "/device:TPU:9"], "no device '/device:TPU:9'"),
+    (["DUMP", "TRACE", "--device", "b200"], "unknown device 'b200'"),
 ])  # fmt: skip
 def test_errors_are_one_clear_line(profiled: dict[str, Path], args: list[str], message: str) -> None:
     folder = profiled["mlp_scan"]

@@ -63,7 +63,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
     try:
         profile = profile_dump_module(trace, index, dump_module, module, device=args.device,
                                       trace_device=args.trace_device)
-    except KeyError as err:
+    except KeyError as err:  # UnknownDeviceError included
         raise CliError(str(err).strip('"')) from None
     for note in _notes(profile, trace):
         print(f"note: {note}", file=sys.stderr)
@@ -80,6 +80,9 @@ def _notes(profile, trace) -> list[str]:
         others = ", ".join(f"module_{i:04d}" for i in profile.shared_with)
         notes.append(f"some runs fit {others} as well (same op names) and are counted for each; "
                      "an .xplane.pb trace tells compilations apart by program id")
+    if profile.device is None:
+        notes.append("no roofline: the dump names no accelerator it was compiled for; "
+                     "choose one with --device (h100, a100, mi300x, tpu-v5e, ...)")
     if not profile.ops and not profile.unmatched:
         notes.append(f"the trace has no event of {profile.module}"
                      + (f" (module_{profile.module_id:04d})" if profile.module_id is not None else ""))
@@ -126,8 +129,9 @@ def register(sub) -> None:
                         "plugins/profile/<run> folder, a .xplane.pb or a .trace.json.gz")
     p.add_argument("--module", help="module name, module_NNNN or id (default: the module "
                                     "the trace spent most time in)")
-    p.add_argument("--device", help="device of the roofline, as in `xlaview cost` "
-                                    "(default: from the dump)")
+    p.add_argument("--device", help="device of the roofline, as in `xlaview cost` (h100, h200, "
+                                    "a100, mi300x, tpu-v4, tpu-v5e, tpu-v5p, tpu-v6e; default: "
+                                    "the accelerator the dump was compiled for, none for CPU)")
     p.add_argument("--trace-device", help="measure one device of the trace, e.g. /host:CPU:0 "
                                           "(default: all devices, summed)")
     p.add_argument("--json", action="store_true", help="print JSON")

@@ -18,12 +18,19 @@ from xlaview.profile.join import (
 )
 from xlaview.profile.measure import ModuleTime, OpTime, measure_module
 from xlaview.profile.report import ModuleProfile, OpProfile, combine
-from xlaview.profile.static import profile_dump_module, static_costs
+from xlaview.profile.static import (
+    StaticCosts,
+    StaticOp,
+    profile_dump_module,
+    roofline_device,
+    static_costs,
+)
 from xlaview.profile.trace import Trace, read_trace
 
 __all__ = [
     "ModuleProfile", "ModuleTime", "OpProfile", "OpTime", "Trace", "TraceFile", "TraceReadError",
     "TracedModule", "busiest_module", "choose_module", "combine", "executed_file", "find_trace",
-    "measure_dump_module", "measure_module", "profile_dump_module", "read_trace", "static_costs",
+    "StaticCosts", "StaticOp", "measure_dump_module", "measure_module", "profile_dump_module",
+    "read_trace", "roofline_device", "static_costs",
     "trace_files", "traced_modules",
 ]  # fmt: skip

@@ -56,9 +56,11 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
             raise _Corrupt("a number longer than 10 bytes")
 
 
-def _fields(data: bytes, start: int = 0, end: int | None = None) -> Iterator[tuple[int, int, object]]:
-    """(field number, wire type, value) of a message: an int for varints and
-    fixed-size fields, a (start, end) pair for length-delimited ones."""
+def _fields(data: bytes, start: int = 0, end: int | None = None
+            ) -> Iterator[tuple[int, int, int, int]]:
+    """(field number, wire type, a, b) for each field of a message: for a
+    length-delimited field its bytes are ``data[a:b]``; for the others ``a``
+    is the value (``b`` is 0)."""
     end = len(data) if end is None else end
     pos = start
     while pos < end:
@@ -66,23 +68,19 @@ def _fields(data: bytes, start: int = 0, end: int | None = None) -> Iterator[tup
         number, wire = tag >> 3, tag & 7
         if wire == 0:
             value, pos = _varint(data, pos)
-            yield number, wire, value
+            yield number, wire, value, 0
         elif wire == _LENGTH:
             size, pos = _varint(data, pos)
             if pos + size > end:
                 raise _Corrupt("a field runs past the end of its message")
-            yield number, wire, (pos, pos + size)
+            yield number, wire, pos, pos + size
             pos += size
-        elif wire == 1:
-            if pos + 8 > end:
+        elif wire in (1, 5):
+            width = 8 if wire == 1 else 4
+            if pos + width > end:
                 raise _Corrupt("a field runs past the end of its message")
-            yield number, wire, struct.unpack_from("<Q", data, pos)[0]
-            pos += 8
-        elif wire == 5:
-            if pos + 4 > end:
-                raise _Corrupt("a field runs past the end of its message")
-            yield number, wire, struct.unpack_from("<I", data, pos)[0]
-            pos += 4
+            yield number, wire, int.from_bytes(data[pos : pos + width], "little"), 0
+            pos += width
         else:
             raise _Corrupt(f"unknown wire type {wire}")
 
@@ -105,8 +103,7 @@ def _signed(value: int) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
 
 
-def _text(data: bytes, span: object) -> str:
-    start, end = span  # type: ignore[misc]
+def _text(data: bytes, start: int, end: int) -> str:
     return data[start:end].decode("utf-8", errors="replace")
 
 
@@ -119,54 +116,54 @@ class _Plane:
         self.event_names: dict[int, str] = {}
         self.event_stats: dict[int, list[tuple[int, int]]] = {}
         self.stat_names: dict[int, str] = {}
-        for number, wire, value in _fields(data, start, end):
+        for number, wire, a, b in _fields(data, start, end):
             if wire != _LENGTH:
                 continue
             if number == 2:
-                self.name = _text(data, value)
+                self.name = _text(data, a, b)
             elif number == 3:
-                self.lines.append(value)  # type: ignore[arg-type]
+                self.lines.append((a, b))
             elif number in (4, 5):
-                self._map_entry(data, number, value)
+                self._map_entry(data, number, a, b)
 
-    def _map_entry(self, data: bytes, number: int, span: object) -> None:
+    def _map_entry(self, data: bytes, number: int, start: int, end: int) -> None:
         key, message = 0, None
-        for field, wire, value in _fields(data, *span):  # type: ignore[misc]
+        for field, wire, a, b in _fields(data, start, end):
             if field == 1 and wire == 0:
-                key = _signed(value)  # type: ignore[arg-type]
+                key = _signed(a)
             elif field == 2 and wire == _LENGTH:
-                message = value
+                message = (a, b)
         if message is None:
             return
-        for field, wire, value in _fields(data, *message):  # type: ignore[misc]
+        for field, wire, a, b in _fields(data, *message):
             if field == 2 and wire == _LENGTH:
-                (self.event_names if number == 4 else self.stat_names)[key] = _text(data, value)
+                (self.event_names if number == 4 else self.stat_names)[key] = _text(data, a, b)
             elif field == 5 and wire == _LENGTH and number == 4:
-                self.event_stats.setdefault(key, []).append(value)  # type: ignore[arg-type]
+                self.event_stats.setdefault(key, []).append((a, b))
 
 
 # The stats an op event carries, by name.
 _WANTED = {"hlo_op", "hlo_module", "program_id", "run_id", "device_ordinal"}
 
 
-def _stat(data: bytes, span: tuple[int, int], plane: _Plane) -> tuple[str, object] | None:
+def _stat(data: bytes, start: int, end: int, plane: _Plane) -> tuple[str, object] | None:
     name = None
     value: object = None
-    for field, wire, raw in _fields(data, *span):
+    for field, wire, a, b in _fields(data, start, end):
         if field == 1:
-            name = plane.stat_names.get(raw)  # type: ignore[arg-type]
+            name = plane.stat_names.get(a)
             if name not in _WANTED:
                 return None
         elif field == 2 and wire == 1:
-            value = struct.unpack("<d", struct.pack("<Q", raw))[0]
+            value = struct.unpack("<d", a.to_bytes(8, "little"))[0]
         elif field == 3:
-            value = raw
+            value = a
         elif field == 4:
-            value = _signed(raw)  # type: ignore[arg-type]
+            value = _signed(a)
         elif field in (5, 6) and wire == _LENGTH:
-            value = _text(data, raw)
+            value = _text(data, a, b)
         elif field == 7:
-            value = plane.stat_names.get(raw)  # type: ignore[arg-type]
+            value = plane.stat_names.get(a)
     return (name, value) if name else None
 
 
@@ -189,8 +186,8 @@ def _read_space(data: bytes, table: EventTable, host: str,
                 progress: Callable[[int], None] | None) -> int:
     count = 0
     origin: int | None = None  # the earliest line start, so times are small numbers
-    planes = [_Plane(data, *span) for number, wire, span in _fields(data)
-              if number == 1 and wire == _LENGTH]  # type: ignore[misc]
+    planes = [_Plane(data, a, b) for number, wire, a, b in _fields(data)
+              if number == 1 and wire == _LENGTH]
     if not planes and data:
         raise _Corrupt("no planes")
     for plane in planes:
@@ -200,23 +197,23 @@ def _read_space(data: bytes, table: EventTable, host: str,
             # wire order, and listing a million events first would double the
             # memory a big trace takes.
             line_id, line_name, display, start_ns = 0, "", "", 0
-            for number, wire, value in _fields(data, *line_span):
+            for number, wire, a, b in _fields(data, *line_span):
                 if number == 1 and wire == 0:
-                    line_id = value  # type: ignore[assignment]
+                    line_id = a
                 elif number == 2 and wire == _LENGTH:
-                    line_name = _text(data, value)
+                    line_name = _text(data, a, b)
                 elif number == 11 and wire == _LENGTH:
-                    display = _text(data, value)
+                    display = _text(data, a, b)
                 elif number == 3 and wire == 0:
-                    start_ns = _signed(value)  # type: ignore[arg-type]
-            events = (value for number, wire, value in _fields(data, *line_span)
+                    start_ns = _signed(a)
+            events = ((a, b) for number, wire, a, b in _fields(data, *line_span)
                       if number == 4 and wire == _LENGTH)
             if origin is None:
                 origin = start_ns
             base_s = (start_ns - origin) * 1e-9
             thread = None
             keys: dict[tuple, OpKey] = {}
-            for start, end in events:  # type: ignore[misc]
+            for start, end in events:
                 count += 1
                 if progress is not None and count % 100_000 == 0:
                     progress(count)
@@ -318,7 +315,6 @@ class _EventReader:
         if stat_id not in self.wanted_ids:
             return None  # unwanted stats (counters) are often unique: not cached
         raw = data[start:end]
-        found = self.cache.get(raw, self)
-        if found is self:
-            found = self.cache[raw] = _stat(raw, (0, len(raw)), self.plane)
-        return found  # type: ignore[return-value]
+        if raw not in self.cache:
+            self.cache[raw] = _stat(raw, 0, len(raw), self.plane)
+        return self.cache[raw]
