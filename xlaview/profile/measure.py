@@ -17,6 +17,7 @@ nested directly inside it.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
@@ -97,14 +98,14 @@ def measure_module(
     if (wanted and None not in program_ids and module_id is not None and program_ids <= known
             and _names_fit(table, by_id, instructions)):
         matched_by = "program id"
-        picked = [i for i in range(len(table.key)) if table.key[i] in by_id]
+        picked = _picked(table, by_id)
     elif rival_ids:
         matched_by = "op names"
         picked, shared = _pick_runs(table, wanted, set(instructions),
                                     {rid: rivals[rid] for rid in rival_ids})
     else:
         matched_by = "name"
-        picked = [i for i in range(len(table.key)) if table.key[i] in wanted]
+        picked = _picked(table, wanted)
     return _sum_up(table, picked, name, module_id, device, set(instructions), matched_by, shared)
 
 
@@ -119,56 +120,68 @@ def _names_fit(table: EventTable, keys: set[int], instructions: Collection[str])
 def _pick_runs(
     table: EventTable, wanted: set[int], instructions: set[str],
     rivals: Mapping[int, Collection[str]],
-) -> tuple[list[int], tuple[int, ...]]:
-    by_run: dict[int, list[int]] = {}
-    for i in range(len(table.key)):
-        if table.key[i] in wanted:
-            by_run.setdefault(table.run[i], []).append(i)
+) -> tuple[array, tuple[int, ...]]:
+    by_run: dict[int, array] = {}
+    for i in _picked(table, wanted):
+        by_run.setdefault(table.run[i], array("l")).append(i)
     rival_sets = {rid: set(names) for rid, names in rivals.items()}
-    picked: list[int] = []
+    picked = array("l")
     shared: set[int] = set()
     for events in by_run.values():
-        ops = {table.keys[table.key[i]].op for i in events}
+        ops = {table.keys[k].op for k in {table.key[i] for i in events}}
         mine = len(ops & instructions)
         fits = {rid: len(ops & names) for rid, names in rival_sets.items()}
         best = max(fits.values(), default=-1)
         if mine >= best:
-            picked += events
+            picked.extend(events)
             shared.update(rid for rid, n in fits.items() if n == mine)
-    picked.sort()
-    return picked, tuple(sorted(shared))
+    return array("l", sorted(picked)), tuple(sorted(shared))
+
+
+def _picked(table: EventTable, keys: set[int]) -> array:
+    """The events of ``keys``, in table order."""
+    return array("l", (i for i, k in enumerate(table.key) if k in keys))
 
 
 def _sum_up(
-    table: EventTable, picked: list[int], name: str, module_id: int | None,
+    table: EventTable, picked: array, name: str, module_id: int | None,
     device: str | None, instructions: set[str], matched_by: str, shared: tuple[int, ...],
 ) -> ModuleTime:
-    keys, duration = table.keys, table.duration
-    nested_in = _parents(table, picked)
-    count: dict[str, int] = {}
-    total: dict[str, float] = {}
-    own: dict[str, float] = {}
-    op_of = {i: keys[table.key[i]].op for i in picked}
+    # Sums by key first (numbers in lists, no per-event objects), then by op
+    # name: a million events of one module must not cost a dict entry each.
+    keys, key_of, duration, run_of = table.keys, table.key, table.duration, table.run
+    parent = _parents(table, picked)
+    count = [0] * len(keys)
+    total = [0.0] * len(keys)
+    own = [0.0] * len(keys)
+    matched = [k.op in instructions for k in keys]
     outer_total = outer_matched = 0.0
     runs: set[int] = set()
-    devices: set[str] = set()
-    for i in picked:
-        op = op_of[i]
-        count[op] = count.get(op, 0) + 1
-        total[op] = total.get(op, 0.0) + duration[i]
-        own[op] = own.get(op, 0.0) + duration[i]
-        parent = nested_in.get(i)
-        if parent is None:
-            outer_total += duration[i]
-            if op in instructions:
-                outer_matched += duration[i]
+    for n, i in enumerate(picked):
+        k, seconds = key_of[i], duration[i]
+        count[k] += 1
+        total[k] += seconds
+        own[k] += seconds
+        up = parent[n]
+        if up < 0:
+            outer_total += seconds
+            if matched[k]:
+                outer_matched += seconds
         else:
-            own[op_of[parent]] -= duration[i]
-        if table.run[i] >= 0:
-            runs.add(table.run[i])
-        devices.add(keys[table.key[i]].device)
+            own[key_of[picked[up]]] -= seconds
+        runs.add(run_of[i])
+    runs.discard(-1)
+    by_op: dict[str, list] = {}
+    devices: set[str] = set()
+    for k, key in enumerate(keys):
+        if count[k]:
+            sums = by_op.setdefault(key.op, [0, 0.0, 0.0])
+            sums[0] += count[k]
+            sums[1] += total[k]
+            sums[2] += own[k]
+            devices.add(key.device)
     times = sorted(
-        (OpTime(op, count[op], total[op], max(own[op], 0.0)) for op in count),
+        (OpTime(op, n, seconds, max(self_s, 0.0)) for op, (n, seconds, self_s) in by_op.items()),
         key=lambda t: (-t.measured_s, t.name),
     )
     ops = tuple(t for t in times if t.name in instructions)
@@ -179,22 +192,30 @@ def _sum_up(
                       outer_matched, ops, unmatched, matched_by, shared)
 
 
-def _parents(table: EventTable, picked: list[int]) -> dict[int, int]:
-    """The innermost picked event each picked event lies within, on its own
-    timeline."""
+def _parents(table: EventTable, picked: array) -> array:
+    """For each picked event (by position in ``picked``), the position of the
+    innermost picked event it lies within on its own timeline, or -1."""
     start, duration, thread = table.start, table.duration, table.thread
-    order = sorted(picked, key=lambda i: (thread[i], start[i], -duration[i]))
-    parents: dict[int, int] = {}
-    stack: list[int] = []
-    current_thread = None
-    for i in order:
-        if thread[i] != current_thread:
-            current_thread, stack = thread[i], []
-        begin = start[i]
-        while stack and start[stack[-1]] + duration[stack[-1]] < begin + _NEST_SLACK_S:
-            stack.pop()
-        end = begin + duration[i]
-        if stack and end <= start[stack[-1]] + duration[stack[-1]] + _NEST_SLACK_S:
-            parents[i] = stack[-1]
-        stack.append(i)
-    return parents
+    lines: dict[int, list[int]] = {}
+    for n, i in enumerate(picked):
+        lines.setdefault(thread[i], []).append(n)
+    parent = array("l", [-1]) * len(picked)
+    for positions in lines.values():
+        # By start time, the longer first where two start together (two stable
+        # sorts on single keys: no tuple per event).
+        positions.sort(key=lambda n: -duration[picked[n]])
+        positions.sort(key=lambda n: start[picked[n]])
+        stack: list[int] = []  # positions; ends kept beside them
+        ends: list[float] = []
+        for n in positions:
+            i = picked[n]
+            begin = start[i]
+            while ends and ends[-1] < begin + _NEST_SLACK_S:
+                stack.pop()
+                ends.pop()
+            end = begin + duration[i]
+            if ends and end <= ends[-1] + _NEST_SLACK_S:
+                parent[n] = stack[-1]
+            stack.append(n)
+            ends.append(end)
+    return parent
