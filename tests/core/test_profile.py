@@ -175,6 +175,31 @@ def test_json_and_xplane_readers_agree(profiled: dict[str, Path]) -> None:
             assert tables["json"][key][1] == pytest.approx(seconds, rel=1e-6, abs=1e-12), (name, key)
 
 
+def test_perfetto_trace_and_one_file_per_host(profiled: dict[str, Path], tmp_path: Path) -> None:
+    folder = profiled["mlp_scan"]
+    (run,) = (folder / "trace" / "plugins" / "profile").iterdir()
+    perfetto = run / "perfetto_trace.json.gz"
+    assert perfetto.is_file(), "create_perfetto_trace=True writes it"
+    assert [f.path.name for f in trace_files(run)] == [json_trace(folder).name.replace(
+        ".trace.json.gz", ".xplane.pb")], "the host's own files win over the perfetto copy"
+    assert list(read_trace(perfetto).table.events()) == list(
+        read_trace(json_trace(folder)).table.events())
+    # Two hosts: one file each, devices named with their host.
+    hosts = tmp_path / "plugins" / "profile" / "2026_01_01_00_00_00"
+    hosts.mkdir(parents=True)
+    for host in ("alpha", "beta"):
+        (hosts / f"{host}.trace.json.gz").write_bytes(json_trace(folder).read_bytes())
+    (hosts / "perfetto_trace.json.gz").write_bytes(perfetto.read_bytes())
+    trace = read_trace(tmp_path)
+    assert sorted(f.host for f in trace.files) == ["alpha", "beta"]
+    assert trace.devices == ("alpha/host:CPU:0", "beta/host:CPU:0")
+    index, module = dump_module(folder, "jit_mlp_scan")
+    total = measure_dump_module(trace, index, module)
+    one = measure_dump_module(trace, index, module, device="beta/host:CPU:0")
+    assert total.runs == one.runs == 3, "the same run ids on both hosts"
+    assert all(op.count == 2 * one.op(op.name).count for op in total.ops)
+
+
 def test_json_is_read_across_any_chunk_boundary(profiled: dict[str, Path], monkeypatch) -> None:
     folder = profiled["two_bodies"]
     whole = read_trace(json_trace(folder))

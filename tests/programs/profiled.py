@@ -2,7 +2,8 @@
 
 Run as a script: ``python profiled.py OUT_DIR NAME`` writes ``OUT_DIR/NAME/dump``
 (XLA_FLAGS dumping every pass of every compilation) and ``OUT_DIR/NAME/trace``
-(the ``jax.profiler`` log dir), and ``OUT_DIR/NAME/runs.json`` saying which
+(the ``jax.profiler`` log dir; mlp_scan's also has a ``perfetto_trace.json.gz``),
+and ``OUT_DIR/NAME/runs.json`` saying which
 compilation ran how often, in order. Each program runs in its own process so
 that XLA_FLAGS apply. Every function runs once before the trace starts, so the
 trace holds exactly the runs listed.
@@ -62,7 +63,7 @@ def _run(name: str, out: Path) -> None:
     for call, (_, args) in zip(compiled, functions, strict=True):
         jax.block_until_ready(call(*args))
     runs = []
-    jax.profiler.start_trace(str(out / "trace"))
+    jax.profiler.start_trace(str(out / "trace"), create_perfetto_trace=name == "mlp_scan")
     for k, (call, (_, args)) in enumerate(zip(compiled, functions, strict=True)):
         # Compilations of one name run different numbers of times, one after
         # the other, so that tests can tell their runs apart in the JSON.
