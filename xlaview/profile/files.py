@@ -14,6 +14,7 @@ gzip bomb stops at the cap with an error naming the file.
 
 from __future__ import annotations
 
+import codecs
 import gzip
 import io
 import os
@@ -103,7 +104,7 @@ def text_chunks(
         stream: io.BufferedIOBase = raw
         if raw.peek(2)[:2] == b"\x1f\x8b":  # type: ignore[attr-defined]
             stream = gzip.GzipFile(fileobj=raw, mode="rb")
-        decoder = _Utf8()
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         total = 0
         while True:
             try:
@@ -117,16 +118,6 @@ def text_chunks(
                 raise TraceReadError(path, f"too large: more than {limit:,} bytes of text")
             yield decoder.decode(block)
         yield decoder.decode(b"", final=True)
-
-
-class _Utf8:
-    def __init__(self) -> None:
-        import codecs
-
-        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-
-    def decode(self, data: bytes, final: bool = False) -> str:
-        return self._decoder.decode(data, final)
 
 
 def host_of(name: str) -> str:

@@ -15,7 +15,8 @@ from xlaview.profile.trace import Trace
 LoadModule = Callable[[DumpFile], Module]
 
 
-def _load(dump_file: DumpFile) -> Module:
+def parse_dump_file(dump_file: DumpFile) -> Module:
+    """An HLO file of the dump, parsed tolerantly (the default ``load``)."""
     return load_module(dump_file.path).module
 
 
@@ -62,7 +63,7 @@ class _InstructionNames(Mapping[int, frozenset[str]]):
 
 def measure_dump_module(
     trace: Trace, index: DumpIndex, dump_module: DumpModule, module: Module | None = None,
-    device: str | None = None, load: LoadModule = _load,
+    device: str | None = None, load: LoadModule = parse_dump_file,
 ) -> ModuleTime:
     """The measured time of ``dump_module`` (whose executed HLO, if already
     parsed, is ``module``) on ``device`` (None: every device, summed).

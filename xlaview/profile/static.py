@@ -14,7 +14,7 @@ from xlaview.analysis.devices import device as device_named
 from xlaview.analysis.roofline import Roofline, roofline
 from xlaview.dump.index import DumpIndex, DumpModule
 from xlaview.hlo import Module
-from xlaview.profile.join import LoadModule, _load, executed_file, measure_dump_module
+from xlaview.profile.join import LoadModule, executed_file, measure_dump_module, parse_dump_file
 from xlaview.profile.report import ModuleProfile, combine
 from xlaview.profile.trace import Trace
 
@@ -86,7 +86,7 @@ def static_costs(module: Module, device: Device | None,
 
 def profile_dump_module(
     trace: Trace, index: DumpIndex, dump_module: DumpModule, module: Module | None = None,
-    device: str | None = None, trace_device: str | None = None, load: LoadModule = _load,
+    device: str | None = None, trace_device: str | None = None, load: LoadModule = parse_dump_file,
     cost: ModuleCost | None = None,
 ) -> ModuleProfile:
     """The profile of ``dump_module``: its measured time on ``trace_device``
