@@ -123,6 +123,36 @@ def analysis(folder: Path) -> None:
     report("traffic", traffic, xla, "XLA parsing a pass", "(goal: ours < 1 s)")
 
 
+@benchmark
+def cost(folder: Path) -> None:
+    """FLOPs, bytes and roofline of the largest module against XLA's own cost
+    analysis of it (goal < 1 s); ``xlaview cost --json`` as a process."""
+    from jax._src import xla_bridge
+    from jax._src.lib import xla_client
+
+    from xlaview.analysis.cost import module_cost
+    from xlaview.analysis.devices import DEVICES
+    from xlaview.analysis.roofline import roofline
+    from xlaview.hlo import parse_module
+
+    (path,) = folder.glob("*after_optimizations.txt")
+    text = path.read_text()
+    module = parse_module(text)
+    xla_module = xla_client.hlo.hlo_module_from_text(text)
+    backend = xla_bridge.get_backend("cpu")
+    ours = best_of(lambda: roofline(module_cost(module), DEVICES["h100"]), 3)
+    xla = best_of(lambda: xla_client._xla.hlo_module_cost_analysis(backend, xla_module), 3)
+    print(f"input: {path.name}: {module.instruction_count} instructions")
+    report("cost + roofline (parsed module)", ours, xla, "XLA's HloCostAnalysis",
+           "(goal: ours < 1 s)")
+    process = run_process([sys.executable, "-m", "xlaview", "cost", "--json", str(path)], repeat=3)
+    ref = run_process([sys.executable, "-c",
+                       f"from jax._src.lib import xla_client as x; "
+                       f"x.hlo.hlo_module_from_text(open({str(path)!r}).read())"], repeat=3)
+    report("xlaview cost --json", process, ref, "python + jax + XLA's parser",
+           "(goal: ours < 1 s)")
+
+
 def run_process(args: list[str], repeat: int = 5) -> tuple[float, float]:
     """(min, median) wall time of a whole process."""
     times = []

@@ -23,24 +23,28 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from xlaview.analysis.cost_loops import (
+    LoopCount,
+    executed_totals,
+    fold,
+    step_executions,
+    trip_count,
+)
 from xlaview.analysis.cost_model import (
     CONTAINERS,
     MATRIX_OPCODES,
     CostModel,
-    Props,
+    _cpu_shape_size,
     called_names,
 )
+from xlaview.analysis.cost_rules import Props
 from xlaview.analysis.custom_calls import is_library_call
 from xlaview.analysis.kinds import kind_name
 from xlaview.analysis.memory_spaces import memory_platform, memory_space, shape_memory_space
 from xlaview.hlo import Computation, Instruction, Module, Shape
 
-# Computations a top-level op runs as top-level code (not fused, not applied per element).
-_STEP_ATTRIBUTES = {
-    "while": ("body", "condition"),
-    "conditional": ("branch_computations", "true_computation", "false_computation"),
-    "call": ("to_apply",),
-}
+__all__ = ["CostTotals", "LoopCount", "ModuleCost", "OpCost", "module_cost", "no_gc",
+           "trip_count"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,16 +101,9 @@ class OpCost:
     @property
     def intensity(self) -> float | None:
         """FLOPs per byte of main memory (None when it touches none)."""
-        return (self.flops + self.transcendentals) / self.memory_bytes if self.memory_bytes else None
-
-
-@dataclass(frozen=True, slots=True)
-class LoopCount:
-    """A ``while`` loop and how often its body runs (None: not known)."""
-
-    name: str
-    computation: str
-    trip_count: int | None
+        if not self.memory_bytes:
+            return None
+        return (self.flops + self.transcendentals) / self.memory_bytes
 
 
 class ModuleCost:
@@ -142,21 +139,22 @@ class ModuleCost:
         return self.totals.bytes_accessed
 
     def op(self, name: str) -> OpCost | None:
-        """Any instruction's cost, fused ones included (None if XLA's model never
-        reaches it: a computation nothing calls)."""
+        """Any instruction's cost, fused ones included (priced on first request:
+        XLA prices a fused instruction as if it ran alone, and its bytes count
+        only inside the fusion); None for an instruction the module lacks."""
         name = name.lstrip("%")
         found = self._by_name.get(name)
         if found is not None:
             return found
-        props = self._model.props.get(name)
-        owner = self._model.owner.get(name)
-        if props is None or owner is None or not self._module.has_computation(owner):
+        try:
+            comp, instr = self._module.find(name)
+        except KeyError:
             return None
-        comp = self._module.computation(owner)
-        instr = comp.instruction(name)
-        top = owner in self._executions
-        record = _op_cost(self._model, instr, comp, props, self._executions_of(owner), top,
-                          self.platform)
+        with no_gc():
+            props = self._model.price(instr, comp)
+            top = comp.name in self._executions
+            record = _op_cost(self._model, instr, comp, props, self._executions_of(comp.name),
+                              top, self.platform)
         self._by_name[name] = record
         return record
 
@@ -168,7 +166,7 @@ class ModuleCost:
         ``values`` count 0."""
         memo: dict[str, float] = {}
         entry = self._module.entry
-        return _fold(self._module, entry.name, values, executed, memo) if entry else 0.0
+        return fold(self._module, entry.name, values, executed, memo) if entry else 0.0
 
     def _executions_of(self, computation: str) -> int:
         seen = 0
@@ -196,14 +194,15 @@ def module_cost(module: Module, *, xla_compatible: bool = False,
     ``platform`` (``tpu``, ``gpu``, ``cpu``) names the memory spaces; by default
     it is read from the module.
     """
-    with _no_gc():
+    with no_gc():
         return _module_cost(module, xla_compatible, platform)
 
 
 @contextmanager
-def _no_gc() -> Iterator[None]:
-    # The pass allocates many small records and frees none: a cyclic
-    # collection would rescan the whole module for nothing.
+def no_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector: these passes allocate many small
+    acyclic records beside a module of millions of objects, and each
+    collection they trigger would rescan the whole module for nothing."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -224,7 +223,7 @@ def _module_cost(module: Module, xla_compatible: bool, platform: str | None) -> 
         return ModuleCost(module, model, (), empty, empty, (), {}, platform)
     flops, transcendentals, accessed = model.sum_of(entry.name)
     totals = CostTotals(round(flops), round(transcendentals), round(accessed))
-    executions, loops = _step_executions(module, model, entry)
+    executions, loops = step_executions(module, model, entry)
     ops: list[OpCost] = []
     for comp_name, count in executions.items():
         comp = module.computation(comp_name)
@@ -234,127 +233,10 @@ def _module_cost(module: Module, xla_compatible: bool, platform: str | None) -> 
             props = model.price(instr, comp)
             if not props.known or props.flops or props.transcendentals or props.bytes_accessed:
                 ops.append(_op_cost(model, instr, comp, props, count, True, platform, spaces))
-    executed = _executed_totals(module, model, entry.name, {})
+    executed = executed_totals(module, model, entry.name, {})
     return ModuleCost(module, model, tuple(ops), totals,
                       CostTotals(round(executed[0]), round(executed[1]), round(executed[2])),
                       tuple(loops), executions, platform)
-
-
-def _fold(module: Module, name: str, values: Mapping[str, float], executed: bool,
-          memo: dict[str, float]) -> float:
-    if name in memo:
-        return memo[name]
-    memo[name] = 0.0
-    total = 0.0
-    for instr in module.computation(name).instructions:
-        op = instr.opcode
-        if op not in _STEP_ATTRIBUTES:
-            total += values.get(instr.name, 0.0)
-            continue
-        if op == "while":
-            n = trip_count(instr) if executed else None
-            for attribute, times in (("body", n or 1), ("condition", n + 1 if n else 1)):
-                for callee in called_names(instr, attribute):
-                    if module.has_computation(callee):
-                        total += times * _fold(module, callee, values, executed, memo)
-            continue
-        parts = [_fold(module, c, values, executed, memo)
-                 for a in _STEP_ATTRIBUTES[op] for c in called_names(instr, a)
-                 if module.has_computation(c)]
-        if parts:
-            total += max(parts) if op == "conditional" else sum(parts)
-    memo[name] = total
-    return total
-
-
-def trip_count(instr: Instruction) -> int | None:
-    """A ``while``'s ``known_trip_count`` from its backend config (None if absent)."""
-    config = instr.backend_config
-    if not isinstance(config, dict):
-        return None
-    known = config.get("known_trip_count")
-    value = known.get("n") if isinstance(known, dict) else known
-    try:
-        return int(value) if value is not None else None
-    except (TypeError, ValueError):
-        return None
-
-
-def _step_executions(
-    module: Module, model: CostModel, entry: Computation
-) -> tuple[dict[str, int], list[LoopCount]]:
-    """Each computation that runs as top-level steps, with how often one run of
-    the module executes it; and every loop with its trip count."""
-    executions = {entry.name: 1}
-    loops: list[LoopCount] = []
-    order = [entry.name]
-    i = 0
-    while i < len(order):
-        comp = module.computation(order[i])
-        count = executions[order[i]]
-        i += 1
-        for instr in comp.instructions:
-            attributes = _STEP_ATTRIBUTES.get(instr.opcode)
-            if attributes is None:
-                continue
-            trips = trip_count(instr) if instr.opcode == "while" else None
-            if instr.opcode == "while":
-                loops.append(LoopCount(instr.name, comp.name, trips))
-            for attribute in attributes:
-                for name in called_names(instr, attribute):
-                    if not module.has_computation(name):
-                        continue
-                    times = count
-                    if instr.opcode == "while":
-                        times = count * ((trips or 1) + (attribute == "condition" and trips is not None))
-                    if name not in executions:
-                        order.append(name)
-                    executions[name] = executions.get(name, 0) + times
-    return executions, loops
-
-
-def _executed_totals(module: Module, model: CostModel, name: str,
-                     memo: dict[str, tuple[float, float, float]]) -> tuple[float, float, float]:
-    """A computation's totals with loop bodies scaled by their trip counts."""
-    if name in memo:
-        return memo[name]
-    memo[name] = (0.0, 0.0, 0.0)
-    comp = module.computation(name)
-    total = [0.0, 0.0, 0.0]
-    for instr in comp.instructions:
-        op = instr.opcode
-        if op in _STEP_ATTRIBUTES:
-            if op == "while":
-                n = trip_count(instr)
-                body = _callee(instr, "body")
-                cond = _callee(instr, "condition")
-                parts = [(body, n or 1), (cond, (n + 1) if n is not None else 1)]
-                for callee, times in parts:
-                    if callee and module.has_computation(callee):
-                        sub = _executed_totals(module, model, callee, memo)
-                        for k in range(3):
-                            total[k] += sub[k] * times
-                continue
-            callees = [c for a in _STEP_ATTRIBUTES[op] for c in called_names(instr, a)
-                       if module.has_computation(c)]
-            subs = [_executed_totals(module, model, c, memo) for c in callees]
-            if subs:
-                combine = max if op == "conditional" else sum
-                for k in range(3):
-                    total[k] += combine(s[k] for s in subs)
-            continue
-        props = model.price(instr, comp)
-        total[0] += props.flops
-        total[1] += props.transcendentals
-        total[2] += props.bytes_accessed
-    result = (total[0], total[1], total[2])
-    memo[name] = result
-    return result
-
-
-def _callee(instr: Instruction, attribute: str) -> str | None:
-    names = called_names(instr, attribute)
-    return names[0] if names else None
 
 
 def _op_cost(model: CostModel, instr: Instruction, comp: Computation, props: Props,
@@ -396,10 +278,10 @@ def _off_share(shape: Shape, platform: str | None) -> float:
             return 0.0
         return 0.0 if memory_space(space, platform).main_memory else 1.0
     leaves = [s for s in shape.leaves() if s.is_array]
-    total = sum(s.byte_size() for s in leaves)
+    total = sum(_cpu_shape_size(s) for s in leaves)
     if not total:
         return 0.0
-    off = sum(s.byte_size() for s in leaves
+    off = sum(_cpu_shape_size(s) for s in leaves
               if not memory_space(shape_memory_space(s), platform).main_memory)
     return off / total
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from xlaview.analysis.cost_rules import Props
 from xlaview.analysis.flop_counts import (
     convolution_flops,
     dot_flops,
@@ -40,7 +41,7 @@ from xlaview.analysis.kinds import custom_call_target
 from xlaview.hlo import Computation, Instruction, Shape
 
 if TYPE_CHECKING:
-    from xlaview.analysis.cost_model import CostModel, Props
+    from xlaview.analysis.cost_model import CostModel
 
 GEMM_TARGETS = frozenset(("__cublas$gemm", "__cublas$lt$matmul", "__cublas$lt$matmul$f8",
                           "__cublas$lt$matmul$mx"))
@@ -71,7 +72,6 @@ def library_call_cost(model: CostModel, instr: Instruction, comp: Computation) -
         return None
     if flops is None:
         return None
-    from xlaview.analysis.cost_model import Props
 
     reads = tuple(
         float(_data_bytes(model, comp.instruction(o).shape)) if o in comp else 0.0

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from xlaview.errors import XlaviewError
@@ -100,7 +101,8 @@ def precision_of(dev: Device, element_type: str, matrix: bool, highest: bool = F
     return _peak(dev, _wanted(dev, element_type, matrix, highest))[1]
 
 
-def peak_for(dev: Device, element_type: str, matrix: bool, highest: bool = False) -> tuple[float, str]:
+def peak_for(dev: Device, element_type: str, matrix: bool,
+             highest: bool = False) -> tuple[float, str]:
     """(FLOP/s, precision) an op can reach on ``dev``.
 
     Matrix work (dots, convolutions, GEMM calls, fusions holding one) runs on
@@ -128,12 +130,15 @@ def _wanted(dev: Device, element_type: str, matrix: bool, highest: bool) -> str:
     return "f32" if highest else "tf32"
 
 
+_FALLBACKS = {
+    "bf16": ("bf16",), "fp8": ("fp8", "bf16"), "int8": ("int8", "bf16"),
+    "tf32": ("tf32", "f32", "bf16"), "f32": ("f32", "bf16"), "f64": ("f64", "f32", "bf16"),
+}
+
+
+@lru_cache(maxsize=256)
 def _peak(dev: Device, precision: str) -> tuple[float, str]:
-    fallbacks = {
-        "bf16": ("bf16",), "fp8": ("fp8", "bf16"), "int8": ("int8", "bf16"),
-        "tf32": ("tf32", "f32", "bf16"), "f32": ("f32", "bf16"), "f64": ("f64", "f32", "bf16"),
-    }
-    for name in fallbacks.get(precision, ("bf16",)):
+    for name in _FALLBACKS.get(precision, ("bf16",)):
         value = getattr(dev, f"{name}_flops")
         if value:
             return value, name

@@ -130,7 +130,8 @@ def convolution_flops(
     return fmas * FMA_FLOPS
 
 
-def _valid_positions(w: WindowDimension, input_limit: int, kernel_limit: int, output_limit: int) -> int:
+def _valid_positions(w: WindowDimension, input_limit: int, kernel_limit: int,
+                     output_limit: int) -> int:
     # The two shortcuts XLA takes for an N^2 pattern with N valid positions.
     if (input_limit == output_limit and kernel_limit == output_limit
             and input_limit == w.base_dilation and w.window_dilation == 1

@@ -118,7 +118,8 @@ def parameter_read_bytes(
                 seen_trivial_user = True
                 size += model.size(hlo.shape)
         elif op == "dynamic-update-slice":
-            if (not user.operand_names or user.operand_names[0] != hlo.name) and not seen_trivial_user:
+            first = user.operand_names[0] if user.operand_names else None
+            if first != hlo.name and not seen_trivial_user:
                 seen_trivial_user = True
                 size += model.size(hlo.shape)
         elif op in ("broadcast", "reshape"):
@@ -164,7 +165,8 @@ def _nested_fusion_reads(
                     size += model.size(user.shape)
             elif not nested_seen:
                 nested_seen = True
-                size += parameter_read_bytes(model, param, nested, model.parameter_users(nested).users)
+                nested_users = model.parameter_users(nested).users
+                size += parameter_read_bytes(model, param, nested, nested_users)
     return size
 
 

@@ -22,7 +22,7 @@ def instruction_history(
 ) -> list[Event]:
     """Events of ``name`` over ``files`` (timeline label, HLO text path), in order."""
     pattern = re.compile(
-        rb"^[ \t]*(?:ROOT[ \t]+)?%?" + re.escape(name.encode()) + rb"[ \t]*=[^\n]*", re.M
+        rb"^[ \t]*(?:ROOT[ \t]+)?%?" + re.escape(name.encode()) + rb"[ \t]*=[^\n]*", re.MULTILINE
     )
     events: list[Event] = []
     previous: bytes | None = None

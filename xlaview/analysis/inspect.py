@@ -5,13 +5,19 @@ range and share of peak memory. The CLI prints it; the inspector shows it."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from xlaview.analysis.buffers import bytes_per_memory_space, primary_memory, result_buffers
+from xlaview.analysis.kinds import custom_call_target, kind_name, op_label
+from xlaview.analysis.memory_spaces import memory_platform, memory_space
 from xlaview.dump.kernels import KernelFiles, ModuleLevels, kernel_arguments
 from xlaview.dump.loader import ModuleReports
 from xlaview.dump.reports import memory_of
 from xlaview.hlo import Module, Shape, describe_dimension_order
-from xlaview.hlo.shape import MEMORY_SPACE_NAMES
+
+if TYPE_CHECKING:
+    from xlaview.analysis.cost import ModuleCost
+    from xlaview.analysis.roofline import Roofline
 
 
 def layout_of(shape: Shape) -> dict[str, Any] | None:
@@ -39,7 +45,7 @@ def decode_layout(shape: Shape) -> dict[str, Any]:
     out["element_size_bits"] = layout.element_size_bits if layout else None
     space = layout.memory_space if layout else None
     out["memory_space"] = space
-    out["memory_space_name"] = MEMORY_SPACE_NAMES.get(space or 0, f"S({space})")
+    out["memory_space_name"] = memory_space(space).label
     out["bytes"] = shape.byte_size()
     out["padding_bytes"] = shape.byte_size() - shape.unpadded_byte_size()
     return out
@@ -121,11 +127,14 @@ def kernel_files_for(
 
 def describe_instruction(
     module: Module, name: str, reports: ModuleReports | None = None,
-    levels: ModuleLevels | None = None,
+    levels: ModuleLevels | None = None, cost: ModuleCost | None = None,
+    roof: Roofline | None = None,
 ) -> dict[str, Any]:
     """The ``inspect --json`` "instruction" object (plus extra keys the GUI shows).
 
-    Raises KeyError when the module has no such instruction.
+    ``cost`` (`module_cost` of the module) and ``roof`` (its `roofline` on a
+    device) fill the ``cost`` object; without them it is None. Raises KeyError
+    when the module has no such instruction.
     """
     comp, instr = module.find(name)
     shapes = {i.name: i.shape for i in comp.instructions}
@@ -143,11 +152,17 @@ def describe_instruction(
         "computation": comp.name,
         "shape": str(instr.shape),
         "fusion_kind": instr.fusion_kind,
+        "custom_call_target": custom_call_target(instr),
+        "kind": kind_name(instr, module),
+        "label": op_label(instr, module),
         "fused_computation": fused,
         "operands": operands,
         "layout": layout_of(instr.shape),
         "bytes": {"output": instr.shape.byte_size(), "operands": operand_bytes},
         "allocation": None,
+        "buffers": [b.to_json() for b in result_buffers(
+            instr, reports, cost.platform if cost is not None else memory_platform(module))],
+        "cost": describe_cost(cost, roof, instr.name),
         "live_range": None,
         # Extras beyond the contract.
         "line": instr.span.line,
@@ -165,12 +180,8 @@ def describe_instruction(
         "peak_bytes": reports.peak_bytes if reports else None,
     }
     if reports and reports.buffer_assignment:
-        memory = memory_of(instr.name, reports.buffer_assignment, reports.live_range)
-        if memory is None:
-            slices = reports.buffer_assignment.values_of(instr.name)
-            if slices:  # a tuple-shaped result: its first element's slice
-                index = slices[0][1].shape_index
-                memory = memory_of(instr.name, reports.buffer_assignment, reports.live_range, index)
+        # A tuple-shaped result: its first element's slice, not the pointer table's.
+        memory = primary_memory(instr, reports)
         if memory is not None:
             described["allocation"] = {
                 "index": memory.allocation.index,
@@ -191,6 +202,25 @@ def describe_instruction(
     return described
 
 
+def describe_cost(cost: ModuleCost | None, roof: Roofline | None,
+                  name: str) -> dict[str, Any] | None:
+    """The ``inspect --json`` ``cost`` object of one instruction (None without a cost)."""
+    op = cost.op(name) if cost is not None else None
+    if op is None:
+        return None
+    out: dict[str, Any] = {
+        "flops": op.flops, "transcendentals": op.transcendentals,
+        "bytes_read": list(op.bytes_read), "bytes_written": op.bytes_written,
+        "bytes_accessed": op.bytes_accessed, "memory_bytes": op.memory_bytes,
+        "executions": op.executions, "top_level": op.top_level, "known": op.known,
+    }
+    placed = roof.op(name) if roof is not None else None
+    if placed is not None and roof is not None:
+        out.update(device=roof.device.name, intensity=placed.intensity, time_s=placed.time_s,
+                   bound=placed.bound, precision=placed.precision, share=placed.share)
+    return out
+
+
 def describe_module(module: Module, reports: ModuleReports | None = None) -> dict[str, Any]:
     """What ``inspect FILE`` prints without ``--instruction``."""
     fusions = Counter(
@@ -208,4 +238,10 @@ def describe_module(module: Module, reports: ModuleReports | None = None) -> dic
         "allocations": len(reports.buffer_assignment.allocations)
         if reports and reports.buffer_assignment
         else None,
+        # Allocated bytes per memory space (HBM, TPU VMEM S(1), host S(5)...).
+        "memory_spaces": [
+            {"memory_space": space.number, "name": space.label, "bytes": size}
+            for space, size in bytes_per_memory_space(reports.buffer_assignment,
+                                                      memory_platform(module))
+        ] if reports and reports.buffer_assignment else None,
     }

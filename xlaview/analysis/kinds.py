@@ -94,6 +94,19 @@ def is_fusion_kind(kind: Kind) -> bool:
 # -- names shown for a kind of op ---------------------------------------------------
 
 
+_KIND = re.compile(r"(?<![\w.\-])kind=(k[A-Za-z]+)")
+
+
+def fusion_kind(instr: Instruction) -> str | None:
+    """``instr.fusion_kind`` read with one regular expression (``kLoop``...):
+    tables ask it of every fusion, and splitting all attributes of each costs
+    more than the rest of their row."""
+    if instr.opcode != "fusion" or not instr.attribute_text:
+        return None
+    match = _KIND.search(instr.attribute_text)
+    return match.group(1) if match else instr.fusion_kind
+
+
 def custom_call_target(instr: Instruction) -> str | None:
     """The library or runtime routine a ``custom-call`` runs (``__cublas$lt$matmul``)."""
     if instr.opcode not in ("custom-call", "custom-call-start"):
@@ -108,7 +121,7 @@ _FUSION_KIND_IN_TEXT = re.compile(r'\bkind\\?"?\s*:\s*\\?"([^"\\]+)')
 def custom_fusion_kind(instr: Instruction) -> str | None:
     """What a ``kCustom`` fusion is, from its backend config: ``__ynn_fusion``
     (XLA:CPU's YNNPACK), ``__triton_gemm``, ``__triton_nested_gemm_fusion``..."""
-    if instr.opcode != "fusion" or instr.fusion_kind != "kCustom":
+    if instr.opcode != "fusion" or fusion_kind(instr) != "kCustom":
         return None
     config = instr.backend_config
     if isinstance(config, dict):
@@ -129,7 +142,7 @@ def kind_name(instr: Instruction, module: Module | None = None) -> str:
     (``all-gather-start``), else the opcode."""
     op = instr.opcode
     if op == "fusion":
-        return custom_fusion_kind(instr) or instr.fusion_kind or "fusion"
+        return custom_fusion_kind(instr) or fusion_kind(instr) or "fusion"
     if op in ("custom-call", "custom-call-start"):
         return custom_call_target(instr) or op
     if op == "async-start" and module is not None:
@@ -148,7 +161,7 @@ def op_label(instr: Instruction, module: Module | None = None) -> str:
     op = instr.opcode
     if op == "fusion":
         name = custom_fusion_kind(instr)
-        kind = instr.fusion_kind or ""
+        kind = fusion_kind(instr) or ""
         return " ".join(p for p in ("fusion", kind, name) if p)
     kind = kind_name(instr, module)
     return op if kind == op else f"{op} {kind}"

@@ -64,8 +64,8 @@ def memory_space(number: int | None, platform: str | None = None) -> MemorySpace
     """The meaning of ``S(number)`` on ``platform`` (``tpu``, ``gpu``, ``cpu`` or None)."""
     number = number or 0
     if number == 0:
-        name = "RAM" if platform == "cpu" else "HBM"
-        return MemorySpace(0, name, "default device memory", True)
+        name = {"cpu": "RAM", "gpu": "HBM", "tpu": "HBM"}.get(platform or "", "device memory")
+        return MemorySpace(0, name, "default memory space (HBM on GPU and TPU, RAM on CPU)", True)
     table = _TPU if platform == "tpu" else _GPU if platform == "gpu" else {}
     found = table.get(number) or _ANY.get(number) or _TPU.get(number)
     if found is not None:

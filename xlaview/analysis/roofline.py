@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xlaview.analysis.cost import ModuleCost, OpCost
+from xlaview.analysis.cost import ModuleCost, OpCost, no_gc
 from xlaview.analysis.devices import Device, peak_for
 
 
@@ -69,7 +69,8 @@ class Roofline:
 
 def roofline(cost: ModuleCost, device: Device) -> Roofline:
     """Place every top-level op of ``cost`` on ``device``'s roofline."""
-    return Roofline(cost, device)
+    with no_gc():
+        return Roofline(cost, device)
 
 
 def _place(op: OpCost, device: Device, share: float) -> OpRoofline:

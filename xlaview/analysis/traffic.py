@@ -5,8 +5,19 @@ An op is *top-level* when it runs as its own step: it sits in the entry
 computation, or in a computation the entry runs (while bodies and conditions,
 conditional branches, called computations), not inside a fusion. A value one
 top-level op writes and other top-level ops read goes through memory: its
-traffic is ``bytes x (1 write + reads)``. That is the cost of a fusion boundary,
-and the number to look at first in a dump.
+traffic is ``bytes x (1 write + reads)``, times the known trip count of the
+loops around it (``executions``). That is the cost of a fusion boundary, and
+the number to look at first in a dump.
+
+What an op reads and writes is XLA's cost model's figure (`xlaview.analysis.cost`):
+a slice, or a fusion reading through one, is charged what it reads, not its
+whole operand; an in-place ``dynamic-update-slice`` writes only the update.
+Only main memory counts: values XLA placed on chip (TPU VMEM ``S(1)``...) or
+on the host are left out. One buffer is one intermediate: the ``-done`` half
+of an asynchronous pair hands on the buffer its ``-start`` wrote, and an op
+that updates an operand in place (per the buffer assignment when given, else
+per XLA's in-place ops: ``dynamic-update-slice``, ``scatter``, fusions rooted
+in one, ``output_to_operand_aliasing``) writes into that operand's buffer.
 """
 
 from __future__ import annotations
@@ -15,7 +26,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
-from xlaview.hlo import Computation, Instruction, Module
+from xlaview.analysis.cost import ModuleCost, module_cost
+from xlaview.analysis.cost_model import called_names
+from xlaview.analysis.kinds import kind_name
+from xlaview.analysis.memory_spaces import memory_space, shape_memory_space
+from xlaview.dump.loader import ModuleReports
+from xlaview.dump.reports import BufferAssignment
+from xlaview.hlo import Computation, Instruction, Module, Shape
+from xlaview.hlo.attributes import parse_braced_ints
 
 # Ops that move no data: they name (part of) a buffer another op wrote.
 ALIASING = frozenset(("get-tuple-element", "tuple", "bitcast", "parameter", "constant",
@@ -29,15 +47,24 @@ RUNS_AS_STEPS = {
     "async-start": ("calls",),
 }
 FUSION_KINDS = ("kLoop", "kInput", "kOutput", "kCustom")
+# The ``-done`` of a pair: which element of its ``-start``'s result it hands on
+# (None: the start's result is the buffer itself).
+_DONE_ELEMENT = {
+    "async-done": 1, "all-gather-done": 1, "collective-permute-done": 1, "copy-done": 0,
+    "all-reduce-done": None, "send-done": None, "recv-done": 0,
+}
+# Containers: their cost is their computations', priced there.
+_CONTAINERS = frozenset(("while", "conditional", "call"))
 
 
 @dataclass(frozen=True, slots=True)
 class OpTraffic:
     name: str
     computation: str
-    kind: str  # the fusion kind, or the opcode
-    bytes_read: int
+    kind: str  # the fusion kind (kCustom: its name), a custom call's target, or the opcode
+    bytes_read: int  # main-memory bytes, one execution
     bytes_written: int
+    executions: int = 1  # known trip counts of the loops around it multiplied
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,10 +75,18 @@ class Intermediate:
     shape: str
     bytes: int
     consumers: tuple[str, ...]
+    executions: int = 1
+    # Ops that hand the same buffer on (an async -done, an in-place update).
+    aliases: tuple[str, ...] = ()
+    # What the consumers read of it, one execution (a slice reads its slice);
+    # None: each reads it whole.
+    read_bytes: int | None = None
 
     @property
     def traffic_bytes(self) -> int:
-        return self.bytes * (1 + len(self.consumers))
+        """One write and the consumers' reads, times the loop trip counts."""
+        reads = self.bytes * len(self.consumers) if self.read_bytes is None else self.read_bytes
+        return (self.bytes + reads) * self.executions
 
     @property
     def producer_instruction(self) -> str:
@@ -67,8 +102,8 @@ class Traffic:
 
     @property
     def total_traffic_bytes(self) -> int:
-        """Every byte the top-level ops read and write."""
-        return sum(o.bytes_read + o.bytes_written for o in self.ops)
+        """Every main-memory byte the top-level ops read and write, loops counted."""
+        return sum((o.bytes_read + o.bytes_written) * o.executions for o in self.ops)
 
     @property
     def intermediate_traffic_bytes(self) -> int:
@@ -89,6 +124,9 @@ class Traffic:
                     "bytes": i.bytes,
                     "consumers": list(i.consumers),
                     "traffic_bytes": i.traffic_bytes,
+                    "executions": i.executions,
+                    "aliases": list(i.aliases),
+                    "read_bytes": i.read_bytes,
                 }
                 for i in self.intermediates
             ],
@@ -99,6 +137,7 @@ class Traffic:
                     "kind": o.kind,
                     "bytes_read": o.bytes_read,
                     "bytes_written": o.bytes_written,
+                    "executions": o.executions,
                 }
                 for o in self.ops
             ],
@@ -106,7 +145,8 @@ class Traffic:
 
 
 def kind_label(instr: Instruction) -> str:
-    return (instr.fusion_kind or "fusion") if instr.opcode == "fusion" else instr.opcode
+    """The kind shown for an op (see `xlaview.analysis.kinds.kind_name`)."""
+    return kind_name(instr)
 
 
 def step_computations(module: Module) -> list[Computation]:
@@ -120,78 +160,93 @@ def step_computations(module: Module) -> list[Computation]:
     while i < len(order):
         for instr in order[i].instructions:
             for attribute in RUNS_AS_STEPS.get(instr.opcode, ()):
-                value = instr.attribute(attribute)
-                if not value:
-                    continue
-                for name in instr.called_computations:
-                    if name in value and name not in seen and module.has_computation(name):
+                for name in called_names(instr, attribute):
+                    if name not in seen and module.has_computation(name):
                         seen.add(name)
                         order.append(module.computation(name))
         i += 1
     return order
 
 
-def _element_shape(instr: Instruction, index: int | None):
+def _element_shape(instr: Instruction, index: int | None) -> Shape:
     shape = instr.shape
     if index is not None and shape.is_tuple and index < len(shape.elements):
         return shape.elements[index]
     return shape
 
 
-def analyze_traffic(module: Module) -> Traffic:
-    """Bytes per top-level op and the materialized intermediates of a module."""
+def analyze_traffic(module: Module, reports: ModuleReports | None = None,
+                    cost: ModuleCost | None = None) -> Traffic:
+    """Bytes per top-level op and the materialized intermediates of a module.
+
+    ``reports`` (the module's buffer assignment) tells which ops update a
+    buffer in place; ``cost`` is `module_cost` of the module when the caller
+    has it already.
+    """
+    cost = cost or module_cost(module)
+    assignment = reports.buffer_assignment if reports else None
+    platform = cost.platform
     ops: list[OpTraffic] = []
     intermediates: list[Intermediate] = []
+    executions = {op.computation: op.executions for op in cost.ops}
     for comp in step_computations(module):
+        times = executions.get(comp.name) or _executions_of(cost, comp)
         by_name = {i.name: i for i in comp.instructions}
-
-        def source(name: str, index: int | None = None) -> tuple[Instruction, int | None] | None:
-            """The op whose memory an operand reads, seen through aliasing ops."""
-            seen = 0
-            while name in by_name and seen < 64:
-                seen += 1
-                instr = by_name[name]
-                if instr.opcode == "get-tuple-element":
-                    idx = instr.attribute("index")
-                    if not instr.operand_names or idx is None:
-                        return None
-                    name, index = instr.operand_names[0], int(idx)
-                    continue
-                if instr.opcode == "bitcast" and instr.operand_names:
-                    name = instr.operand_names[0]
-                    continue
-                if instr.opcode == "tuple" and index is not None and index < len(instr.operand_names):
-                    name, index = instr.operand_names[index], None
-                    continue
-                return instr, index
-            return None
+        aliases: dict[tuple[str, int | None], list[str]] = {}
+        in_place = {i.name: k for i in comp.instructions
+                    if (k := _in_place_operand(i, module, assignment)) is not None}
 
         readers: dict[tuple[str, int | None], list[str]] = {}
+        read: dict[tuple[str, int | None], int] = {}
         for instr in comp.instructions:
-            if instr.opcode in ALIASING:
+            if instr.opcode in ALIASING or instr.opcode in _CONTAINERS:
                 continue
-            read = 0
-            for operand in dict.fromkeys(instr.operand_names):
-                found = source(operand)
-                operand_instr = by_name.get(operand)
-                if operand_instr is not None:
-                    read += operand_instr.shape.byte_size()
+            priced = cost.op(instr.name)
+            if instr.opcode in _DONE_ELEMENT:
+                # Hands its start's buffer on: no traffic of its own.
+                found = _source(by_name, in_place, instr.name)
                 if found is not None:
-                    producer, index = found
-                    readers.setdefault((producer.name, index), []).append(instr.name)
-            written = instr.shape.byte_size()
-            ops.append(OpTraffic(instr.name, comp.name, kind_label(instr), read, written))
+                    aliases.setdefault((found[0].name, found[1]), []).append(instr.name)
+                continue
+            reads = written = 0
+            if priced is not None:
+                reads, written = _main_memory_bytes(instr, by_name, priced.bytes_read,
+                                                    priced.bytes_written, platform)
+            for k, operand in enumerate(instr.operand_names):
+                priced_read = None
+                if priced is not None and k < len(priced.bytes_read):
+                    priced_read = priced.bytes_read[k]
+                if priced_read == 0:
+                    continue  # not read (updated in place), or read as nothing
+                found = _source(by_name, in_place, operand)
+                if found is not None:
+                    key = (found[0].name, found[1])
+                    readers.setdefault(key, [])
+                    if instr.name not in readers[key]:
+                        readers[key].append(instr.name)
+                    if priced_read is not None:
+                        read[key] = read.get(key, 0) + priced_read
+            if instr.name in in_place:
+                found = _source(by_name, in_place, instr.name)
+                if found is not None and found[0] is not instr:
+                    aliases.setdefault((found[0].name, found[1]), []).append(instr.name)
+            ops.append(OpTraffic(instr.name, comp.name, kind_name(instr, module), reads, written,
+                                 times))
         for (producer_name, index), consumers in readers.items():
             producer = by_name[producer_name]
             if producer.opcode in ALIASING:
                 continue  # parameters and constants come from outside
             shape = _element_shape(producer, index)
-            if shape.is_tuple:
+            if shape.is_tuple or not shape.is_array:
                 continue  # its elements are counted where they are read
+            if not memory_space(shape_memory_space(shape), platform).main_memory:
+                continue  # on chip or on the host: not main-memory traffic
             label = producer_name if index is None else f"{producer_name}#{index}"
             intermediates.append(
-                Intermediate(label, kind_label(producer), comp.name, str(shape), shape.byte_size(),
-                             tuple(dict.fromkeys(consumers)))
+                Intermediate(label, kind_name(producer, module), comp.name, str(shape),
+                             shape.byte_size(), tuple(consumers), times,
+                             tuple(aliases.get((producer_name, index), ())),
+                             read.get((producer_name, index)))
             )
     intermediates.sort(key=lambda i: (-i.traffic_bytes, i.producer))
     counts = Counter(
@@ -201,3 +256,119 @@ def analyze_traffic(module: Module) -> Traffic:
     )
     fusion_counts = {k: counts.get(k, 0) for k in (*FUSION_KINDS, "other")}
     return Traffic(module.name, tuple(ops), tuple(intermediates), fusion_counts)
+
+
+def _source(by_name: dict[str, Instruction], in_place: dict[str, int], name: str,
+            index: int | None = None) -> tuple[Instruction, int | None] | None:
+    """The op whose buffer an operand reads, seen through aliasing ops, async
+    -done halves and in-place updates (and the tuple element, if one)."""
+    seen = 0
+    while name in by_name and seen < 256:
+        seen += 1
+        instr = by_name[name]
+        op = instr.opcode
+        if op == "get-tuple-element":
+            idx = instr.attribute("index")
+            if not instr.operand_names or idx is None:
+                return None
+            name, index = instr.operand_names[0], int(idx)
+            continue
+        if op == "bitcast" and instr.operand_names:
+            name = instr.operand_names[0]
+            continue
+        if op == "tuple" and index is not None and index < len(instr.operand_names):
+            name, index = instr.operand_names[index], None
+            continue
+        if op in _DONE_ELEMENT and instr.operand_names and index is None:
+            name, index = instr.operand_names[0], _DONE_ELEMENT[op]
+            continue
+        if index is None and name in in_place:
+            name = instr.operand_names[in_place[name]]
+            continue
+        return instr, index
+    return None
+
+
+def _executions_of(cost: ModuleCost, comp: Computation) -> int:
+    for instr in comp.instructions:
+        op = cost.op(instr.name)
+        if op is not None:
+            return op.executions
+    return 1
+
+
+def _main_memory_bytes(instr: Instruction, by_name: dict[str, Instruction],
+                       reads: tuple[int, ...], written: int,
+                       platform: str | None) -> tuple[int, int]:
+    """An op's reads and writes, leaving out operands and results held off main memory."""
+    total_read = 0
+    for k, operand in enumerate(instr.operand_names):
+        if k >= len(reads):
+            break
+        holder = by_name.get(operand)
+        if holder is None or _in_main_memory(holder.shape, platform):
+            total_read += reads[k]
+    return total_read, written if _in_main_memory(instr.shape, platform) else 0
+
+
+def _in_main_memory(shape: Shape, platform: str | None) -> bool:
+    leaves = [s for s in shape.leaves() if s.is_array] or [shape]
+    return any(memory_space(shape_memory_space(s), platform).main_memory for s in leaves)
+
+
+def _in_place_operand(instr: Instruction, module: Module,
+                      assignment: BufferAssignment | None) -> int | None:
+    """The operand ``instr`` updates in place (writing only part of it), if any.
+
+    XLA's in-place updates: ``dynamic-update-slice`` and ``scatter`` (operand 0),
+    a fusion rooted in a dynamic-update-slice, ``output_to_operand_aliasing``.
+    With a buffer assignment the result must also sit in that operand's slice.
+    An element-wise op XLA lets reuse its operand's buffer rewrites all of it:
+    that is a new value, not an update, and keeps its own intermediate.
+    """
+    if not instr.operand_names or instr.shape.is_tuple or instr.opcode in ALIASING:
+        return None
+    op = instr.opcode
+    k: int | None = None
+    if op in ("dynamic-update-slice", "scatter"):
+        k = 0
+    elif op == "fusion":
+        k = _fused_in_place(instr, module)
+    elif "output_to_operand" in (instr.attribute_text or ""):
+        aliasing = instr.attribute("output_to_operand_aliasing") or ""
+        numbers = parse_braced_ints(aliasing.split(":", 1)[1]) if ":" in aliasing else ()
+        if numbers and numbers[0] < len(instr.operand_names):
+            k = numbers[0]
+    if k is None or assignment is None:
+        return k
+    mine = _slice(assignment, instr.name)
+    return k if mine is not None and _slice(assignment, instr.operand_names[k]) == mine else None
+
+
+def _slice(assignment: BufferAssignment, name: str) -> tuple[int, int, int] | None:
+    for allocation, value in assignment.values_of(name):
+        if value.shape_index in ("{}", ""):
+            return allocation.index, value.offset, value.size
+    return None
+
+
+def _fused_in_place(fusion: Instruction, module: Module) -> int | None:
+    """The operand a fusion rooted in a dynamic-update-slice updates in place
+    (the parameter its operand 0 is, through bitcasts)."""
+    called = called_names(fusion, "calls")
+    if not called or not module.has_computation(called[0]):
+        return None
+    fused = module.computation(called[0])
+    node = fused.root
+    if node is None or node.opcode != "dynamic-update-slice":
+        return None
+    for _ in range(64):
+        if not node.operand_names or node.operand_names[0] not in fused:
+            return None
+        node = fused.instruction(node.operand_names[0])
+        if node.opcode == "parameter":
+            number = node.parameter_number
+            return number if number is not None and number < len(fusion.operand_names) else None
+        if node.opcode != "bitcast":
+            return None
+    return None

@@ -13,10 +13,10 @@ import sys
 from collections.abc import Sequence
 
 from xlaview import __version__
-from xlaview.cli import analyses, collect, export, inspect, profile, summary
+from xlaview.cli import analyses, collect, cost, export, inspect, profile, summary
 from xlaview.cli.common import CliError
 
-COMMANDS = (summary, inspect, analyses, collect, export, profile)
+COMMANDS = (summary, inspect, analyses, cost, collect, export, profile)
 
 
 def build_parser() -> argparse.ArgumentParser:

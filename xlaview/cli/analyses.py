@@ -12,13 +12,17 @@ from xlaview.units import human_bytes
 
 def cmd_traffic(args: argparse.Namespace) -> int:
     from xlaview.analysis.traffic import analyze_traffic
+    from xlaview.dump.loader import load_reports
 
     _, module, file = resolve_module(args.path, args.module)
     if file is None:
         if module.after_optimizations is None:
             raise CliError(f"{module.title} has no after-optimizations dump")
         file = module.after_optimizations.path
-    traffic = analyze_traffic(load_checked(file))
+    # The buffer assignment (which ops update a buffer in place) describes the final module only.
+    final = module is not None and module.after_optimizations is not None and (
+        module.after_optimizations.path == file.absolute())
+    traffic = analyze_traffic(load_checked(file), load_reports(module) if final else None)
     if args.json:
         emit_json(traffic.to_json())
         return 0

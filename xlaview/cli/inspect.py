@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from xlaview.cli.common import CliError, emit_json
-from xlaview.units import human_bytes
+from xlaview.units import human_bytes, human_count, human_seconds
 
 
 def load_for_inspection(path: Path):
@@ -50,14 +50,21 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         else:
             print_module_summary(args.file, summary)
         return 0
+    from xlaview.analysis.cost import module_cost
+    from xlaview.analysis.devices import detect_device
+    from xlaview.analysis.roofline import roofline
+
     try:
-        described = describe_instruction(module, args.instruction, reports, levels)
+        module.find(args.instruction)
     except KeyError:
         where = ""
         if loaded.problems:
             first = loaded.problems[0]
             where = f"; the file is broken at line {first.line}: {first.message}"
         raise CliError(f"no instruction {args.instruction!r} in {args.file}{where}") from None
+    cost = module_cost(module)
+    roof = roofline(cost, detect_device(module, args.file, cost.platform).device)
+    described = describe_instruction(module, args.instruction, reports, levels, cost, roof)
     if args.json:
         emit_json({"module": module.name, "file": str(args.file), "instruction": described})
     else:
@@ -75,7 +82,7 @@ def print_module_summary(path: Path, summary: dict) -> None:
 
 
 def print_instruction(d: dict) -> None:
-    kind = f" ({d['fusion_kind']})" if d["fusion_kind"] else ""
+    kind = f" ({d['kind']})" if d["kind"] != d["opcode"] else ""
     print(f"{d['name']} = {d['shape']} {d['opcode']}{kind}   in {d['computation']}, line {d['line']}")
     if d["fused_computation"]:
         print(f"  calls: {d['fused_computation']}")
@@ -91,6 +98,20 @@ def print_instruction(d: dict) -> None:
     if a:
         print(f"  allocation {a['index']} ({a['kind']}): offset {a['offset']}, "
               f"size {human_bytes(a['size'])} of {human_bytes(a['allocation_size'])}")
+    if len(d["buffers"]) > 1:
+        for b in d["buffers"]:
+            where = (f"allocation {b['allocation']} at {b['offset']}, {human_bytes(b['size'])}"
+                     if b["allocation"] is not None else "no buffer")
+            print(f"  buffer {b['index']} {b['shape']}: {where}, {b['memory_space_name']}")
+    c = d["cost"]
+    if c:
+        times = f" x{c['executions']}" if c["executions"] != 1 else ""
+        line = (f"  cost: {human_count(c['flops'], 'FLOP')}, {human_count(c['transcendentals'])} "
+                f"transcendentals, {human_bytes(c['bytes_accessed'])} accessed{times}")
+        if "time_s" in c:
+            line += (f"; on {c['device']} {human_seconds(c['time_s'])}, {c['bound']}-bound"
+                     f" ({c['precision']} peak)")
+        print(line)
     if d["live_range"]:
         share = f", {d['peak_share']:.1%} of peak" if d["peak_share"] else ""
         print(f"  live range: {d['live_range'][0]}..{d['live_range'][1]}{share}")

@@ -1,0 +1,151 @@
+"""Traffic with XLA's byte rules (issue 13): slices read their slice, one buffer
+is one intermediate, on-chip values are not memory traffic, loops count their
+trips; buffers per tuple element; memory-space names; kinds shown."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from xlaview.analysis.buffers import bytes_per_memory_space, primary_memory, result_buffers
+from xlaview.analysis.kinds import custom_call_target, kind_name, op_label
+from xlaview.analysis.memory_spaces import memory_space
+from xlaview.analysis.traffic import analyze_traffic
+from xlaview.dump.index import index_dump
+from xlaview.dump.loader import load_module, load_reports
+from xlaview.hlo import parse_module
+from xlaview.resources import sample_dump_default_flags
+
+ROCM = Path("real_dumps/clarkechong__scale-your-amd/runs/_hlo_gspmd_vs_shardmap")
+
+SLICE = """HloModule slices
+fused_slice {
+  p = f32[1024,1024]{1,0} parameter(0)
+  s = f32[16,1024]{1,0} slice(p), slice={[0:16], [0:1024]}
+  ROOT n = f32[16,1024]{1,0} negate(s)
+}
+ENTRY e {
+  x = f32[1024,1024]{1,0} parameter(0)
+  a = f32[1024,1024]{1,0} exponential(x)
+  s = f32[16,1024]{1,0} slice(a), slice={[0:16], [0:1024]}
+  f = f32[16,1024]{1,0} fusion(a), kind=kLoop, calls=fused_slice
+  ROOT t = (f32[16,1024]{1,0}, f32[16,1024]{1,0}) tuple(s, f)
+}
+"""
+
+
+def test_a_slice_is_charged_what_it_reads() -> None:
+    traffic = analyze_traffic(parse_module(SLICE))
+    ops = {o.name: o for o in traffic.ops}
+    slice_bytes = 16 * 1024 * 4
+    assert ops["s"].bytes_read == slice_bytes, "the slice op reads its slice, not 4 MiB"
+    assert ops["f"].bytes_read == slice_bytes, "so does a fusion reading through a slice"
+    (a,) = [i for i in traffic.intermediates if i.producer == "a"]
+    assert set(a.consumers) == {"s", "f"}
+    assert a.traffic_bytes == a.bytes + 2 * slice_bytes
+
+
+IN_PLACE = """HloModule in_place
+ENTRY e {
+  p = f32[1024]{0} parameter(0)
+  u = f32[16]{0} parameter(1)
+  i = s32[] parameter(2)
+  a = f32[1024]{0} exponential(p)
+  d = f32[1024]{0} dynamic-update-slice(a, u, i)
+  ROOT r = f32[1024]{0} negate(d)
+}
+"""
+
+
+def test_an_in_place_update_is_not_a_second_intermediate() -> None:
+    traffic = analyze_traffic(parse_module(IN_PLACE))
+    assert [i.producer for i in traffic.intermediates] == ["a"]
+    (a,) = traffic.intermediates
+    assert a.consumers == ("r",) and a.aliases == ("d",), a
+    ops = {o.name: o for o in traffic.ops}
+    assert ops["d"].bytes_written == 16 * 4, "the update is all it writes"
+
+
+def test_an_async_pair_is_one_intermediate(corpus: Path) -> None:
+    index = index_dump(corpus / ROCM)
+    dump_module = index.module("jit_gspmd")
+    path = dump_module.after_optimizations.path
+    for reports in (None, load_reports(dump_module)):
+        traffic = analyze_traffic(load_module(path).module, reports)
+        producers = [i.producer for i in traffic.intermediates]
+        assert producers == ["custom-call.1#0"], (reports is not None, producers)
+        assert traffic.intermediates[0].consumers == ("all-reduce-start",)
+        assert "all-reduce-done" not in {o.name for o in traffic.ops}
+
+
+VMEM = """HloModule vmem
+ENTRY e {
+  p = f32[8,128]{1,0:T(8,128)} parameter(0)
+  a = f32[8,128]{1,0:T(8,128)S(1)} exponential(p)
+  b = f32[8,128]{1,0:T(8,128)} negate(a)
+  ROOT c = f32[8,128]{1,0:T(8,128)} add(b, b)
+}
+"""
+
+
+def test_on_chip_values_are_not_memory_traffic() -> None:
+    traffic = analyze_traffic(parse_module(VMEM))
+    assert [i.producer for i in traffic.intermediates] == ["b"], "a lives in TPU VMEM, S(1)"
+    ops = {o.name: o for o in traffic.ops}
+    assert ops["a"].bytes_written == 0 and ops["b"].bytes_read == 0
+    assert ops["a"].bytes_read == ops["b"].bytes_written == 8 * 128 * 4
+
+
+def test_loop_bodies_count_their_trips(zoo: dict[str, Path]) -> None:
+    path = next(zoo["scan"].glob("*cpu_after_optimizations.txt"))
+    traffic = analyze_traffic(load_module(path).module)
+    in_body = [i for i in traffic.intermediates if i.executions == 5]
+    assert in_body, "the scan body's intermediates run 5 times"
+    for i in in_body:
+        assert i.traffic_bytes == (i.bytes + (i.read_bytes or 0)) * 5
+    entry = [o for o in traffic.ops if o.executions == 1]
+    assert entry and all(o.computation == entry[0].computation for o in entry)
+
+
+def test_a_tuple_result_joins_the_buffer_assignment_per_element(corpus: Path) -> None:
+    dump_module = index_dump(corpus / ROCM).module("jit_gspmd")
+    module = load_module(dump_module.after_optimizations.path).module
+    reports = load_reports(dump_module)
+    gemm = module.instruction("custom-call.1")
+    buffers = result_buffers(gemm, reports)
+    assert [b.index for b in buffers] == ["{0}", "{1}"]
+    assert buffers[0].memory is not None and buffers[0].memory.value.size == 117_440_512
+    assert buffers[1].memory is not None and buffers[1].memory.value.size == 79_691_776
+    primary = primary_memory(gemm, reports)
+    assert primary is not None and primary.value.size == 117_440_512, "not the 16 B table"
+    assert primary.peak_share == pytest.approx(0.463, abs=0.001)
+    assert reports.buffer_assignment is not None
+    spaces = bytes_per_memory_space(reports.buffer_assignment)
+    assert [s.number for s, _ in spaces] == [0]
+
+
+@pytest.mark.parametrize(
+    ("number", "platform", "name", "main_memory"),
+    [(0, "tpu", "HBM", True), (0, None, "device memory", True), (1, "tpu", "VMEM", False),
+     (1, "gpu", "collective", True),
+     (2, "tpu", "sync flags", False), (4, "tpu", "SMEM", False), (5, None, "host", False),
+     (6, "tpu", "scalar memory", False), (0, "cpu", "RAM", True)],
+)
+def test_memory_space_names(number: int, platform: str | None, name: str,
+                            main_memory: bool) -> None:
+    space = memory_space(number, platform)
+    assert (space.name, space.main_memory) == (name, main_memory)
+
+
+def test_kinds_name_custom_call_targets_and_custom_fusions(corpus: Path) -> None:
+    gemm = load_module(corpus / ROCM / "module_0011.jit_gspmd.gfx942_gpu_after_optimizations.txt")
+    instr = gemm.module.instruction("custom-call.1")
+    assert custom_call_target(instr) == "__cublas$lt$matmul"
+    assert kind_name(instr) == "__cublas$lt$matmul"
+    assert op_label(instr) == "custom-call __cublas$lt$matmul"
+    after = next(sample_dump_default_flags().glob("*cpu_after_optimizations.txt"))
+    module = load_module(after).module
+    (ynn,) = [i for i in module.instructions() if i.fusion_kind == "kCustom"]
+    assert kind_name(ynn) == "__ynn_fusion"
+    assert op_label(ynn) == "fusion kCustom __ynn_fusion"
