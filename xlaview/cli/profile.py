@@ -103,7 +103,7 @@ def _print(profile, trace, title: str) -> None:
          _seconds(op.self_s), _rate(op.flops, "FLOP") if op.flops is not None else "-",
          human_bytes(op.bytes_accessed), _seconds(op.time_s),
          _rate(op.achieved_flops_per_s, "FLOP/s"), _rate(op.achieved_bytes_per_s, "B/s"),
-         "-" if op.roofline_fraction is None else f"{op.roofline_fraction:.1%}")
+         "-" if op.roofline_fraction is None else f"{op.roofline_fraction * 100:.2g}%")
         for op in profile.ops
     ]
     if rows:
