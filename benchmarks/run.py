@@ -320,6 +320,55 @@ def gui_kernel(folder: Path) -> None:
           f"GUI stall {result['gui_blocked_max_ms']} ms")
 
 
+_PROFILE_CHILD = """
+import gzip, json, resource, sys, time
+sys.path.insert(0, sys.argv[1])
+out, what = sys.argv[2], sys.argv[3]
+start = time.perf_counter()
+if what == "json.load":
+    import glob
+    (path,) = glob.glob(out + "/trace/plugins/profile/*/*.trace.json.gz")
+    with gzip.open(path) as handle:
+        json.load(handle)
+    found = ""
+else:
+    from xlaview.dump import index_dump
+    from xlaview.profile import choose_module, profile_dump_module, read_trace
+    trace = read_trace(out + "/trace", prefer=what)
+    index = index_dump(out + "/dump")
+    profile = profile_dump_module(trace, index, choose_module(trace, index))
+    found = f"{trace.events:,} events, {len(trace.table):,} timing ops, {profile.runs} runs"
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps([time.perf_counter() - start, rss, found]))
+"""
+
+
+@benchmark
+def profile(folder: Path) -> None:
+    """Reading a 2.4-million-event jax.profiler trace and joining it to the dump
+    (each in a process of its own: wall time and peak resident memory), against
+    ``json.load`` of the same trace's JSON export, which holds only its first
+    million events."""
+    out = BENCH_DIR / "profile-scan"
+    if not (out / "trace").is_dir():
+        print(f"running the profiled scan into {out} ...", flush=True)
+        subprocess.run([sys.executable, str(HERE / "profile_trace.py"), str(out)], check=True,
+                       env={**os.environ, "JAX_PLATFORMS": "cpu"})
+
+    def child(what: str) -> tuple[float, float, str]:
+        proc = subprocess.run([sys.executable, "-c", _PROFILE_CHILD, str(HERE.parent), str(out),
+                               what], check=True, capture_output=True, text=True)
+        seconds, rss, found = json.loads(proc.stdout.splitlines()[-1])
+        return seconds, rss, found
+
+    ref_s, ref_mb, _ = child("json.load")
+    for prefer in ("json", "xplane"):
+        seconds, mb, found = child(prefer)
+        print(f"profile ({prefer}: {found}): {seconds:.1f} s, peak {mb:.0f} MiB resident; "
+              f"json.load of the JSON {ref_s:.1f} s, {ref_mb:.0f} MiB; ratios: time "
+              f"{seconds / ref_s:.2f}, memory {mb / ref_mb:.2f} (goal: memory <= 0.25)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("names", nargs="*", help=f"benchmarks to run (default: all): {list(BENCHMARKS)}")

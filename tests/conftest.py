@@ -46,3 +46,13 @@ def gpt_dump(tmp_path_factory: pytest.TempPathFactory) -> Path:
     script = TESTS.parent / "benchmarks" / "gpt.py"
     subprocess.run([sys.executable, str(script), str(out), "--layers", "2"], check=True)
     return out
+
+
+@pytest.fixture(scope="session")
+def profiled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Small JAX programs run under jax.profiler, every pass dumped: NAME ->
+    folder with ``dump/``, ``trace/`` and ``runs.json``."""
+    pytest.importorskip("jax")
+    from programs.profiled import generate
+
+    return generate(tmp_path_factory.mktemp("profiled"))

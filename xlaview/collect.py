@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from xlaview.errors import XlaviewError
+from xlaview.profile.files import TRACE_FOLDER
 
 DEFAULT_PASSES = ".*"
 
@@ -166,15 +167,24 @@ def collect(
     out: str | os.PathLike[str] | None = None,
     passes: str = DEFAULT_PASSES,
     open: bool = False,  # noqa: A002 (the natural name for the caller)
+    profile: int = 0,
     **jit_kwargs: Any,
 ) -> Path:
     """Compile ``fn`` for ``args`` (arrays or ``jax.ShapeDtypeStruct``) with
-    every pass dumped, without running it; return the dump folder.
+    every pass dumped; return the dump folder.
 
     The dump options go to this one compilation (jax's ``compiler_options``),
     so other compilations in the process are not dumped. ``jit_kwargs`` go to
     ``jax.jit`` (``static_argnums``, ``in_shardings``...). With ``open=True`` the
     window opens on the folder.
+
+    With ``profile=N`` the compiled function also runs: once to warm up, then
+    N times under ``jax.profiler``, each run waited for; the trace goes to
+    ``trace/`` inside the dump folder (`xlaview.profile.find_trace` finds it).
+    Running needs real arrays: each ``ShapeDtypeStruct`` becomes an array of
+    its shape, dtype and sharding, filled with normal random numbers (seed 0)
+    for floating and complex types and with zeros otherwise (zeros are valid
+    indices). Arrays given as arrays are used as they are.
     """
     try:
         import jax
@@ -182,15 +192,75 @@ def collect(
         raise CollectError(
             "xlaview.collect needs jax: pip install 'xlaview[jax]' (or jax itself)"
         ) from None
+    if not isinstance(profile, int) or isinstance(profile, bool) or profile < 0:
+        raise CollectError(f"profile= takes a number of runs, not {profile!r}")
     name = getattr(fn, "__name__", "fn")
     folder = ensure_writable(Path(out).expanduser() if out is not None else new_dump_folder(name))
-    options = {"xla_dump_to": str(folder), "xla_dump_hlo_pass_re": passes}
-    jax.jit(fn, **jit_kwargs).lower(*args).compile(compiler_options=options)
+    options: dict[str, str | bool] = {"xla_dump_to": str(folder), "xla_dump_hlo_pass_re": passes}
+    compiled = jax.jit(fn, **jit_kwargs).lower(*args).compile(compiler_options=options)
+    if profile:
+        dynamic = _dynamic_args(fn, args, jit_kwargs)
+        _run_profiled(compiled, _concrete(dynamic), profile, folder / TRACE_FOLDER)
     if open:
         from xlaview.qt.app import run_gui  # the GUI only when asked for
 
         run_gui([str(folder)])
     return folder
+
+
+def _dynamic_args(fn: Callable[..., Any], args: tuple[Any, ...],
+                  jit_kwargs: dict[str, Any]) -> tuple[Any, ...]:
+    """``args`` without the static ones: a compiled function takes only the others."""
+    static = jit_kwargs.get("static_argnums", ())
+    static = {static} if isinstance(static, int) else set(static or ())
+    names = jit_kwargs.get("static_argnames", ())
+    names = {names} if isinstance(names, str) else set(names or ())
+    if names:
+        import inspect
+
+        try:
+            params = list(inspect.signature(fn).parameters)
+        except (TypeError, ValueError):
+            params = []
+        static |= {params.index(n) for n in names if n in params}
+    static = {i % len(args) for i in static if -len(args) <= i < len(args)}
+    return tuple(a for i, a in enumerate(args) if i not in static)
+
+
+def _concrete(args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """Arrays for the ``ShapeDtypeStruct`` leaves of ``args``."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+
+    def make(leaf: Any) -> Any:
+        if not isinstance(leaf, jax.ShapeDtypeStruct):
+            return leaf
+        if jnp.issubdtype(leaf.dtype, jnp.inexact):  # bfloat16 and float8 included
+            value = rng.standard_normal(leaf.shape, dtype=np.float32).astype(leaf.dtype)
+        else:
+            value = np.zeros(leaf.shape, leaf.dtype)
+        sharding = getattr(leaf, "sharding", None)
+        return jax.device_put(value, sharding) if sharding is not None else jnp.asarray(value)
+
+    return jax.tree_util.tree_map(make, args)
+
+
+def _run_profiled(compiled: Any, args: tuple[Any, ...], runs: int, trace: Path) -> None:
+    import jax
+
+    jax.block_until_ready(compiled(*args))  # allocation and first-touch costs stay out of the trace
+    try:
+        jax.profiler.start_trace(str(trace))
+    except RuntimeError as err:  # another trace is running
+        raise CollectError(f"cannot start the profiler: {err}") from None
+    try:
+        for _ in range(runs):
+            jax.block_until_ready(compiled(*args))
+    finally:
+        jax.profiler.stop_trace()
 
 
 __all__ = ["CollectError", "collect", "merge_xla_flags", "run_with_dumps", "xla_flag", "xla_flags"]

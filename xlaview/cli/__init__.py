@@ -14,11 +14,11 @@ import sys
 from collections.abc import Sequence
 
 from xlaview import __version__
-from xlaview.cli import analyses, boundaries, collect, cost, export, inspect, summary
+from xlaview.cli import analyses, boundaries, collect, cost, export, inspect, profile, summary
 from xlaview.cli.common import echo
 from xlaview.errors import XlaviewError
 
-COMMANDS = (summary, inspect, analyses, cost, boundaries, collect, export)
+COMMANDS = (summary, inspect, analyses, cost, boundaries, profile, collect, export)
 
 
 def build_parser() -> argparse.ArgumentParser:
