@@ -2,13 +2,18 @@
 
 ``layered_layout`` lays a dataflow graph out from scratch (layered.py tells
 the pipeline); ``relayout`` steps an earlier layout of the same computation
-to a new version of it, keeping what did not change in place
+to a new version of it, keeping what the change did not touch in place
 (incremental.py); ``layout_quality`` measures a layout (quality.py).
 """
 
 from __future__ import annotations
 
+from xlaview.analysis.layout.incremental import LayoutStep, relayout
 from xlaview.analysis.layout.layered import layered_layout
-from xlaview.analysis.layout.model import EdgeRoute, GraphLayout, LayoutNode, Point
+from xlaview.analysis.layout.model import EdgeRoute, GraphLayout, LayoutNode, Point, ProgressFn
+from xlaview.analysis.layout.quality import LayoutQuality, layout_quality
 
-__all__ = ["EdgeRoute", "GraphLayout", "LayoutNode", "Point", "layered_layout"]
+__all__ = [
+    "EdgeRoute", "GraphLayout", "LayoutNode", "LayoutQuality", "LayoutStep", "Point",
+    "ProgressFn", "layered_layout", "layout_quality", "relayout",
+]  # fmt: skip

@@ -46,16 +46,7 @@ def route_edges(
             end = (xs[t], ys[t] - nodes[t].height / 2)
             key_s, key_t = nodes[s].key, nodes[t].key
             if (s, t) in graph.stubs or (s, t) in feedback:
-                dx, dy = end[0] - start[0], end[1] - start[1]
-                reach = max(abs(dx), abs(dy))
-                f = min(1.0, stub_reach / reach) if reach else 1.0
-                route = EdgeRoute(
-                    key_s,
-                    key_t,
-                    (start, (start[0] + f * dx, start[1] + f * dy)),
-                    True,
-                    ((end[0] - f * dx, end[1] - f * dy), end),
-                )
+                route = stub_route(key_s, key_t, start, end, stub_reach)
             else:
                 first = chains.get((s, t))
                 if first is None:
@@ -67,3 +58,18 @@ def route_edges(
             done[(s, t)] = route
         routes.append(route)
     return tuple(routes)
+
+
+def stub_route(source: str, target: str, start: Point, end: Point, reach: float) -> EdgeRoute:
+    """The two ends of the straight line from ``start`` to ``end``, each
+    ``reach`` long along its larger axis (the whole line if shorter)."""
+    dx, dy = end[0] - start[0], end[1] - start[1]
+    span = max(abs(dx), abs(dy))
+    f = min(1.0, reach / span) if span else 1.0
+    return EdgeRoute(
+        source,
+        target,
+        (start, (start[0] + f * dx, start[1] + f * dy)),
+        True,
+        ((end[0] - f * dx, end[1] - f * dy), end),
+    )
