@@ -84,22 +84,47 @@ def _old_keys(
     for key in known:
         if key not in keys:
             lost.setdefault(key.partition("@")[0], []).append(key)
+    if not lost:
+        return {}, set()
+    lost_keys = {key for keys in lost.values() for key in keys}
+    old_users: dict[str, set[str]] = {}
+    for route in previous.edges:
+        if route.source in lost_keys:
+            old_users.setdefault(route.source, set()).add(route.target)
+    users: dict[str, list[str]] = {}
+    for edge in graph.edges:
+        users.setdefault(edge.source, []).append(edge.target)
     renamed: dict[str, str] = {}
     stand_ins: set[str] = set()
+    unmatched = []
     for node in unknown:
+        # The same node under its old names, or the node of the same value
+        # that fed the same user.
         instruction = old_name.get(node.instruction, node.instruction)
+        spare = lost.get(instruction, [])
         if node.is_copy:
             user = node.key[len(node.instruction) + 1 :]
-            same = f"{instruction}@{old_name.get(user, user)}"
+            old_user = old_name.get(user, user)
+            candidates = [f"{instruction}@{old_user}"]
+            if old_user in old_users.get(instruction, ()):
+                candidates.append(instruction)
         else:
-            same = instruction
-        spare = lost.get(instruction)
-        if not spare:
+            candidates = [instruction] + [
+                f"{instruction}@{old_name.get(user, user)}" for user in users.get(node.key, ())]
+        old = next((key for key in candidates if key in spare), None)
+        if old is None:
+            unmatched.append((node, spare))
             continue
-        if same in spare:
-            spare.remove(same)
-            renamed[node.key] = same
-        else:
-            renamed[node.key] = spare.pop(0)
+        spare.remove(old)
+        renamed[node.key] = old
+        if old != candidates[0]:
+            stand_ins.add(node.key)
+    for node, spare in unmatched:
+        if spare:
+            # Any other node of the same value; the one instruction_positions
+            # reported for it first, so that the value stays put if it can.
+            old = min(spare)
+            spare.remove(old)
+            renamed[node.key] = old
             stand_ins.add(node.key)
     return {new: old for new, old in renamed.items() if new != old}, stand_ins

@@ -82,7 +82,7 @@ class Bands:
             low = max(lowest, rights[j - 1] + half if j else lowest)
             high = lefts[j] - half if j < count else float("inf")
             if low <= high + EPS:
-                best = min(max(want, low), high)
+                best = _clamp(want, low, high)
                 break
         for j in range(i - 1, -1, -1):  # leftwards, while it can still beat best
             high = lefts[j] - half
@@ -90,9 +90,17 @@ class Bands:
                 break
             low = max(lowest, rights[j - 1] + half if j else lowest)
             if low <= high + EPS:
-                candidate = min(max(want, low), high)
+                candidate = _clamp(want, low, high)
                 if best is None or abs(candidate - want) < abs(best - want):
                     best = candidate
                 break
         assert best is not None  # the gap after the last interval always fits
         return best
+
+
+def _clamp(want: float, low: float, high: float) -> float:
+    """``want`` itself when it fits up to rounding (a node put back where it
+    was must not drift by a rounding error), else the nearest end."""
+    if low - EPS <= want <= high + EPS:
+        return want
+    return min(max(want, low), high)

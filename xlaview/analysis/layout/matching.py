@@ -230,8 +230,11 @@ def _near_changes(
                 extra.setdefault(u, []).append(v)
     removed_neighbours = [u for key in removed for u in old_operands(key)]
     # Levels of a breadth-first walk: changes at 0, removed nodes' neighbours
-    # at 1 (the removed node itself would be at 0).
-    levels: list[list[int]] = [[v for v in range(n) if status[v] != KEPT], removed_neighbours]
+    # at 1 (the removed node itself would be at 0). A changed or new source
+    # (a parameter's copy that stands in for another, say) moves with its
+    # user and does not make room around it.
+    changes = [v for v in range(n) if status[v] != KEPT and (len(preds[v]) or v in extra)]
+    levels: list[list[int]] = [changes, removed_neighbours]
     levels += [[] for _ in range(RADIUS)]
     near = bytearray(n)
     for level in range(RADIUS + 1):

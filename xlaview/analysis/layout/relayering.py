@@ -5,9 +5,9 @@ Kept nodes far from a change are fixed. Changed nodes and kept nodes near a
 change may move, but only to open the layers new nodes need. The movable
 nodes fall into groups connected through movable edges; fixed nodes separate
 them, so each group is settled on its own: first by pushing nodes down
-(each no higher than its own layer, below its operands), and if that would
-move a fixed node, by pulling them up instead; if neither fits, the group
-stays as it was. New nodes then slide down to just above their first user,
+(each no higher than its own layer, below its operands) or by pulling them
+up, whichever moves fewer kept nodes without moving a fixed one; if neither
+fits, the group stays as it was. New nodes then slide down to just above their first user,
 as in a fresh layout, never above the lowest layer their operands allow.
 Where no room could be made, a new node keeps to its users' side and the
 edges from its operands are left pointing up (drawn as stubs).
@@ -29,8 +29,8 @@ def relayer(
 ) -> tuple[list[int], bytearray]:
     """The layer of every node of the new graph, and which nodes the step
     may move (see the module doc). ``former`` holds (layer, x) places nodes
-    had before recent steps moved them: a movable node returns to its
-    former layer when it can."""
+    had before recent steps moved or removed them: a new or changed node
+    returns to its former layer when it can (a kept one stays put)."""
     n = len(match.keys)
     status, keys = match.status, match.keys
     preds, succs = match.preds, match.succs
@@ -42,16 +42,18 @@ def relayer(
             layer[v] = old_layers[key]
         if status[v] != KEPT or match.near[v]:
             movable[v] = 1
-            place = former.get(keys[v])
+            place = former.get(keys[v]) if status[v] != KEPT else None
             base[v] = place[0] if place is not None else layer[v]
     position = {v: i for i, v in enumerate(match.order) if movable[v]}
     for group in _groups(position, preds, succs):
         group.sort(key=position.__getitem__)
         if not _wanted(group, status, layer, base, preds):
             continue
-        settled = _push_down(group, status, layer, base, movable, preds, succs)
-        if settled is None:
-            settled = _pull_up(group, status, layer, base, movable, preds, succs)
+        down = _push_down(group, status, layer, base, movable, preds, succs)
+        up = _pull_up(group, status, layer, base, movable, preds, succs)
+        settled = down if up is None or (
+            down is not None and _cost(group, status, layer, down) <= _cost(group, status, layer, up)
+        ) else up
         if settled is not None:
             for v, level in zip(group, settled):
                 if status[v] != NEW:
@@ -97,6 +99,16 @@ def _wanted(
         if any(layer[p] >= layer[v] and status[p] != NEW for p in preds[v]):
             return True
     return False
+
+
+def _cost(group: list[int], status: list[int], layer: list[int], settled: list[int]) -> int:
+    """How much settling the group this way moves: a kept node counts twice
+    a changed one, new nodes nothing."""
+    return sum(
+        2 if status[v] == KEPT else 1
+        for v, level in zip(group, settled)
+        if status[v] != NEW and level != layer[v]
+    )
 
 
 def _push_down(

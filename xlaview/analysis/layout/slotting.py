@@ -42,7 +42,7 @@ def place_nodes(
     fresh: list[int] = []  # new nodes with no place to return to
     for v in order:
         key = match.old_key[v]
-        place = former.get(match.keys[v]) if movable[v] else None
+        place = former.get(match.keys[v]) if match.status[v] != KEPT else None
         if place is not None and place[0] == layer[v]:
             wanted.append((v, place[1]))
         elif key is None:
