@@ -206,6 +206,8 @@ def check_step(name: str, before: Pass, after: Pass, old: GraphLayout, step: Lay
     few changes, nearly all unchanged nodes still."""
     label = f"{name} {before.label}->{after.label}"
     check_valid(label, *layout_inputs(after.graph), step.layout)
+    assert step.layout.crossings == layout_quality(step.layout).crossings, (
+        f"{label}: the crossings kept up to date by the step are off")
     changed = changed_instructions(diff, after.computation.name)
     a = instruction_positions(before.graph, old)
     b = instruction_positions(after.graph, step.layout)

@@ -81,18 +81,17 @@ def _old_keys(
         return {}, set()
     keys = {node.key for node in graph.nodes}
     lost: dict[str, list[str]] = {}  # instruction -> its old keys the new graph lacks
-    for key in known:
-        if key not in keys:
-            lost.setdefault(key.partition("@")[0], []).append(key)
+    for key in [key for key in known if key not in keys]:
+        lost.setdefault(key.partition("@")[0], []).append(key)
     if not lost:
         return {}, set()
     lost_keys = {key for keys in lost.values() for key in keys}
     old_users: dict[str, set[str]] = {}
-    for route in previous.edges:
-        if route.source in lost_keys:
-            old_users.setdefault(route.source, set()).add(route.target)
+    for route in [route for route in previous.edges if route.source in lost_keys]:
+        old_users.setdefault(route.source, set()).add(route.target)
+    asking = {node.key for node in unknown}
     users: dict[str, list[str]] = {}
-    for edge in graph.edges:
+    for edge in [edge for edge in graph.edges if edge.source in asking]:
         users.setdefault(edge.source, []).append(edge.target)
     renamed: dict[str, str] = {}
     stand_ins: set[str] = set()

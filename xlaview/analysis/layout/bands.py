@@ -29,15 +29,10 @@ class Bands:
         self._lefts: dict[int, list[float]] = {}
         self._rights: dict[int, list[float]] = {}
 
-    @classmethod
-    def of(cls, intervals: dict[int, list[tuple[float, float]]]) -> Bands:
-        """Bands holding ``intervals`` (layer -> disjoint (left, right) pairs)."""
-        bands = cls()
-        for layer, pairs in intervals.items():
-            pairs.sort()
-            bands._lefts[layer] = [left for left, _ in pairs]
-            bands._rights[layer] = [right for _, right in pairs]
-        return bands
+    def fill(self, layer: int, lefts: list[float], rights: list[float]) -> None:
+        """Set the intervals of an empty ``layer``, sorted and disjoint."""
+        self._lefts[layer] = lefts
+        self._rights[layer] = rights
 
     def add(self, layer: int, left: float, right: float) -> None:
         lefts = self._lefts.setdefault(layer, [])

@@ -28,7 +28,7 @@ from xlaview.analysis.layout.model import (
     ignore_progress,
     scaled,
 )
-from xlaview.analysis.layout.quality import layout_quality
+from xlaview.analysis.layout.quality import crossings_in, edge_length
 from xlaview.analysis.layout.relayering import relayer
 from xlaview.analysis.layout.rerouting import Routes, reroute
 from xlaview.analysis.layout.slotting import place_nodes
@@ -143,15 +143,16 @@ def relayout(
 
 def _worse(step: LayoutStep, fresh: GraphLayout) -> str:
     """How the step's layout is clearly worse than ``fresh`` ("" if not)."""
-    ours, theirs = layout_quality(step.layout), layout_quality(fresh)
-    edges = len({(r.source, r.target) for r in fresh.edges})
+    ours, theirs = step.layout, fresh
+    edges = len({id(route) for route in fresh.edges})
     if step.upward > max(MAX_UPWARD, MAX_UPWARD_SHARE * edges):
         return f"{step.upward:,} edges would point up"
     slack = CROSSINGS_SLACK + CROSSINGS_SLACK_PER_EDGE * edges
     if ours.crossings > CROSSINGS_FACTOR * theirs.crossings + slack:
         return f"the graph would have {ours.crossings:,} edge crossings instead of {theirs.crossings:,}"
-    if ours.edge_length > LENGTH_FACTOR * theirs.edge_length:
-        return f"its edges would be {ours.edge_length / theirs.edge_length - 1:.0%} longer"
+    length, fresh_length = edge_length(ours), edge_length(theirs)
+    if length > LENGTH_FACTOR * fresh_length:
+        return f"its edges would be {length / fresh_length - 1:.0%} longer"
     if ours.width > WIDTH_FACTOR * theirs.width:
         return f"the graph would be {ours.width / theirs.width - 1:.0%} wider"
     return ""
@@ -191,7 +192,7 @@ def _step(
     routes = reroute(match, nodes, same, layer, xs, layer_y, bands, dirty, long_edge_layers,
                      layer_gap / 2)
     report(0.9)
-    layout = _assemble(match, nodes, layer, xs, layer_y, routes, previous,
+    layout = _assemble(match, nodes, layer, xs, layer_y, routes, previous, unmoved,
                        _former_places(match, previous, unmoved, layer, xs, n))
     report(1.0)
     return LayoutStep(
@@ -279,6 +280,7 @@ def _assemble(
     layer_y: list[float],
     routes: Routes,
     previous: GraphLayout,
+    unmoved: bytearray,
     former: dict[str, tuple[int, float]],
 ) -> GraphLayout:
     keys = match.keys
@@ -288,18 +290,47 @@ def _assemble(
     for route, kept in zip(routes.routes, routes.kept):
         if (right < previous.width or not kept) and len(route.points) > 2 and not route.stub:
             right = max(right, *(x for x, _ in route.points[1:-1]))
+    layers = dict(zip(keys, layer))
+    # The previous tuples where nothing changed: fewer new objects for the
+    # garbage collector to visit (in a GUI process full of them, that shows).
+    old_positions, old_sizes = previous.positions, previous.sizes
+    positions = {}
+    for key, old, x, level, still in zip(keys, match.old_key, xs, layer, unmoved):
+        positions[key] = old_positions[old] if still and old is not None else (x, layer_y[level])
+    sizes = {}
+    for node, old in zip(nodes, match.old_key):
+        size = old_sizes.get(old) if old is not None else None
+        if size is None or size != (node.width, node.height):
+            size = (node.width, node.height)
+        sizes[node.key] = size
     return GraphLayout(
-        positions={key: (x, layer_y[level]) for key, x, level in zip(keys, xs, layer)},
-        layers=dict(zip(keys, layer)),
+        positions=positions,
+        layers=layers,
         edges=routes.routes,
         width=right,
         height=max(layer_y[level] + node.height / 2 for level, node in zip(layer, nodes)),
-        crossings=-1,  # not counted: layout_quality counts them
+        crossings=_crossings(previous, routes, layers),
         dummy_count=routes.waypoints,
         layer_y=tuple(layer_y),
-        sizes={node.key: (node.width, node.height) for node in nodes},
+        sizes=sizes,
         former_places=former,
     )
+
+
+def _crossings(previous: GraphLayout, routes: Routes, layers: dict[str, int]) -> int:
+    """The previous count, recounted only between the layers where a route
+    changed: most of a big graph is untouched by a pass."""
+    kept = {id(route) for route, still in zip(routes.routes, routes.kept) if still}
+    gaps: set[int] = set()
+    for edges, levels in ((previous.edges, previous.layers), (routes.routes, layers)):
+        for route in edges:
+            if not route.stub and id(route) not in kept:
+                level = levels[route.source]
+                gaps.update(range(level, level + len(route.points) - 1))
+    if not gaps:
+        return previous.crossings
+    return (previous.crossings - crossings_in(previous.edges, previous.layers, gaps)
+            + crossings_in(routes.routes, layers, gaps))
 
 
 def _fresh(

@@ -1,9 +1,9 @@
 """What a pass step changed in a graph, as the layout sees it.
 
 A node of the new graph is *kept* when the previous layout had its key (or
-the key ``renamed`` maps it to) with the same size and the same operands in
-the same order: nothing about it that the layout depends on changed, so it
-should not move. It is *changed* when the key is known but its size or
+the key ``renamed`` maps it to) with the same size and the same operands
+(their order does not change a layout): nothing about it that the layout
+depends on changed, so it should not move. It is *changed* when the key is known but its size or
 operands differ, and *new* otherwise. Nodes up to ``RADIUS`` edges from a
 change (in the old or the new graph, either direction) are *near* it: a
 step may move them when the change leaves no other way (an inserted node
@@ -117,35 +117,13 @@ def match_step(
         named = keys
     old_key: list[str | None] = [key if key in old_positions else None for key in named]
 
-    # The routes into each old node, in order, as linked indices.
+    # Edges compared as sets of (operand, user) keys, with C-speed set
+    # operations: the order of operands does not change a layout.
     old_edges = previous.edges
-    first_in: dict[str, int] = {}
-    old_count: dict[str, int] = {}
-    next_in = [-1] * len(old_edges)
-    for i in range(len(old_edges) - 1, -1, -1):
-        target = old_edges[i].target
-        next_in[i] = first_in.get(target, -1)
-        first_in[target] = i
-        old_count[target] = old_count.get(target, 0) + 1
-    # The k-th edge into a node is the same edge as before when the k-th
-    # route into its old node came from the same (old) source.
-    old_route: list[EdgeRoute | None] = [None] * len(sources)
-    cursor = [-2] * n  # the next old route into each node (-2: not looked up yet)
-    seen_in = [0] * n
-    matched_in = [0] * n
-    for i, (s, t) in enumerate(zip(sources, targets)):
-        seen_in[t] += 1
-        at = cursor[t]
-        if at == -2:
-            known = old_key[t]
-            at = first_in.get(known, -1) if known is not None else -1
-        if at >= 0:
-            route = old_edges[at]
-            if route.source == old_key[s]:
-                old_route[i] = route
-                matched_in[t] += 1
-            at = next_in[at]
-        cursor[t] = at
+    old_pairs = {(route.source, route.target): route for route in old_edges}
+    pairs = list(zip([old_key[s] for s in sources], [old_key[t] for t in targets]))
+    old_route: list[EdgeRoute | None] = [old_pairs.get(pair) for pair in pairs]  # type: ignore[arg-type]
+    touched = {target for _, target in old_pairs.keys() ^ set(pairs)}
 
     sizes = previous.sizes
     status = [NEW] * n
@@ -155,7 +133,7 @@ def match_step(
             continue
         size = sizes.get(known)
         if (
-            matched_in[v] == seen_in[v] == old_count.get(known, 0)
+            known not in touched
             and (size is None or size == (node.width, node.height))
             and node.key not in changed
         ):
@@ -166,7 +144,7 @@ def match_step(
     removed = [key for key in old_positions if key not in present]
 
     order, feedback, preds, succs = _structure(n, sources, targets)
-    near = _near_changes(n, preds, succs, old_key, previous, first_in, next_in, status, removed)
+    near = _near_changes(n, preds, succs, old_key, old_edges, status, removed)
     return StepMatch(keys, named, sources, targets, order, feedback, preds, succs, old_key, old_route,
                      status, near, removed)
 
@@ -194,9 +172,7 @@ def _near_changes(
     preds: Adjacency,
     succs: Adjacency,
     old_key: list[str | None],
-    previous: GraphLayout,
-    first_in: dict[str, int],
-    next_in: list[int],
+    old_edges: Sequence[EdgeRoute],
     status: list[int],
     removed: list[str],
 ) -> bytearray:
@@ -209,26 +185,23 @@ def _near_changes(
     are changes already.
     """
     new_of_old = {key: v for v, key in enumerate(old_key) if key is not None}
-    old_edges = previous.edges
-
-    def old_operands(key: str) -> list[int]:
-        found = []
-        at = first_in.get(key, -1)
-        while at >= 0:
-            u = new_of_old.get(old_edges[at].source)
+    gone = set(removed)
+    changed_old = {old_key[v] for v in range(n) if status[v] == CHANGED}
+    old_operands: dict[str, list[int]] = {}
+    for route in old_edges:
+        if route.target in changed_old or route.target in gone:
+            u = new_of_old.get(route.source)
             if u is not None:
-                found.append(u)
-            at = next_in[at]
-        return found
+                old_operands.setdefault(route.target, []).append(u)
 
     extra: dict[int, list[int]] = {}
     for v in range(n):
         key = old_key[v]
         if status[v] == CHANGED and key is not None:
-            for u in old_operands(key):
+            for u in old_operands.get(key, ()):
                 extra.setdefault(v, []).append(u)
                 extra.setdefault(u, []).append(v)
-    removed_neighbours = [u for key in removed for u in old_operands(key)]
+    removed_neighbours = [u for key in removed for u in old_operands.get(key, ())]
     # Levels of a breadth-first walk: changes at 0, removed nodes' neighbours
     # at 1 (the removed node itself would be at 0). A changed or new source
     # (a parameter's copy that stands in for another, say) moves with its

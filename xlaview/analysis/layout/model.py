@@ -42,9 +42,8 @@ class EdgeRoute:
 class GraphLayout:
     """Node centres, layers (0 = top), edge routes (``edges[i]`` for input
     edge i) and the bounding size, whose top left corner is (0, 0). Also the
-    edge crossings left between adjacent layers (stubs not counted; -1 when
-    a pass step did not count them: ``layout_quality`` does) and the number
-    of waypoints routed edges needed, for benchmarks and tests.
+    edge crossings left between adjacent layers (stubs not counted) and the
+    number of waypoints routed edges needed, for benchmarks and tests.
 
     What the next pass step starts from (:func:`relayout`): ``layer_y`` is the
     centre y of every layer, empty ones included, ``sizes`` the (width,

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import pairwise
 
@@ -35,7 +36,6 @@ class LayoutQuality:
 def layout_quality(layout: GraphLayout) -> LayoutQuality:
     """Measure ``layout`` (see :class:`LayoutQuality`)."""
     layers = layout.layers
-    length = 0.0
     stubs = upward = 0
     seen: set[tuple[str, str]] = set()
     for route in layout.edges:
@@ -45,33 +45,52 @@ def layout_quality(layout: GraphLayout) -> LayoutQuality:
         seen.add(pair)
         if layers[route.target] <= layers[route.source]:
             upward += 1
+        stubs += route.stub
+    crossings = crossings_in(layout.edges, layers)
+    return LayoutQuality(crossings, edge_length(layout), layout.width, layout.height, stubs,
+                         upward)
+
+
+def edge_length(layout: GraphLayout) -> float:
+    """The summed length of every distinct edge: routed ones along their
+    route, stubs as the straight line they stand for."""
+    length = 0.0
+    seen: set[int] = set()
+    for route in layout.edges:
+        if id(route) in seen:  # duplicate edges share one route
+            continue
+        seen.add(id(route))
         if route.stub:
-            stubs += 1
             end = route.target_stub[-1] if route.target_stub else route.points[-1]
             length += math.dist(route.points[0], end)
+        elif len(route.points) == 2:
+            length += math.dist(route.points[0], route.points[1])
         else:
             length += sum(math.dist(a, b) for a, b in pairwise(route.points))
-    crossings = crossings_in(layout.edges, layers)
-    return LayoutQuality(crossings, length, layout.width, layout.height, stubs, upward)
+    return length
 
 
 def crossings_in(
-    edges: Iterable[EdgeRoute], layers: Mapping[str, int], gaps: Collection[int] | None = None
+    edges: Iterable[EdgeRoute], layers: Mapping[str, int], gaps: AbstractSet[int] | None = None
 ) -> int:
     """Crossings of the routed edges between adjacent layers, in the gaps
     listed (gap i lies between layers i and i+1) or in all; each distinct
     edge counted once."""
     segments: dict[int, list[tuple[float, float]]] = {}  # gap -> (x above, x below)
-    seen: set[tuple[str, str]] = set()
+    seen: set[int] = set()
     for route in edges:
         if route.stub:
             continue
-        pair = (route.source, route.target)
-        if pair in seen:
-            continue
-        seen.add(pair)
-        level = layers[route.source]
         points = route.points
+        level = layers[route.source]
+        if gaps is not None and (
+            level not in gaps if len(points) == 2
+            else gaps.isdisjoint(range(level, level + len(points) - 1))
+        ):
+            continue
+        if id(route) in seen:  # duplicate edges share one route
+            continue
+        seen.add(id(route))
         for i in range(len(points) - 1):
             if gaps is None or level + i in gaps:
                 segments.setdefault(level + i, []).append((points[i][0], points[i + 1][0]))

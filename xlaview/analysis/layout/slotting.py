@@ -37,7 +37,7 @@ def place_nodes(
     half = [node.width / 2 + node_gap / 2 for node in nodes]
     xs = [0.0] * n
     placed = bytearray(n)
-    staying: dict[int, list[tuple[float, float]]] = {}
+    staying: dict[int, list[int]] = {}  # layer -> nodes that keep their x
     wanted: list[tuple[int, float]] = []  # changed or moved nodes: (id, x they keep if they can)
     fresh: list[int] = []  # new nodes with no place to return to
     for v in order:
@@ -48,12 +48,15 @@ def place_nodes(
         elif key is None:
             fresh.append(v)
         elif not movable[v] or (match.status[v] == KEPT and layer[v] == old_layers[key]):
-            x = xs[v] = old_positions[key][0]
+            xs[v] = old_positions[key][0]
             placed[v] = 1
-            staying.setdefault(layer[v], []).append((x - half[v], x + half[v]))
+            staying.setdefault(layer[v], []).append(v)
         else:
             wanted.append((v, old_positions[key][0]))
-    bands = Bands.of(staying)
+    bands = Bands()
+    for level, ids in staying.items():
+        ids.sort(key=xs.__getitem__)
+        bands.fill(level, [xs[v] - half[v] for v in ids], [xs[v] + half[v] for v in ids])
 
     def put(v: int, x: float) -> None:
         xs[v] = x
