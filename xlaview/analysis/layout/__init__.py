@@ -3,14 +3,22 @@
 ``layered_layout`` lays a dataflow graph out from scratch (layered.py tells
 the pipeline); ``relayout`` steps an earlier layout of the same computation
 to a new version of it, keeping what the change did not touch in place
-(incremental.py); ``layout_quality`` measures a layout (quality.py).
+(incremental.py decides, stepping.py steps); ``layout_quality`` measures a
+layout (quality.py).
 """
 
 from __future__ import annotations
 
-from xlaview.analysis.layout.incremental import LayoutStep, relayout
+from xlaview.analysis.layout.incremental import relayout
 from xlaview.analysis.layout.layered import layered_layout
-from xlaview.analysis.layout.model import EdgeRoute, GraphLayout, LayoutNode, Point, ProgressFn
+from xlaview.analysis.layout.model import (
+    EdgeRoute,
+    GraphLayout,
+    LayoutNode,
+    LayoutStep,
+    Point,
+    ProgressFn,
+)
 from xlaview.analysis.layout.quality import LayoutQuality, layout_quality
 
 __all__ = [

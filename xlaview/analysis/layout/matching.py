@@ -67,6 +67,7 @@ class StepMatch:
     succs: Adjacency  # users, without feedback edges
     old_key: list[str | None]  # the key the previous layout knows the node by
     old_route: list[EdgeRoute | None]  # per input edge: the previous route of that edge
+    lost_routes: list[EdgeRoute]  # previous routes of edges the new graph lacks
     status: list[int]  # KEPT, CHANGED or NEW
     near: bytearray  # 1: within RADIUS edges of a change
     removed: list[str]  # keys of the previous layout the new graph lacks
@@ -123,7 +124,9 @@ def match_step(
     old_pairs = {(route.source, route.target): route for route in old_edges}
     pairs = list(zip([old_key[s] for s in sources], [old_key[t] for t in targets]))
     old_route: list[EdgeRoute | None] = [old_pairs.get(pair) for pair in pairs]  # type: ignore[arg-type]
-    touched = {target for _, target in old_pairs.keys() ^ set(pairs)}
+    new_pairs = set(pairs)
+    touched = {target for _, target in old_pairs.keys() ^ new_pairs}
+    lost_routes = [old_pairs[pair] for pair in old_pairs.keys() - new_pairs]  # type: ignore[index]
 
     sizes = previous.sizes
     status = [NEW] * n
@@ -146,7 +149,7 @@ def match_step(
     order, feedback, preds, succs = _structure(n, sources, targets)
     near = _near_changes(n, preds, succs, old_key, old_edges, status, removed)
     return StepMatch(keys, named, sources, targets, order, feedback, preds, succs, old_key, old_route,
-                     status, near, removed)
+                     lost_routes, status, near, removed)
 
 
 def _structure(

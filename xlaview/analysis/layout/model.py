@@ -64,6 +64,26 @@ class GraphLayout:
     former_places: dict[str, tuple[int, float]] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class LayoutStep:
+    """The layout of a pass step and what the step did to the picture.
+
+    ``fresh``: laid out from scratch; ``reason`` says why when a previous
+    layout was given but not kept (for the status bar), and is empty
+    otherwise. ``added``/``removed``: node keys new in this layout / gone
+    from the previous one; ``moved``: keys in both whose centre moved;
+    ``upward``: edges an incremental step left pointing up (drawn as stubs).
+    """
+
+    layout: GraphLayout
+    fresh: bool
+    reason: str
+    added: tuple[str, ...]
+    removed: tuple[str, ...]
+    moved: tuple[str, ...]
+    upward: int = 0
+
+
 def ignore_progress(_fraction: float) -> None:
     pass
 
