@@ -3,9 +3,10 @@
 An edge between two nodes that did not move keeps its route, except for
 waypoints a new node now covers, which step aside to the nearest free x. A
 new edge, or one whose ends moved, runs straight from source to target,
-each waypoint at the nearest free x of its layer. Edges that cannot point
-down (an inserted node found no layer between its operands and users) and
-edges spanning too many layers are stubs, as in a fresh layout.
+each waypoint at the nearest free x of its layer. Edges spanning too many
+layers are stubs, as in a fresh layout; so are edges that cannot point down
+(an inserted node found no layer between its operands and users), drawn as
+a stub down out of the source and one down into the target.
 """
 
 from __future__ import annotations
@@ -97,7 +98,13 @@ def _route(
     span = layer[t] - layer[s]
     start = (xs[s], layer_y[layer[s]] + nodes[s].height / 2)
     end = (xs[t], layer_y[layer[t]] - nodes[t].height / 2)
-    if is_cycle or span < 1 or span > long_edge_layers:
+    if span < 1 and not is_cycle:
+        # Pointing up: stubs straight down out of the source and into the
+        # target, like every other edge's ends; ones aimed along the edge
+        # would start and end under the boxes and not be seen.
+        return EdgeRoute(keys[s], keys[t], (start, (start[0], start[1] + stub_reach)), True,
+                         ((end[0], end[1] - stub_reach), end))
+    if is_cycle or span > long_edge_layers:
         return stub_route(keys[s], keys[t], start, end, stub_reach)
     if span == 1:
         return EdgeRoute(keys[s], keys[t], (start, end), False)
