@@ -410,6 +410,7 @@ def test_renamed_node_keeps_its_place() -> None:
     renamed_edges = [tuple("A5" if k == "a5" else k for k in e) for e in edges]
     step = relayout(before, renamed_nodes, renamed_edges, renamed={"A5": "a5"})  # type: ignore[arg-type]
     assert not step.added and not step.removed
+    assert step.renamed == {"A5": "a5"}
     assert step.layout.positions["A5"] == before.positions["a5"]
 
 

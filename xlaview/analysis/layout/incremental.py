@@ -162,4 +162,5 @@ def _fresh(
         added=tuple(node.key for node in nodes if renamed.get(node.key, node.key) not in old),
         removed=tuple(key for key in old if key not in known),
         moved=shifted,
+        renamed={new: was for new, was in renamed.items() if was in old and new != was},
     )

@@ -70,9 +70,13 @@ class LayoutStep:
 
     ``fresh``: laid out from scratch; ``reason`` says why when a previous
     layout was given but not kept (for the status bar), and is empty
-    otherwise. ``added``/``removed``: node keys new in this layout / gone
-    from the previous one; ``moved``: keys in both whose centre moved;
-    ``upward``: edges an incremental step left pointing up (drawn as stubs).
+    otherwise. ``added``: keys of nodes the previous layout did not have;
+    ``removed``: keys of the previous layout's nodes gone; ``moved``: keys of
+    nodes in both whose centre moved; ``renamed``: new key -> previous key
+    for nodes the previous layout knew under another key (a renamed
+    instruction, a copy standing in for another), so that a transition can
+    move them from ``previous.positions[renamed.get(key, key)]``. ``upward``:
+    edges an incremental step left pointing up (drawn as stubs).
     """
 
     layout: GraphLayout
@@ -81,6 +85,7 @@ class LayoutStep:
     added: tuple[str, ...]
     removed: tuple[str, ...]
     moved: tuple[str, ...]
+    renamed: dict[str, str] = field(default_factory=dict)
     upward: int = 0
 
 

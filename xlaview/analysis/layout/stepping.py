@@ -81,6 +81,8 @@ def step_from(
         removed=tuple(match.removed),
         moved=tuple(match.keys[v] for v in range(n)
                     if match.old_key[v] is not None and not unmoved[v]),
+        renamed={key: old for key, old in zip(match.keys, match.old_key)
+                 if old is not None and old != key},
         upward=routes.upward,
     )
 
