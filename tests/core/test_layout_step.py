@@ -208,6 +208,8 @@ def check_step(name: str, before: Pass, after: Pass, old: GraphLayout, step: Lay
     check_valid(label, *layout_inputs(after.graph), step.layout)
     assert step.layout.crossings == layout_quality(step.layout).crossings, (
         f"{label}: the crossings kept up to date by the step are off")
+    routed = {id(r): len(r.points) - 2 for r in step.layout.edges if not r.stub}
+    assert step.layout.dummy_count == sum(routed.values()), f"{label}: waypoints miscounted"
     changed = changed_instructions(diff, after.computation.name)
     a = instruction_positions(before.graph, old)
     b = instruction_positions(after.graph, step.layout)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import compress, repeat
+from operator import is_not, le
 
 from xlaview.analysis.layout.bands import Bands
 from xlaview.analysis.layout.matching import StepMatch
@@ -46,36 +48,46 @@ def reroute(
     moved: a previous route between unmoved nodes crossing none of them is
     kept as it is."""
     sources, targets, keys, feedback = match.sources, match.targets, match.keys, match.feedback
-    # Most edges keep their route: pick those with comprehensions (C speed)
-    # and look at the rest one by one.
+    # Most edges keep their route: pick those with comprehensions and C-level
+    # maps (a graph after fusion has some 90k edges) and look at the rest one
+    # by one.
     routes: list[EdgeRoute | None] = [
         old if old is not None and unmoved[s] and unmoved[t] else None
         for old, s, t in zip(match.old_route, sources, targets)
     ]
-    for i, route in enumerate(routes):
-        if route is not None and len(route.points) > 2 and not route.stub:
-            s, t = sources[i], targets[i]
-            if not dirty.isdisjoint(range(layer[s] + 1, layer[t])):
+    if dirty:
+        # Only a route with waypoints can cross a dirty layer, and it starts
+        # at most long_edge_layers above it.
+        starts = {level - k for level in dirty for k in range(1, long_edge_layers + 1)}
+        for i in [i for i, s in enumerate(sources) if layer[s] in starts]:
+            route = routes[i]
+            if route is not None and len(route.points) > 2 and not route.stub and not (
+                dirty.isdisjoint(range(layer[sources[i]] + 1, layer[targets[i]]))
+            ):
                 routes[i] = None
-    kept = bytearray(route is not None for route in routes)
+    kept = bytearray(map(is_not, routes, repeat(None)))
     n = len(keys)
     done: dict[int, EdgeRoute] = {}  # by s * n + t: ints, no tuple to keep per edge
-    for i, route in enumerate(routes):
-        if route is not None:
-            continue
+    waypoints = 0  # of the routes made anew; the kept ones' are added below
+    for i in [i for i, still in enumerate(kept) if not still]:
         s, t = sources[i], targets[i]
         route = done.get(s * n + t)
         if route is None:
             route = done[s * n + t] = _route(
                 s, t, match.old_route[i], keys, nodes, layer, xs, layer_y, bands,
                 bool(feedback) and (s, t) in feedback, long_edge_layers, stub_reach)
+            if not route.stub:
+                waypoints += len(route.points) - 2
         routes[i] = route
-    upward = sum(
-        1 for s, t in zip(sources, targets)
-        if layer[t] <= layer[s] and not (feedback and (s, t) in feedback)
-    )
     done_routes: tuple[EdgeRoute, ...] = tuple(routes)  # type: ignore[arg-type]
-    waypoints = sum(len(route.points) - 2 for route in done_routes if not route.stub)
+    # Duplicate edges share a route: count each route once.
+    waypoints += sum({id(route): len(route.points) - 2 for route in compress(done_routes, kept)
+                      if len(route.points) > 2 and not route.stub}.values())
+    source_layers = [layer[s] for s in sources]
+    target_layers = [layer[t] for t in targets]
+    upward = sum(map(le, target_layers, source_layers))
+    if feedback:
+        upward -= sum(1 for s, t in feedback if layer[t] <= layer[s])
     return Routes(done_routes, kept, upward, waypoints)
 
 
