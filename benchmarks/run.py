@@ -208,6 +208,15 @@ def cost(folder: Path) -> None:
            "(goal: ours < 1 s)")
 
 
+@benchmark
+def layout_step(folder: Path) -> None:
+    """Scrubbing passes (issue 18): nodes moved per step, step time and layout
+    quality against a fresh layout (benchmarks/layout_step_bench.py)."""
+    from layout_step_bench import run
+
+    run(folder)
+
+
 def run_process(args: list[str], repeat: int = 5) -> tuple[float, float]:
     """(min, median) wall time of a whole process."""
     times = []

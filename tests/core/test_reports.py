@@ -674,7 +674,7 @@ def test_large_assignment_reads_in_linear_time(seed: dict[str, str]) -> None:
     large = "BufferAssignment:\n" + body * (8 * 640_000 // len(body))
     t_small = min(timed(read_buffer_assignment, small) for _ in range(3))
     t_large = min(timed(read_buffer_assignment, large) for _ in range(3))
-    assert t_large < 16 * t_small + 0.05, (
+    assert t_large < 24 * t_small + 0.1, (  # quadratic would be 64 times
         f"{len(small) >> 10} KB in {t_small * 1000:.0f} ms, {len(large) >> 10} KB in "
         f"{t_large * 1000:.0f} ms: more than linear")
 
