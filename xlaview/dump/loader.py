@@ -1,9 +1,11 @@
-"""Reading the files of a dump: HLO modules (parsed once, cached) and quick
-checks that find broken files without parsing them."""
+"""Reading the files of a dump: HLO modules (parsed once, cached within a
+memory budget, computations shared between passes) and quick checks that find
+broken files without parsing them."""
 
 from __future__ import annotations
 
 import codecs
+import sys
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -21,10 +23,21 @@ from xlaview.dump.reports import (
 )
 from xlaview.errors import XlaviewError
 from xlaview.hlo import HloSyntaxError, Module, parse_module_tolerant
+from xlaview.hlo.store import BYTES_PER_INSTRUCTION, ComputationStore
 
 _SNIFF_HEAD = 4096
 _SNIFF_TAIL = 256
-CACHE_SIZE = 12  # parsed modules kept: a pass step re-reads its neighbours
+CACHE_SIZE = 12  # parsed modules kept at most: a pass step re-reads its neighbours
+# Bytes of parsed HLO the cache keeps (texts, modules and shared computations).
+# Sized for the window's goal on a 1 GB dump (benchmarks/run.py scale): the
+# whole window, its helper processes and Qt's documents under 2 GB.
+DEFAULT_BUDGET = 768 << 20
+# The share of the budget for computations shared between passes: they are
+# what makes a step cheap (a text is re-read in milliseconds, a computation
+# is parsed in much longer).
+STORE_SHARE = 0.6
+_COMPUTATION_BYTES = 600  # a Computation and its entries in the module's dicts
+_RELOCATED_BYTES = 200  # an instruction rebuilt at another position: its tuple and Span
 
 
 class DumpReadError(XlaviewError, OSError):
@@ -90,22 +103,79 @@ def line_offset(text: str, line: int, offset: int = 0, at_line: int = 1) -> int:
 
 @dataclass(frozen=True, slots=True)
 class LoadedModule:
-    """A parsed HLO file and what went wrong parsing it (empty when nothing)."""
+    """A parsed HLO file and what went wrong parsing it (empty when nothing).
+
+    ``nbytes`` estimates the memory the module holds beside the computations
+    it shares with other passes (its text, its own computations)."""
 
     module: Module
     problems: tuple[Problem, ...]
+    nbytes: int = 0
+
+
+def module_bytes(module: Module) -> int:
+    """Estimated bytes ``module`` holds of its own: its text, its computations,
+    the instructions parsed for it alone and those moved to other positions
+    (counted as if built: they are, on first access)."""
+    total = sys.getsizeof(module.text) + _COMPUTATION_BYTES * len(module.computations)
+    for comp in module.computations:
+        parsed = comp.parsed
+        if parsed is None:
+            total += BYTES_PER_INSTRUCTION * len(comp)
+        elif parsed.span.offset != comp.span.offset or parsed.span.line != comp.span.line:
+            total += _RELOCATED_BYTES * len(parsed.instructions)
+    return total
 
 
 class ModuleCache:
     """Parsed HLO files by (path, size, mtime): nothing is parsed twice, and a
     file rewritten while a program runs is parsed again. Thread-safe: a thread
-    asking for a file another thread is parsing waits for that parse."""
+    asking for a file another thread is parsing waits for that parse.
 
-    def __init__(self, size: int = CACHE_SIZE) -> None:
+    Memory is bounded by ``budget`` bytes, not by the number of passes: the
+    modules least recently asked for are dropped first (at most ``size`` kept),
+    and the computations shared between passes (`store`) have their own share
+    of the budget. What the cache drops stays alive while a caller holds it.
+    """
+
+    def __init__(self, size: int = CACHE_SIZE, budget: int = DEFAULT_BUDGET) -> None:
         self._size = size
+        self.budget = budget
+        self.store = ComputationStore(int(budget * STORE_SHARE))
+        self.nbytes = 0  # of the modules kept (the store counts its own)
         self._items: OrderedDict[tuple[str, int, int], LoadedModule] = OrderedDict()
         self._lock = threading.Lock()
         self._loading: dict[tuple[str, int, int], threading.Event] = {}
+
+    def set_budget(self, budget: int) -> None:
+        """Change the memory budget (a setting), dropping what no longer fits."""
+        with self._lock:
+            self.budget = budget
+            self._shrink()
+        self.store.resize(int(budget * STORE_SHARE))
+
+    def memory(self) -> dict[str, int]:
+        """Estimated bytes held: ``modules`` (texts and their own parts),
+        ``computations`` (shared between passes), ``total``, and the budget."""
+        shared = self.store.nbytes
+        return {"modules": self.nbytes, "computations": shared,
+                "total": self.nbytes + shared, "budget": self.budget}
+
+    def cached(self, dump_file: DumpFile | str | Path) -> LoadedModule | None:
+        """The module if it is parsed and kept, without parsing it."""
+        path = dump_file.path if isinstance(dump_file, DumpFile) else Path(dump_file)
+        try:
+            st = path.stat()
+        except OSError:
+            return None
+        with self._lock:
+            return self._items.get((str(path), st.st_size, st.st_mtime_ns))
+
+    def _shrink(self) -> None:
+        limit = self.budget - int(self.budget * STORE_SHARE)
+        while self._items and (len(self._items) > self._size or self.nbytes > limit):
+            _, old = self._items.popitem(last=False)
+            self.nbytes -= old.nbytes
 
     def load(self, dump_file: DumpFile | str | Path) -> LoadedModule:
         path = dump_file.path if isinstance(dump_file, DumpFile) else Path(dump_file)
@@ -129,31 +199,34 @@ class ModuleCache:
             return self.load(dump_file)
         loaded = None
         try:
-            loaded = load_module(path)
+            loaded = load_module(path, store=self.store)
         finally:
             with self._lock:
                 del self._loading[key]
                 if loaded is not None:
                     self._items[key] = loaded
-                    while len(self._items) > self._size:
-                        self._items.popitem(last=False)
+                    self.nbytes += loaded.nbytes
+                    self._shrink()
             parsing.set()
         return loaded
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self.nbytes = 0
+        self.store.clear()
 
 
-def load_module(path: str | Path) -> LoadedModule:
+def load_module(path: str | Path, store: ComputationStore | None = None) -> LoadedModule:
     """Parse one HLO file tolerantly; raises `DumpReadError` only if it cannot
-    be read as text at all."""
+    be read as text at all. With a ``store``, computations another pass
+    already had are taken from it (see `xlaview.hlo.store`)."""
     text = read_text(path)
-    result = parse_module_tolerant(text)
+    result = parse_module_tolerant(text, store=store)
     problems = tuple(_problem(path, d) for d in result.diagnostics)
     if not result.module.computations and not problems:
         problems = (Problem(str(path), "no HLO computation in this file"),)
-    return LoadedModule(result.module, problems)
+    return LoadedModule(result.module, problems, module_bytes(result.module))
 
 
 def _problem(path: str | Path, err: HloSyntaxError) -> Problem:

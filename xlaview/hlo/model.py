@@ -7,8 +7,9 @@ as the raw text XLA printed and decoded on demand by properties.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from xlaview.hlo.attributes import (
     computation_names,
@@ -17,7 +18,11 @@ from xlaview.hlo.attributes import (
     split_attributes,
 )
 from xlaview.hlo.errors import HloSyntaxError
+from xlaview.hlo.lines import LineOwners
 from xlaview.hlo.shape import Shape
+
+if TYPE_CHECKING:
+    from xlaview.hlo.store import ParsedComputation
 
 # Attributes whose value names the computations an instruction calls.
 CALLED_COMPUTATION_ATTRIBUTES = (
@@ -33,6 +38,8 @@ CALLED_COMPUTATION_ATTRIBUTES = (
     "scatter",
     "async_wrapped_computation",
 )
+# Any of them in an attribute text: a superset of the instructions that call.
+_CALLING = re.compile("|".join(CALLED_COMPUTATION_ATTRIBUTES))
 
 
 class Span(NamedTuple):
@@ -156,15 +163,21 @@ class Instruction(NamedTuple):
 
 
 class Computation:
-    """A computation: its instructions in text order, the ENTRY mark, its span."""
+    """A computation: its instructions in text order, the ENTRY mark, its span.
+
+    A computation taken from a `ComputationStore` (the same text parsed in
+    another pass) shares that parse: its instructions are built on first
+    access, with their spans moved to where its text sits in this module.
+    """
 
     __slots__ = (
         "name",
         "is_entry",
-        "instructions",
         "span",
         "signature",
         "attribute_text",
+        "parsed",
+        "_instructions",
         "_index",
     )
 
@@ -179,11 +192,43 @@ class Computation:
     ) -> None:
         self.name = name
         self.is_entry = is_entry
-        self.instructions = instructions
+        self._instructions: tuple[Instruction, ...] | None = instructions
         self.span = span
         self.signature = signature
         self.attribute_text = attribute_text
+        # The shared parse this computation comes from (None: parsed for this
+        # module alone). Two computations with the same one have the same text.
+        self.parsed: ParsedComputation | None = None
         self._index: dict[str, Instruction] | None = None
+
+    @classmethod
+    def from_parsed(cls, parsed: ParsedComputation, span: Span) -> Computation:
+        """The computation of a shared parse whose text sits at ``span``."""
+        comp = cls.__new__(cls)
+        comp.name = parsed.name
+        comp.is_entry = parsed.is_entry
+        comp.span = span
+        comp.signature = parsed.signature
+        comp.attribute_text = parsed.attribute_text
+        comp.parsed = parsed
+        same_place = span.offset == parsed.span.offset and span.line == parsed.span.line
+        comp._instructions = parsed.instructions if same_place else None
+        comp._index = None
+        return comp
+
+    @property
+    def instructions(self) -> tuple[Instruction, ...]:
+        instructions = self._instructions
+        if instructions is None:
+            assert self.parsed is not None
+            # Two threads may both build them: the same tuples, one kept.
+            instructions = self._instructions = self.parsed.relocated(self.span)
+        return instructions
+
+    @property
+    def materialized(self) -> bool:
+        """Whether the instructions exist (False: built on first access)."""
+        return self._instructions is not None
 
     @property
     def root(self) -> Instruction | None:
@@ -213,11 +258,19 @@ class Computation:
         return iter(self.instructions)
 
     def __len__(self) -> int:
+        if self._instructions is None and self.parsed is not None:
+            return len(self.parsed.instructions)
         return len(self.instructions)
+
+    def instruction_names(self) -> Iterator[str]:
+        """Names of the instructions in text order (builds no instruction)."""
+        source = self.parsed.instructions if self._instructions is None and self.parsed else (
+            self.instructions)
+        return (i[0] for i in source)
 
     def __repr__(self) -> str:
         entry = "ENTRY " if self.is_entry else ""
-        return f"<Computation {entry}{self.name}: {len(self.instructions)} instructions>"
+        return f"<Computation {entry}{self.name}: {len(self)} instructions>"
 
 
 class StackFrames:
@@ -285,6 +338,7 @@ class Module:
         "_by_name",
         "_instr_index",
         "_callers",
+        "_line_owners",
     )
 
     def __init__(
@@ -305,8 +359,9 @@ class Module:
         self.diagnostics = diagnostics
         self.has_header = has_header
         self._by_name = {c.name: c for c in computations}
-        self._instr_index: dict[str, tuple[Computation, Instruction]] | None = None
+        self._instr_index: dict[str, tuple[Computation, int]] | None = None
         self._callers: dict[str, list[Instruction]] | None = None
+        self._line_owners: LineOwners | None = None
 
     # -- header ---------------------------------------------------------------
     @property
@@ -347,12 +402,16 @@ class Module:
         text reuses one, the first definition wins.
         """
         if self._instr_index is None:
-            index: dict[str, tuple[Computation, Instruction]] = {}
+            # Positions, not instructions: a computation shared with another
+            # pass builds its instructions only when one of them is asked for.
+            index: dict[str, tuple[Computation, int]] = {}
+            setdefault = index.setdefault
             for comp in self.computations:
-                for instr in comp.instructions:
-                    index.setdefault(instr.name, (comp, instr))
+                for k, name_k in enumerate(comp.instruction_names()):
+                    setdefault(name_k, (comp, k))
             self._instr_index = index
-        return self._instr_index[name.lstrip("%")]
+        comp, k = self._instr_index[name.lstrip("%")]
+        return comp, comp.instructions[k]
 
     def instruction(self, name: str) -> Instruction:
         return self.find(name)[1]
@@ -363,7 +422,7 @@ class Module:
 
     @property
     def instruction_count(self) -> int:
-        return sum(len(c.instructions) for c in self.computations)
+        return sum(len(c) for c in self.computations)
 
     def callers(self, computation: str) -> list[Instruction]:
         """Instructions that call ``computation`` (fusions, whiles, reduces...)."""
@@ -371,7 +430,9 @@ class Module:
             callers: dict[str, list[Instruction]] = {}
             for comp in self.computations:
                 for instr in comp.instructions:
-                    if instr.attribute_text and "=" in instr.attribute_text:
+                    # The search (in C) spares splitting the attributes of
+                    # every instruction that calls nothing.
+                    if instr.attribute_text and _CALLING.search(instr.attribute_text):
                         for called in instr.called_computations:
                             callers.setdefault(called, []).append(instr)
             self._callers = callers
@@ -399,17 +460,20 @@ class Module:
             return f"applied by {caller.opcode}"
         return "unused"
 
-    def line_owners(self) -> dict[int, tuple[str, str | None]]:
-        """Line (1-based) -> (computation, instruction or None for a header line)."""
-        owners: dict[int, tuple[str, str | None]] = {}
-        text = self.text
-        for comp in self.computations:
-            owners[comp.span.line] = (comp.name, None)
-            for instr in comp.instructions:
-                span = instr.span
-                for line in range(span.line, span.line + text.count("\n", span.offset, span.end) + 1):
-                    owners[line] = (comp.name, instr.name)
-        return owners
+    def line_owners(self) -> LineOwners:
+        """Line (1-based) -> (computation, instruction or None for a header line).
+
+        A read-only mapping answered by bisection over the computations'
+        line ranges (nothing is built per line); kept by the module.
+        """
+        if self._line_owners is None:
+            self._line_owners = LineOwners(self)
+        return self._line_owners
+
+    def line_owner(self, line: int) -> tuple[str, str | None] | None:
+        """The computation and instruction (None: a computation's header) at
+        1-based ``line``; None for blank lines, closing braces, headers."""
+        return self.line_owners().get(line)
 
     def last_line(self, span: Span) -> int:
         """The 1-based line where ``span`` ends."""

@@ -24,7 +24,15 @@ from xlaview.hlo.attributes import (
     scan_balanced,
     unquote,
 )
-from xlaview.hlo.errors import HloSyntaxError
+from xlaview.hlo.errors import HloSyntaxError, LineLocator
+from xlaview.hlo.fast import (
+    CALLING_OPCODES,
+    PAYLOAD_OPCODES,
+    SHAPE_PATTERN,
+    ComputationEnds,
+    balanced_braces,
+    parse_fast_computation,
+)
 from xlaview.hlo.model import (
     CALLED_COMPUTATION_ATTRIBUTES,
     Computation,
@@ -35,6 +43,7 @@ from xlaview.hlo.model import (
 )
 from xlaview.hlo.names import NameUniquer
 from xlaview.hlo.shape import UNKNOWN_SHAPE, Shape, ShapeSyntaxError, parse_shape, scan_shape
+from xlaview.hlo.store import ComputationStore, text_key
 
 __all__ = ["ParseResult", "parse_module", "parse_module_tolerant"]
 
@@ -49,22 +58,15 @@ _COMPACT_GTE = re.compile(r"#(-?\d+)")
 _DEFINED_NAME = re.compile(r"^[ \t]*(?:ROOT[ \t]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=", re.M)
 _INLINE_COMMENT = re.compile(r"/\*.*?\*/")
 
-# One instruction on one line, as XLA prints it. Groups: ROOT, name, shape,
-# opcode, operands (no parentheses inside), the rest of the line.
-_SHAPE_RE = (
-    r"[a-z][a-z0-9]*\[[^\]\n]*\](?:\{[^{}\n]*\})?"
-    r"|\((?:[^()\n]|\((?:[^()\n]|\((?:[^()\n]|\([^()\n]*\))*\))*\))*\)"
-)
-
-
-# One whole instruction on one line, as XLA prints it, after blank space.
+# One whole instruction on one line, as XLA prints it, after blank space,
+# inside a computation the fast path (`xlaview.hlo.fast`) left to this parser.
 # Groups: its start, ROOT, name,
 # shape, opcode, operands (no parentheses inside), attributes (the rest of the
 # line, starting with a comma). The loop in `parse_body` then checks that the
 # attributes end on this line; anything else takes the careful path.
 _FAST_INSTRUCTION = re.compile(
     r"[ \t\r\n]*()(ROOT[ \t]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=[ \t]*"
-    rf"({_SHAPE_RE})[ \t]+"
+    rf"({SHAPE_PATTERN})[ \t]+"
     r"([a-z][a-z0-9\-]*)\(([^()\n]*)\)((?:[ \t]*,[^\n]*[^\s])?)[ \t\r]*$",
     re.M,
 )
@@ -78,16 +80,11 @@ _BRACED_FIELD = re.compile(r"(\w+)=(-?\d+)")
 _CALL_ATTRIBUTE = re.compile(
     r"(?<![\w.\-])(?:" + "|".join(CALLED_COMPUTATION_ATTRIBUTES) + r")=(%?[A-Za-z_][\w.\-]*|\{[^{}]*\})"
 )
-# Opcodes whose attributes name computations (checked to exist after parsing).
-_CALLING_OPCODES = frozenset(
-    (
-        "fusion", "call", "while", "conditional", "reduce", "reduce-window", "map", "sort",
-        "scatter", "select-and-scatter", "all-reduce", "all-reduce-start", "reduce-scatter",
-        "async-start", "async-update", "async-done", "custom-call", "scan", "topk",
-    )
-)  # fmt: skip
-_PAYLOAD_OPCODES = frozenset(("constant", "parameter"))
 _MAX_DIAGNOSTICS = 200
+# Instructions written inside operand lists and computations inside attributes
+# nest by recursion here; deeper text gets an error, not a RecursionError.
+_MAX_NESTING = 64
+_BOM = "\ufeff"
 
 
 class ParseResult(NamedTuple):
@@ -97,33 +94,46 @@ class ParseResult(NamedTuple):
     diagnostics: tuple[HloSyntaxError, ...]
 
 
-def parse_module(text: str) -> Module:
-    """Parse HLO text; raise `HloSyntaxError` (with line and column) if malformed."""
+def parse_module(text: str, store: ComputationStore | None = None) -> Module:
+    """Parse HLO text; raise `HloSyntaxError` (with line and column) if malformed.
+
+    With a ``store``, a computation whose text the store has seen is taken
+    from it instead of parsed, and the ones parsed here are added to it.
+    """
     with _no_gc():
-        return _Parser(text, tolerant=False).parse()
+        return _Parser(text, tolerant=False, store=store).parse()
 
 
-def parse_module_tolerant(text: str) -> ParseResult:
+def parse_module_tolerant(text: str, store: ComputationStore | None = None) -> ParseResult:
     """Parse what can be parsed; every error becomes a located diagnostic.
 
     A truncated file yields everything before the cut; a bad instruction is
-    skipped and the rest of its computation still opens.
+    skipped and the rest of its computation still opens. ``store`` as in
+    `parse_module`.
     """
     with _no_gc():
-        module = _Parser(text, tolerant=True).parse()
+        module = _Parser(text, tolerant=True, store=store).parse()
     return ParseResult(module, module.diagnostics)
 
 
 @contextmanager
 def _no_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector: the parser builds tens of thousands
-    of acyclic tuples, and collections triggered by them cost more than the
-    parse itself."""
+    """Pause the cyclic garbage collector: the parser builds hundreds of
+    thousands of acyclic tuples, and collections triggered by them cost more
+    than the parse itself.
+
+    At the end the new objects go straight to the oldest generation (freeze,
+    then unfreeze: two list splices). Left in the youngest, the first
+    collection after the parse would walk all of them at once: 0.15 s for a
+    45 MB module, holding the GIL, in whichever thread allocates next (the
+    GUI's, as like as not)."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        gc.freeze()
+        gc.unfreeze()
         if enabled:
             gc.enable()
 
@@ -143,13 +153,19 @@ class _Parser:
         "names",
         "computation_names",
         "single",
-        "_line",
-        "_line_pos",
+        "store",
+        "ends",
+        "lines",
+        "depth",
     )
 
-    def __init__(self, text: str, tolerant: bool) -> None:
+    def __init__(self, text: str, tolerant: bool, store: ComputationStore | None = None) -> None:
         self.text = text
         self.tolerant = tolerant
+        self.store = store
+        self.ends = ComputationEnds(text)
+        self.lines = LineLocator(text)
+        self.depth = 0
         self.diagnostics: list[HloSyntaxError] = []
         self.shapes: dict[str, Shape] = {}
         # Instructions written inline as operands (``add(f32[] parameter(0), ...)``)
@@ -160,12 +176,11 @@ class _Parser:
         self.names: NameUniquer | None = None
         self.computation_names = NameUniquer()
         self.single: _SingleInstruction | None = None
-        self._line = 1
-        self._line_pos = 0
 
     # -- errors and positions -------------------------------------------------
     def error(self, offset: int, message: str) -> HloSyntaxError:
-        return HloSyntaxError.at(self.text, offset, message)
+        line, column, offset = self.lines.locate(offset)
+        return HloSyntaxError(message, line, column, offset)
 
     def report(self, err: HloSyntaxError) -> None:
         """Raise in strict mode; record (and go on) in tolerant mode."""
@@ -183,17 +198,8 @@ class _Parser:
             )
             raise _Abort
 
-    def line_of(self, offset: int) -> int:
-        # Offsets are asked for in increasing order, so count incrementally.
-        if offset < self._line_pos:
-            self._line, self._line_pos = 1, 0
-        self._line += self.text.count("\n", self._line_pos, offset)
-        self._line_pos = offset
-        return self._line
-
     def span(self, start: int, end: int) -> Span:
-        line = self.line_of(start)
-        column = start - self.text.rfind("\n", 0, start)
+        line, column, _ = self.lines.locate(start)
         return Span(line, column, start, end)
 
     def name_uniquer(self) -> NameUniquer:
@@ -222,7 +228,8 @@ class _Parser:
         computations: list[Computation] = []
         frames = StackFrames({}, {}, {}, {})
         names: set[str] = set()
-        pos = self.skip(0)
+        # A byte order mark, as some editors write: not part of the HLO.
+        pos = self.skip(1 if text.startswith(_BOM) else 0)
         try:
             if "\0" in text:
                 nul = text.index("\0")
@@ -270,9 +277,8 @@ class _Parser:
                         self.report(
                             self.error(comp.span.offset, "expects only one ENTRY computation")
                         )
-                        comp = Computation(
-                            comp.name, False, comp.instructions, comp.span, comp.signature
-                        )
+                        comp = Computation(comp.name, False, comp.instructions, comp.span,
+                                           comp.signature, comp.attribute_text)
                     entry_seen = True
                 names.add(comp.name)
                 computations.append(comp)
@@ -388,6 +394,10 @@ class _Parser:
     # -- computations ---------------------------------------------------------
     def parse_computation(self, pos: int) -> tuple[Computation, int]:
         text = self.text
+        if pos == 0 or text[pos - 1] == "\n":
+            fast = self.fast_computation(pos)
+            if fast is not None:
+                return fast
         n = len(text)
         start = pos
         is_entry = False
@@ -443,6 +453,28 @@ class _Parser:
         self.check_computation(comp)
         return comp, pos
 
+    def fast_computation(self, pos: int) -> tuple[Computation, int] | None:
+        """The computation at ``pos`` from the store or the fast path, if it
+        is laid out as XLA prints it (None: parse it carefully)."""
+        end = self.ends.end(pos)
+        if end is None:
+            return None
+        line = self.lines.locate(pos).line
+        store = self.store
+        key = text_key(self.text, pos, end) if store is not None else b""
+        parsed = store.get(key) if store is not None else None
+        if parsed is None:
+            parsed = parse_fast_computation(self.text, pos, end, line, self.shapes)
+            if parsed is None:
+                return None
+            if store is not None:
+                store.put(key, parsed)
+        span = parsed.span
+        if span.offset != pos or span.line != line:
+            span = Span(line, 1, pos, pos + span.end - span.offset)
+        self.lines.note(pos + parsed.closing_offset, line + parsed.closing_line)
+        return Computation.from_parsed(parsed, span), span.end
+
     def parse_body(self, pos: int, comp_name: str) -> tuple[list[Instruction], int, bool]:
         """Instructions up to the closing brace: (instructions, end, closed)."""
         text = self.text
@@ -453,6 +485,7 @@ class _Parser:
         new_tuple = tuple.__new__
         shapes = self.shapes
         skip = _SKIP.match
+        locate = self.lines.locate
         while True:
             m = fast(text, pos)
             if m is not None:
@@ -481,8 +514,10 @@ class _Parser:
                     # string holding a brace goes the careful way, which is
                     # right, only slower.
                     operands = None
-                elif opcode in _PAYLOAD_OPCODES:
+                elif opcode in PAYLOAD_OPCODES:
                     payload = ops.strip()
+                    if ("{" in payload or "}" in payload) and not balanced_braces(payload):
+                        operands = None  # the careful path says where it goes wrong
                 elif ops and not ops.isspace():
                     if "/*" in ops:  # XLA numbers long operand lists: /*index=5*/
                         ops = _INLINE_COMMENT.sub("", ops)
@@ -494,9 +529,8 @@ class _Parser:
                     start = m.start(1)
                     end = m.end(7)
                     # tuple.__new__ skips the named tuples' Python-level __new__.
-                    line = self._line + text.count("\n", self._line_pos, start)
-                    self._line, self._line_pos = line, start
-                    span = new_tuple(Span, (line, start - text.rfind("\n", 0, start), start, end))
+                    line, column, _ = locate(start)
+                    span = new_tuple(Span, (line, column, start, end))
                     append(
                         new_tuple(
                             Instruction,
@@ -538,8 +572,7 @@ class _Parser:
     def _looks_like_computation_header(self, pos: int) -> bool:
         """An unindented ``name (...) -> shape {`` line inside a body (a missing '}')."""
         text = self.text
-        line_start = text.rfind("\n", 0, pos) + 1
-        if pos != line_start:
+        if pos and text[pos - 1] != "\n":
             return False
         line = text[pos : self.next_line(pos)].rstrip()
         return line.endswith("{") and "=" not in line.split("(", 1)[0]
@@ -572,6 +605,19 @@ class _Parser:
         allow_attributes: bool = True,
     ) -> tuple[Instruction, int]:
         """``shape opcode(operands), attributes`` (the shape may be left out)."""
+        if self.depth >= _MAX_NESTING:
+            raise self.error(start, f"instructions and computations nested more than "
+                             f"{_MAX_NESTING} deep")
+        self.depth += 1
+        try:
+            return self._parse_rhs(start, pos, name, is_root, comp_name, allow_attributes)
+        finally:
+            self.depth -= 1
+
+    def _parse_rhs(
+        self, start: int, pos: int, name: str, is_root: bool, comp_name: str,
+        allow_attributes: bool,
+    ) -> tuple[Instruction, int]:
         text = self.text
         n = len(text)
         m = _OPCODE.match(text, pos)
@@ -595,7 +641,7 @@ class _Parser:
             raise self.error(pos, f"expects '(' after opcode {opcode}")
         payload = None
         operands: tuple[str, ...] = ()
-        if opcode in _PAYLOAD_OPCODES:
+        if opcode in PAYLOAD_OPCODES:
             try:
                 close = scan_balanced(text, pos)
             except ValueSyntaxError as err:
@@ -751,9 +797,20 @@ class _Parser:
 
     def check_called_computations(self, computations: list[Computation], names: set[str]) -> None:
         for comp in computations:
+            if comp.parsed is not None:  # the fast path listed them
+                for index, called in comp.parsed.calls:
+                    if called not in names:
+                        instr = comp.instructions[index]
+                        offset = self.text.find(called, instr.span.offset, instr.span.end)
+                        self.report(
+                            self.error(offset if offset >= 0 else instr.span.offset,
+                                       f"computation {called!r} called by {instr.name} "
+                                       "is not defined")
+                        )
+                continue
             for instr in comp.instructions:
                 text = instr.attribute_text
-                if not text or instr.opcode not in _CALLING_OPCODES:
+                if not text or instr.opcode not in CALLING_OPCODES:
                     continue
                 for value in _CALL_ATTRIBUTE.findall(text):
                     for called in computation_names(value):

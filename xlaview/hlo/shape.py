@@ -190,6 +190,11 @@ class ShapeSyntaxError(XlaviewError, ValueError):
         self.offset = offset
 
 
+# Tuples nest a few levels in real programs. Deeper ones are refused with an
+# error: shapes are compared, hashed and printed recursively, and a thousand
+# levels would end in RecursionError far from the text that caused it.
+MAX_TUPLE_DEPTH = 64
+
 _SKIP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
 _LINE_COMMENT = re.compile(r"//[^\n]*")
 _ARRAY = re.compile(r"([a-z][a-z0-9]*)\[([^\]]*)\]")
@@ -221,15 +226,17 @@ def scan_shape(text: str, pos: int) -> tuple[Shape, int]:
     return parse_shape(raw), end
 
 
-def _parse_at(text: str, pos: int) -> tuple[Shape, int]:
+def _parse_at(text: str, pos: int, depth: int = 0) -> tuple[Shape, int]:
     start = pos = _SKIP.match(text, pos).end()  # type: ignore[union-attr]
     if pos < len(text) and text[pos] == "(":
+        if depth >= MAX_TUPLE_DEPTH:
+            raise ShapeSyntaxError(f"tuple shapes nested more than {MAX_TUPLE_DEPTH} deep", pos)
         elements = []
         pos = _SKIP.match(text, pos + 1).end()  # type: ignore[union-attr]
         if pos < len(text) and text[pos] == ")":
             return Shape("tuple", text=text[start : pos + 1]), pos + 1
         while True:
-            element, pos = _parse_at(text, pos)
+            element, pos = _parse_at(text, pos, depth + 1)
             elements.append(element)
             pos = _SKIP.match(text, pos).end()  # type: ignore[union-attr]
             if pos < len(text) and text[pos] == ",":

@@ -1,0 +1,147 @@
+"""Parsed computations shared between modules, kept within a byte budget.
+
+The pass dumps of one module repeat most of their text: a pass changes a few
+computations and prints the rest as before. A computation's text is parsed the
+first time it is seen; a `ComputationStore` keeps the result under a digest of
+that text, and the next module holding the same text takes it from there.
+Positions (`Span`) stay right in each file: a `ParsedComputation` carries the
+span it was parsed at, and a module whose copy of the text sits elsewhere
+relocates the instructions' spans (lazily, on first access; see
+`xlaview.hlo.model.Computation`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from collections import OrderedDict
+
+from xlaview.hlo.model import Instruction, Span
+
+# Bytes a parsed instruction takes beside its text, measured with tracemalloc
+# on real dumps (benchmarks/run.py scale prints the calibration): the
+# Instruction and Span tuples, their integers, the operand tuple and names.
+BYTES_PER_INSTRUCTION = 360
+# Bytes per character of a computation's text held by its parse (names,
+# attribute text and operands are copies of pieces of the text).
+BYTES_PER_CHARACTER = 1.5
+
+
+def text_key(text: str, start: int, end: int) -> bytes:
+    """The digest a computation's text is stored under."""
+    # SHA-1 for speed (25 ms on 45 MB), not security: a collision would show a
+    # wrong computation, and needs a crafted pair of texts.
+    return hashlib.sha1(
+        text[start:end].encode("utf-8", "surrogatepass"), usedforsecurity=False
+    ).digest()
+
+
+class ParsedComputation:
+    """One computation parsed from its text, as found at ``span``.
+
+    ``calls`` lists (instruction index, computation name) for every computation
+    its instructions call, so that a module checks them without re-reading
+    attributes. The closing line is ``closing_line`` lines below the header,
+    and starts ``closing_offset`` characters after it. Immutable once built;
+    shared between modules and threads.
+    """
+
+    __slots__ = ("name", "is_entry", "signature", "attribute_text", "instructions", "span",
+                 "calls", "closing_line", "closing_offset", "nbytes")
+
+    def __init__(
+        self,
+        name: str,
+        is_entry: bool,
+        signature: str,
+        attribute_text: str,
+        instructions: tuple[Instruction, ...],
+        span: Span,
+        calls: tuple[tuple[int, str], ...],
+        closing_line: int,
+        closing_offset: int,
+    ) -> None:
+        self.name = name
+        self.is_entry = is_entry
+        self.signature = signature
+        self.attribute_text = attribute_text
+        self.instructions = instructions
+        self.span = span
+        self.calls = calls
+        self.closing_line = closing_line
+        self.closing_offset = closing_offset
+        self.nbytes = estimate_bytes(len(instructions), span.end - span.offset)
+
+    def relocated(self, span: Span) -> tuple[Instruction, ...]:
+        """The instructions with their spans moved to a copy of the text at ``span``."""
+        dl = span.line - self.span.line
+        do = span.offset - self.span.offset
+        if not dl and not do:
+            return self.instructions
+        new = tuple.__new__
+        return tuple(
+            new(Instruction, (i[0], i[1], i[2], i[3], i[4], i[5],
+                              new(Span, (s[0] + dl, s[1], s[2] + do, s[3] + do)), i[7], i[8]))
+            for i in self.instructions
+            for s in (i[6],)
+        )
+
+
+def estimate_bytes(instructions: int, characters: int) -> int:
+    """Bytes a parse of ``instructions`` instructions from ``characters`` of text holds."""
+    return int(instructions * BYTES_PER_INSTRUCTION + characters * BYTES_PER_CHARACTER)
+
+
+class ComputationStore:
+    """Parsed computations by text digest, least recently used dropped first
+    once their estimated size passes ``budget`` bytes. Thread-safe.
+
+    A computation dropped from the store lives on in the modules that use it;
+    the store only decides what a later parse can take instead of parsing.
+    """
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.nbytes = 0
+        self.hits = 0
+        self.misses = 0
+        self._items: OrderedDict[bytes, ParsedComputation] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: bytes) -> ParsedComputation | None:
+        with self._lock:
+            parsed = self._items.get(key)
+            if parsed is None:
+                self.misses += 1
+                return None
+            self._items.move_to_end(key)
+            self.hits += 1
+            return parsed
+
+    def put(self, key: bytes, parsed: ParsedComputation) -> None:
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self.nbytes -= old.nbytes
+            self._items[key] = parsed
+            self.nbytes += parsed.nbytes
+            self._shrink(self.budget)
+
+    def resize(self, budget: int) -> None:
+        """Change the budget, dropping what no longer fits."""
+        with self._lock:
+            self.budget = budget
+            self._shrink(budget)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+            self.nbytes = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def _shrink(self, budget: int) -> None:
+        while self.nbytes > budget and self._items:
+            _, parsed = self._items.popitem(last=False)
+            self.nbytes -= parsed.nbytes
