@@ -23,7 +23,8 @@ from xlaview.dump.reports import (
 )
 from xlaview.errors import XlaviewError
 from xlaview.hlo import HloSyntaxError, Module, parse_module_tolerant
-from xlaview.hlo.store import BYTES_PER_INSTRUCTION, ComputationStore
+from xlaview.hlo.fast import BYTES_PER_INSTRUCTION
+from xlaview.hlo.store import ComputationStore
 
 _SNIFF_HEAD = 4096
 _SNIFF_TAIL = 256
@@ -123,7 +124,7 @@ def module_bytes(module: Module) -> int:
         if parsed is None:
             total += BYTES_PER_INSTRUCTION * len(comp)
         elif parsed.span.offset != comp.span.offset or parsed.span.line != comp.span.line:
-            total += _RELOCATED_BYTES * len(parsed.instructions)
+            total += _RELOCATED_BYTES * len(parsed)
     return total
 
 

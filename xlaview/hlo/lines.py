@@ -109,6 +109,6 @@ def _resolve(owner: Computation | Owner, start: int, line: int) -> Owner:
 
 
 def _instruction_name(comp: Computation, index: int) -> str:
-    parsed = comp.parsed
-    source = parsed.instructions if parsed is not None else comp.instructions
-    return source[index].name
+    if comp.built or comp.parsed is None:
+        return comp.instructions[index].name
+    return comp.parsed.names()[index]

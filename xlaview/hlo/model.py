@@ -8,7 +8,7 @@ as the raw text XLA printed and decoded on demand by properties.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from xlaview.hlo.attributes import (
@@ -22,7 +22,7 @@ from xlaview.hlo.lines import LineOwners
 from xlaview.hlo.shape import Shape
 
 if TYPE_CHECKING:
-    from xlaview.hlo.store import ParsedComputation
+    from xlaview.hlo.fast import ParsedComputation
 
 # Attributes whose value names the computations an instruction calls.
 CALLED_COMPUTATION_ATTRIBUTES = (
@@ -211,8 +211,7 @@ class Computation:
         comp.signature = parsed.signature
         comp.attribute_text = parsed.attribute_text
         comp.parsed = parsed
-        same_place = span.offset == parsed.span.offset and span.line == parsed.span.line
-        comp._instructions = parsed.instructions if same_place else None
+        comp._instructions = None
         comp._index = None
         return comp
 
@@ -221,12 +220,12 @@ class Computation:
         instructions = self._instructions
         if instructions is None:
             assert self.parsed is not None
-            # Two threads may both build them: the same tuples, one kept.
+            # Two threads may both move them: equal tuples, one kept.
             instructions = self._instructions = self.parsed.relocated(self.span)
         return instructions
 
     @property
-    def materialized(self) -> bool:
+    def built(self) -> bool:
         """Whether the instructions exist (False: built on first access)."""
         return self._instructions is not None
 
@@ -259,14 +258,14 @@ class Computation:
 
     def __len__(self) -> int:
         if self._instructions is None and self.parsed is not None:
-            return len(self.parsed.instructions)
+            return len(self.parsed)
         return len(self.instructions)
 
-    def instruction_names(self) -> Iterator[str]:
+    def instruction_names(self) -> Sequence[str]:
         """Names of the instructions in text order (builds no instruction)."""
-        source = self.parsed.instructions if self._instructions is None and self.parsed else (
-            self.instructions)
-        return (i[0] for i in source)
+        if self._instructions is None and self.parsed is not None:
+            return self.parsed.names()
+        return [i[0] for i in self.instructions]
 
     def __repr__(self) -> str:
         entry = "ENTRY " if self.is_entry else ""

@@ -11,12 +11,10 @@ reads.
 
 from __future__ import annotations
 
-import gc
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import NamedTuple
 
+from xlaview.hlo._gc import gc_paused
 from xlaview.hlo.attributes import (
     ValueSyntaxError,
     computation_names,
@@ -100,7 +98,7 @@ def parse_module(text: str, store: ComputationStore | None = None) -> Module:
     With a ``store``, a computation whose text the store has seen is taken
     from it instead of parsed, and the ones parsed here are added to it.
     """
-    with _no_gc():
+    with gc_paused():
         return _Parser(text, tolerant=False, store=store).parse()
 
 
@@ -111,31 +109,9 @@ def parse_module_tolerant(text: str, store: ComputationStore | None = None) -> P
     skipped and the rest of its computation still opens. ``store`` as in
     `parse_module`.
     """
-    with _no_gc():
+    with gc_paused():
         module = _Parser(text, tolerant=True, store=store).parse()
     return ParseResult(module, module.diagnostics)
-
-
-@contextmanager
-def _no_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector: the parser builds hundreds of
-    thousands of acyclic tuples, and collections triggered by them cost more
-    than the parse itself.
-
-    At the end the new objects go straight to the oldest generation (freeze,
-    then unfreeze: two list splices). Left in the youngest, the first
-    collection after the parse would walk all of them at once: 0.15 s for a
-    45 MB module, holding the GIL, in whichever thread allocates next (the
-    GUI's, as like as not)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        gc.unfreeze()
-        if enabled:
-            gc.enable()
 
 
 class _Abort(Exception):
@@ -456,15 +432,16 @@ class _Parser:
     def fast_computation(self, pos: int) -> tuple[Computation, int] | None:
         """The computation at ``pos`` from the store or the fast path, if it
         is laid out as XLA prints it (None: parse it carefully)."""
-        end = self.ends.end(pos)
-        if end is None:
+        found = self.ends.end(pos)
+        if found is None:
             return None
+        close, end = found
         line = self.lines.locate(pos).line
         store = self.store
         key = text_key(self.text, pos, end) if store is not None else b""
         parsed = store.get(key) if store is not None else None
         if parsed is None:
-            parsed = parse_fast_computation(self.text, pos, end, line, self.shapes)
+            parsed = parse_fast_computation(self.text, pos, close, end, line)
             if parsed is None:
                 return None
             if store is not None:
@@ -797,17 +774,8 @@ class _Parser:
 
     def check_called_computations(self, computations: list[Computation], names: set[str]) -> None:
         for comp in computations:
-            if comp.parsed is not None:  # the fast path listed them
-                for index, called in comp.parsed.calls:
-                    if called not in names:
-                        instr = comp.instructions[index]
-                        offset = self.text.find(called, instr.span.offset, instr.span.end)
-                        self.report(
-                            self.error(offset if offset >= 0 else instr.span.offset,
-                                       f"computation {called!r} called by {instr.name} "
-                                       "is not defined")
-                        )
-                continue
+            if comp.parsed is not None and names.issuperset(comp.parsed.calls):
+                continue  # the fast path listed them: all defined
             for instr in comp.instructions:
                 text = instr.attribute_text
                 if not text or instr.opcode not in CALLING_OPCODES:

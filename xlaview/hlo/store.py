@@ -16,15 +16,9 @@ import hashlib
 import threading
 from collections import OrderedDict
 
-from xlaview.hlo.model import Instruction, Span
+from xlaview.hlo.fast import ParsedComputation
 
-# Bytes a parsed instruction takes beside its text, measured with tracemalloc
-# on real dumps (benchmarks/run.py scale prints the calibration): the
-# Instruction and Span tuples, their integers, the operand tuple and names.
-BYTES_PER_INSTRUCTION = 360
-# Bytes per character of a computation's text held by its parse (names,
-# attribute text and operands are copies of pieces of the text).
-BYTES_PER_CHARACTER = 1.5
+__all__ = ["ComputationStore", "ParsedComputation", "text_key"]
 
 
 def text_key(text: str, start: int, end: int) -> bytes:
@@ -34,62 +28,6 @@ def text_key(text: str, start: int, end: int) -> bytes:
     return hashlib.sha1(
         text[start:end].encode("utf-8", "surrogatepass"), usedforsecurity=False
     ).digest()
-
-
-class ParsedComputation:
-    """One computation parsed from its text, as found at ``span``.
-
-    ``calls`` lists (instruction index, computation name) for every computation
-    its instructions call, so that a module checks them without re-reading
-    attributes. The closing line is ``closing_line`` lines below the header,
-    and starts ``closing_offset`` characters after it. Immutable once built;
-    shared between modules and threads.
-    """
-
-    __slots__ = ("name", "is_entry", "signature", "attribute_text", "instructions", "span",
-                 "calls", "closing_line", "closing_offset", "nbytes")
-
-    def __init__(
-        self,
-        name: str,
-        is_entry: bool,
-        signature: str,
-        attribute_text: str,
-        instructions: tuple[Instruction, ...],
-        span: Span,
-        calls: tuple[tuple[int, str], ...],
-        closing_line: int,
-        closing_offset: int,
-    ) -> None:
-        self.name = name
-        self.is_entry = is_entry
-        self.signature = signature
-        self.attribute_text = attribute_text
-        self.instructions = instructions
-        self.span = span
-        self.calls = calls
-        self.closing_line = closing_line
-        self.closing_offset = closing_offset
-        self.nbytes = estimate_bytes(len(instructions), span.end - span.offset)
-
-    def relocated(self, span: Span) -> tuple[Instruction, ...]:
-        """The instructions with their spans moved to a copy of the text at ``span``."""
-        dl = span.line - self.span.line
-        do = span.offset - self.span.offset
-        if not dl and not do:
-            return self.instructions
-        new = tuple.__new__
-        return tuple(
-            new(Instruction, (i[0], i[1], i[2], i[3], i[4], i[5],
-                              new(Span, (s[0] + dl, s[1], s[2] + do, s[3] + do)), i[7], i[8]))
-            for i in self.instructions
-            for s in (i[6],)
-        )
-
-
-def estimate_bytes(instructions: int, characters: int) -> int:
-    """Bytes a parse of ``instructions`` instructions from ``characters`` of text holds."""
-    return int(instructions * BYTES_PER_INSTRUCTION + characters * BYTES_PER_CHARACTER)
 
 
 class ComputationStore:
