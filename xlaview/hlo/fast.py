@@ -58,6 +58,12 @@ _INNER_BRACES = re.compile(r"\{[^{}]*\}")
 _CALL_ATTRIBUTE = re.compile(
     r", (?:" + "|".join(CALLED_COMPUTATION_ATTRIBUTES) + r")=(%?[A-Za-z_][\w.\-]*|\{[^{}]*\})"
 )
+# A computation written inline as an attribute's value (``to_apply={ ... }``),
+# not a list of names: the careful parser makes it a computation.
+INLINE_COMPUTATION = re.compile(
+    r"(?<![\w.\-])(?:" + "|".join(CALLED_COMPUTATION_ATTRIBUTES) + r")\s*=\s*\{"
+    r"(?!\s*(?:%?[A-Za-z_][\w.\-]*\s*(?:,\s*%?[A-Za-z_][\w.\-]*\s*)*)?\})"
+)
 # Opcodes whose attributes name computations (checked to exist after parsing).
 CALLING_OPCODES = frozenset(
     (
@@ -284,6 +290,8 @@ def _check(rows: list[Row], lines: int) -> tuple[str, ...] | None:
     calls: list[str] = []
     calling = "\n".join(compress(map(_ATTRIBUTES, rows), map(CALLING_OPCODES.__contains__, opcodes)))
     if calling:
+        if "={" in calling and INLINE_COMPUTATION.search(calling):
+            return None
         for value in _CALL_ATTRIBUTE.findall(calling):
             calls.extend(computation_names(value))
     return tuple(calls)

@@ -27,6 +27,7 @@ from xlaview.hlo.fast import (
     CALLING_OPCODES,
     PAYLOAD_OPCODES,
     SHAPE_PATTERN,
+    INLINE_COMPUTATION,
     ComputationEnds,
     balanced_braces,
     parse_fast_computation,
@@ -83,6 +84,8 @@ _MAX_DIAGNOSTICS = 200
 # nest by recursion here; deeper text gets an error, not a RecursionError.
 _MAX_NESTING = 64
 _BOM = "\ufeff"
+# Lines longer than this (characters) are parsed the careful way only.
+_LONG_LINE = 1 << 16
 
 
 class ParseResult(NamedTuple):
@@ -463,8 +466,17 @@ class _Parser:
         shapes = self.shapes
         skip = _SKIP.match
         locate = self.lines.locate
+        newline = -1
         while True:
-            m = fast(text, pos)
+            # The one-line pattern runs to the end of the line: on a text
+            # written on one line, that is the rest of the text, for every
+            # instruction. It is tried only where the line is of sane length
+            # (the next newline found once per line, not once per instruction).
+            if newline < pos:
+                newline = text.find("\n", pos)
+                if newline < 0:
+                    newline = n
+            m = fast(text, pos) if newline - pos < _LONG_LINE else None
             if m is not None:
                 _, root, name, shape_text, opcode, ops, tail = m.groups()
                 shape = shapes.get(shape_text)
@@ -483,6 +495,8 @@ class _Parser:
                         or tail.count('"') & 1
                         or "/" in tail
                         and ("//" in tail or "/*" in tail)
+                        or "{" in tail
+                        and INLINE_COMPUTATION.search(tail)
                     )
                 ):
                     # An attribute list that goes on past this line (XLA never

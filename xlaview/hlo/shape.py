@@ -198,6 +198,7 @@ MAX_TUPLE_DEPTH = 64
 _SKIP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
 _LINE_COMMENT = re.compile(r"//[^\n]*")
 _ARRAY = re.compile(r"([a-z][a-z0-9]*)\[([^\]]*)\]")
+_ARRAY_ON_ONE_LINE = re.compile(r"[a-z][a-z0-9]*\[[^\]\n]*\](?:\{[^{}\n]*\})?")
 _DIM = re.compile(r"\s*(?:(<=)?\s*(\d+)|(\?))\s*$")
 _LAYOUT_ITEM = re.compile(r"([A-Z#*]+)\(")
 _INT = re.compile(r"-?\d+")
@@ -219,6 +220,12 @@ def parse_shape(text: str) -> Shape:
 def scan_shape(text: str, pos: int) -> tuple[Shape, int]:
     """Parse a shape that starts at ``pos`` in a larger text; returns it and its end."""
     start = pos
+    m = _ARRAY_ON_ONE_LINE.match(text, pos)
+    if m is not None:  # the common case: the cached parse of its text
+        try:
+            return parse_shape(m.group()), m.end()
+        except ShapeSyntaxError:
+            pass  # located below
     shape, end = _parse_at(text, pos)
     raw = text[start:end]
     if "\n" in raw or "\r" in raw:

@@ -1,0 +1,149 @@
+"""Computations shared between passes: a module parsed with a store is the
+module parsed alone, spans included; the cache keeps within its budget."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from xlaview.analysis.diff import diff_modules
+from xlaview.dump.index import index_dump
+from xlaview.dump.loader import ModuleCache, load_module
+from xlaview.hlo import Module, parse_module, parse_module_tolerant
+from xlaview.hlo.store import ComputationStore
+from xlaview.resources import sample_dump
+
+
+def model(module: Module) -> list[tuple]:
+    """Everything a module says, spans included, as plain values."""
+    return [
+        (c.name, c.is_entry, tuple(c.span), c.signature, c.attribute_text,
+         [(*i[:2], str(i.shape), *i[3:6], tuple(i.span), *i[7:]) for i in c.instructions])
+        for c in module.computations
+    ]
+
+
+def timeline_texts(folder: Path) -> list[tuple[str, str]]:
+    module = max(index_dump(folder).modules, key=lambda m: len(m.passes))
+    return [(label, f.path.read_text()) for label, f in module.timeline()]
+
+
+@pytest.fixture(scope="module")
+def passes() -> list[tuple[str, str]]:
+    texts = timeline_texts(sample_dump())
+    assert len(texts) > 20
+    return texts
+
+
+def test_a_shared_parse_is_the_parse_alone_spans_included(passes) -> None:
+    store = ComputationStore(1 << 30)
+    for label, text in passes:
+        shared = parse_module(text, store=store)
+        assert model(shared) == model(parse_module(text)), f"pass {label} differs"
+        for comp in shared.computations:  # a span's text is its instruction's, in this file
+            for instr in comp.instructions:
+                assert text[instr.span.offset:].startswith(("ROOT", "%", instr.name)), (
+                    f"pass {label}: {instr.name} at {instr.span}")
+    assert store.hits > store.misses, "pass dumps share most computations"
+
+
+def test_moved_computations_get_their_own_spans() -> None:
+    first = GOOD_PAIR
+    second = "// two lines\n// on top\n" + GOOD_PAIR
+    store = ComputationStore(1 << 20)
+    a = parse_module(first, store=store)
+    b = parse_module(second, store=store)
+    assert store.hits == 2, "both computations reused"
+    for comp_a, comp_b in zip(a.computations, b.computations):
+        assert comp_b.parsed is comp_a.parsed
+        assert comp_b.span.line == comp_a.span.line + 2
+        for ia, ib in zip(comp_a.instructions, comp_b.instructions):
+            assert ib.span.line == ia.span.line + 2 and ib.span.column == ia.span.column
+            assert second[ib.span.offset:ib.span.end] == first[ia.span.offset:ia.span.end]
+
+
+GOOD_PAIR = """\
+HloModule m
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+ENTRY %main (p: f32[4]) -> f32[] {
+  %p = f32[4]{0} parameter(0)
+  %c = f32[] constant(0)
+  ROOT %r = f32[] reduce(%p, %c), dimensions={0}, to_apply=%add
+}
+"""
+
+
+def test_line_owners_answer_like_the_spans(passes) -> None:
+    _, text = passes[-1]
+    module = parse_module(text)
+    owners = module.line_owners()
+    expected: dict[int, tuple[str, str | None]] = {}
+    for comp in module.computations:
+        expected[comp.span.line] = (comp.name, None)
+        for instr in comp.instructions:
+            for line in range(instr.span.line, module.last_line(instr.span) + 1):
+                expected[line] = (comp.name, instr.name)
+    assert dict(owners) == expected
+    assert all(module.line_owner(line) == owner for line, owner in expected.items())
+    assert module.line_owner(2) is None and owners.get(10**9) is None
+
+
+def test_line_owners_of_a_text_with_inline_computations() -> None:
+    text = """\
+HloModule m
+ENTRY main {
+  p = f32[4] parameter(0)
+  c = f32[] constant(0)
+  ROOT r = f32[] reduce(p, c), dimensions={0}, to_apply={
+    a = f32[] parameter(0)
+    b = f32[] parameter(1)
+    ROOT s = f32[] add(a, b)
+  }
+}
+"""
+    module = parse_module(text)
+    assert module.line_owner(3) == ("main", "p")
+    assert module.line_owner(5) == ("main", "r") and module.line_owner(8) == ("main", "r")
+
+
+def test_diff_from_keys_is_the_diff_of_everything(passes) -> None:
+    store = ComputationStore(1 << 30)
+    shared = [parse_module(text, store=store) for _, text in passes]
+    alone = [parse_module(text) for _, text in passes]
+    for k in range(1, len(passes)):
+        assert diff_modules(shared[k - 1], shared[k]) == diff_modules(alone[k - 1], alone[k]), (
+            f"pass {passes[k][0]}")
+
+
+def test_the_cache_keeps_within_its_budget() -> None:
+    folder = sample_dump()
+    module = max(index_dump(folder).modules, key=lambda m: len(m.passes))
+    files = [f for _, f in module.timeline()]
+    one = load_module(files[-1].path).nbytes
+    cache = ModuleCache(size=100, budget=int(one * 3 / (1 - 0.6)))
+    for f in files:
+        loaded = cache.load(f)
+        assert loaded.module.computations
+        memory = cache.memory()
+        assert memory["modules"] <= memory["budget"] * 0.4 + 1
+        assert memory["computations"] <= memory["budget"] * 0.6 + 1
+    assert cache.cached(files[-1]) is not None and cache.cached(files[0]) is None
+    cache.set_budget(0)
+    assert cache.memory()["total"] == 0 and cache.cached(files[-1]) is None
+
+
+def test_tolerant_parse_with_a_store_keeps_diagnostics() -> None:
+    store = ComputationStore(1 << 20)
+    broken = GOOD_PAIR.replace("add(%a, %b)", "add(%a, %nope)")
+    result = parse_module_tolerant(broken, store=store)
+    assert result.diagnostics and "nope" in result.diagnostics[0].message
+    again = parse_module_tolerant(broken, store=store).diagnostics
+    assert [(d.message, d.line, d.column) for d in again] == [
+        (d.message, d.line, d.column) for d in result.diagnostics]
