@@ -147,3 +147,19 @@ def test_tolerant_parse_with_a_store_keeps_diagnostics() -> None:
     again = parse_module_tolerant(broken, store=store).diagnostics
     assert [(d.message, d.line, d.column) for d in again] == [
         (d.message, d.line, d.column) for d in result.diagnostics]
+
+
+def test_find_by_text_agrees_with_the_index(passes) -> None:
+    _, text = passes[-1]
+    searched, indexed = parse_module(text), parse_module(text)
+    indexed._instr_index = indexed._index_names()
+    names = [i.name for c in searched.computations for i in c.instructions][::37]
+    for name in names[:8]:  # the first few go through the text
+        (a, ia), (b, ib) = searched.find(name), indexed.find(name)
+        assert (a.name, ia) == (b.name, ib), name
+    twice = GOOD_PAIR.replace("%c = f32[] constant(0)", "%a = f32[] constant(0)").replace(
+        "%c)", "%a)")
+    module = parse_module_tolerant(twice).module
+    assert module.find("a")[0].name == "add", "the first definition wins"
+    with pytest.raises(KeyError):
+        module.find("nope")

@@ -35,13 +35,17 @@ def cmd_traffic(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     from xlaview.analysis.diff import diff_modules
+    from xlaview.hlo.store import ComputationStore
 
     _, module, _ = resolve_module(args.dir, args.module)
     try:
         old_file, new_file = module.file_at(args.from_), module.file_at(args.to)
     except KeyError as err:
         raise CliError(str(err).strip('"')) from None
-    diff = diff_modules(load_checked(old_file.path), load_checked(new_file.path))
+    # One store for both: the second parses only the computations the passes
+    # between them changed, and the diff compares only those.
+    store = ComputationStore(1 << 40)
+    diff = diff_modules(load_checked(old_file.path, store), load_checked(new_file.path, store))
     if args.json:
         emit_json({"module": module.name, "from": args.from_, "to": args.to,
                    "from_file": old_file.rel, "to_file": new_file.rel, **diff.to_json()})

@@ -159,6 +159,13 @@ class ParsedComputation:
             return list(map(_NAMES, rows))
         return tuple(i[0] for i in self.instructions)
 
+    def opcodes(self) -> list[str] | tuple[str, ...]:
+        """Opcodes in text order, building nothing."""
+        rows = self._rows
+        if rows is not None:
+            return list(map(_OPCODES, rows))
+        return tuple(i[1] for i in self.instructions)
+
     def relocated(self, span: Span) -> tuple[Instruction, ...]:
         """The instructions with their spans moved to a copy of the text at ``span``."""
         dl = span.line - self.span.line

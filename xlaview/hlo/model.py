@@ -8,6 +8,7 @@ as the raw text XLA printed and decoded on demand by properties.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -38,6 +39,8 @@ CALLED_COMPUTATION_ATTRIBUTES = (
     "scatter",
     "async_wrapped_computation",
 )
+# Instructions `Module.find` looks for in the text before it indexes them all.
+_TEXT_SEARCHES = 4
 # Any of them in an attribute text: a superset of the instructions that call.
 _CALLING = re.compile("|".join(CALLED_COMPUTATION_ATTRIBUTES))
 
@@ -267,6 +270,12 @@ class Computation:
             return self.parsed.names()
         return [i[0] for i in self.instructions]
 
+    def opcodes(self) -> Sequence[str]:
+        """Opcodes of the instructions in text order (builds no instruction)."""
+        if self._instructions is None and self.parsed is not None:
+            return self.parsed.opcodes()
+        return [i[1] for i in self.instructions]
+
     def __repr__(self) -> str:
         entry = "ENTRY " if self.is_entry else ""
         return f"<Computation {entry}{self.name}: {len(self)} instructions>"
@@ -336,6 +345,8 @@ class Module:
         "has_header",
         "_by_name",
         "_instr_index",
+        "_instr_starts",
+        "_finds",
         "_callers",
         "_line_owners",
     )
@@ -358,7 +369,9 @@ class Module:
         self.diagnostics = diagnostics
         self.has_header = has_header
         self._by_name = {c.name: c for c in computations}
-        self._instr_index: dict[str, tuple[Computation, int]] | None = None
+        self._instr_index: dict[str, int] | None = None
+        self._instr_starts: list[int] = []
+        self._finds = 0
         self._callers: dict[str, list[Instruction]] | None = None
         self._line_owners: LineOwners | None = None
 
@@ -400,17 +413,69 @@ class Module:
         XLA keeps instruction names unique in a module; where a hand-written
         text reuses one, the first definition wins.
         """
+        name = name.lstrip("%")
         if self._instr_index is None:
-            # Positions, not instructions: a computation shared with another
-            # pass builds its instructions only when one of them is asked for.
-            index: dict[str, tuple[Computation, int]] = {}
-            setdefault = index.setdefault
-            for comp in self.computations:
-                for k, name_k in enumerate(comp.instruction_names()):
-                    setdefault(name_k, (comp, k))
-            self._instr_index = index
-        comp, k = self._instr_index[name.lstrip("%")]
-        return comp, comp.instructions[k]
+            # The first few questions search the text (in C) rather than
+            # index 300k names; a program that keeps asking gets the index.
+            self._finds += 1
+            if self._finds <= _TEXT_SEARCHES:
+                found = self._find_in_text(name)
+                if found is not None:
+                    return found
+            self._instr_index = self._index_names()
+        position = self._instr_index[name]
+        k = bisect_right(self._instr_starts, position) - 1
+        comp = self.computations[k]
+        return comp, comp.instructions[position - self._instr_starts[k]]
+
+    def _find_in_text(self, name: str) -> tuple[Computation, Instruction] | None:
+        """The definition of ``name`` found in the text as XLA prints one
+        (``  [ROOT ]%name = `` at a line start); None when that does not
+        settle it (the index does)."""
+        text = self.text
+        needle = f"%{name} = "
+        pos = text.find(needle)
+        while pos >= 0:
+            start = pos - 7 if text.startswith("  ROOT ", pos - 7) else pos - 2
+            if start >= 0 and text.startswith("  ", start) and (start == 0 or text[start - 1] == "\n"):
+                break
+            pos = text.find(needle, pos + 1)
+        else:
+            return None
+        comps = self.computations
+        k = bisect_right(self._computation_offsets(), pos) - 1
+        if k < 0 or not comps[k].span.offset <= pos < comps[k].span.end:
+            return None
+        comp = comps[k]
+        if name not in comp:
+            return None
+        instr = comp.instruction(name)
+        return (comp, instr) if instr.span.offset == start + 2 else None
+
+    def _computation_offsets(self) -> list[int]:
+        offsets = [c.span.offset for c in self.computations]
+        # Inline computations sit inside their caller: no order to bisect.
+        return offsets if all(a < b for a, b in zip(offsets, offsets[1:])) else []
+
+    def _index_names(self) -> dict[str, int]:
+        """Instruction name -> position in the module (first definition wins).
+
+        Positions (plain integers, which the garbage collector does not track)
+        and names only: a computation shared with another pass builds its
+        instructions when one of them is asked for, not for the index.
+        """
+        starts = []
+        position = 0
+        for comp in self.computations:
+            starts.append(position)
+            position += len(comp)
+        self._instr_starts = starts
+        index: dict[str, int] = {}
+        # Backwards, so that the first definition is written last.
+        for comp, start in zip(reversed(self.computations), reversed(starts)):
+            names = comp.instruction_names()
+            index.update(zip(reversed(names), range(start + len(names) - 1, start - 1, -1)))
+        return index
 
     def instruction(self, name: str) -> Instruction:
         return self.find(name)[1]
@@ -418,6 +483,16 @@ class Module:
     def instructions(self) -> Iterator[Instruction]:
         for comp in self.computations:
             yield from comp.instructions
+
+    def instructions_with(self, *opcodes: str) -> Iterator[Instruction]:
+        """The instructions with one of ``opcodes``, in text order; only the
+        computations that hold one build their instructions."""
+        wanted = frozenset(opcodes)
+        for comp in self.computations:
+            if not wanted.isdisjoint(comp.opcodes()):
+                for instr in comp.instructions:
+                    if instr.opcode in wanted:
+                        yield instr
 
     @property
     def instruction_count(self) -> int:
