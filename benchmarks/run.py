@@ -23,6 +23,7 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
 BENCH_DIR = Path(os.environ.get("XLAVIEW_BENCH_DIR", Path.home() / ".cache" / "xlaview-bench"))
 BENCHMARKS: dict[str, Callable[[Path], None]] = {}
@@ -233,6 +234,16 @@ def gui_kernel(folder: Path) -> None:
     print(f"gui kernel: a {size / 1e6:.0f} MB .ll ({result['lines']} lines): text shown after "
           f"{result['text_shown_s']:.2f} s, coloured after {result['coloured_s']:.1f} s; longest "
           f"GUI stall {result['gui_blocked_max_ms']} ms")
+
+
+@benchmark
+def scale(folder: Path) -> None:
+    """The 1 GB dump (issue 12): parse against XLA on a 2.8 and a 45 MB module,
+    CLI commands on the 45 MB one, the core's work per step of a scrub over
+    every pass with its memory (benchmarks/scale_bench.py)."""
+    from scale_bench import scale as run_scale
+
+    run_scale(gpt_dump(48), gpt_dump(10))
 
 
 def main() -> None:

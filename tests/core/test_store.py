@@ -163,3 +163,21 @@ def test_find_by_text_agrees_with_the_index(passes) -> None:
     assert module.find("a")[0].name == "add", "the first definition wins"
     with pytest.raises(KeyError):
         module.find("nope")
+
+
+def test_a_parse_that_takes_from_the_pass_before_is_the_parse_alone(passes) -> None:
+    previous = None
+    reused = 0
+    for label, text in passes:
+        module = parse_module(text, previous=previous)
+        assert model(module) == model(parse_module(text)), f"pass {label} differs"
+        if previous is not None:
+            reused += sum(c in previous.computations for c in module.computations)
+        previous = module
+    assert reused, "passes repeat computations at the same place"
+    # Shifted, and changed after the shift: the moved ones get their own spans.
+    first = parse_module(GOOD_PAIR)
+    second_text = "// a line\n" + GOOD_PAIR.replace("dimensions={0}", "dimensions={0}, x=1")
+    second = parse_module(second_text, previous=first)
+    assert model(second) == model(parse_module(second_text))
+    assert second.computation("add").parsed is first.computation("add").parsed

@@ -102,7 +102,12 @@ def _line(instr: Instruction) -> str:
     return f"{instr.name} = {instr.shape} {instr.opcode}({ops}){instr.attribute_text}"
 
 
-def _compare(a: Instruction, b: Instruction, mapping: dict[str, str]) -> tuple[str, ...]:
+def _compare(a: Instruction, b: Instruction, mapping: dict[str, str],
+             renamed: dict[str, str] | None = None) -> tuple[str, ...]:
+    """What differs between ``a`` (old) and ``b`` (new); ``renamed`` holds the
+    entries of ``mapping`` whose names differ (found from ``mapping`` if None)."""
+    if renamed is None:
+        renamed = {n: o for n, o in mapping.items() if n != o}
     aspects = []
     if a.opcode != b.opcode:
         aspects.append("opcode")
@@ -112,7 +117,12 @@ def _compare(a: Instruction, b: Instruction, mapping: dict[str, str]) -> tuple[s
             aspects.append("layout")
         else:
             aspects.append("shape")
-    if tuple(mapping.get(o, o) for o in b.operand_names) != a.operand_names:
+    # Operand names read through the renames (a tuple compare in C when none applies).
+    if renamed.keys().isdisjoint(b.operand_names):
+        operands_differ = b.operand_names != a.operand_names
+    else:
+        operands_differ = tuple(mapping.get(o, o) for o in b.operand_names) != a.operand_names
+    if operands_differ:
         aspects.append("operands")
     if a.attribute_text != b.attribute_text and _attributes(a) != _attributes(b):
         aspects.append("attributes")
@@ -192,6 +202,7 @@ def _diff_computation(
     removed = [Removed(old.name, i.name, i.opcode, str(i.shape)) for i in old.instructions
                if i.name not in matched_old]
     changes = []
+    renamed = {n: o for n, o in mapping.items() if n != o}
     for new_name, old_name in mapping.items():
         a, b = old_by[old_name], new_by[new_name]
         if (
@@ -200,10 +211,10 @@ def _diff_computation(
             and (a.shape is b.shape or a.shape == b.shape)
             and a.operand_names == b.operand_names
             and a.attribute_text == b.attribute_text
-            and all(mapping.get(o, o) == o for o in b.operand_names)
+            and renamed.keys().isdisjoint(b.operand_names)
         ):
             continue  # the common case: untouched (shapes are interned by the parser)
-        aspects = _compare(a, b, mapping)
+        aspects = _compare(a, b, mapping, renamed)
         if aspects:
             changes.append(Change(new.name, new_name, old_name if old_name != new_name else None,
                                   aspects, _line(a), _line(b)))

@@ -23,7 +23,7 @@ from xlaview.dump.reports import (
 )
 from xlaview.errors import XlaviewError
 from xlaview.hlo import HloSyntaxError, Module, parse_module_tolerant
-from xlaview.hlo.fast import BYTES_PER_INSTRUCTION
+from xlaview.hlo.fast import estimate_bytes
 from xlaview.hlo.store import ComputationStore
 
 _SNIFF_HEAD = 4096
@@ -38,7 +38,7 @@ DEFAULT_BUDGET = 768 << 20
 # is parsed in much longer).
 STORE_SHARE = 0.6
 _COMPUTATION_BYTES = 600  # a Computation and its entries in the module's dicts
-_RELOCATED_BYTES = 200  # an instruction rebuilt at another position: its tuple and Span
+_RELOCATED_BYTES = 310  # an instruction rebuilt at another position: its tuple and Span
 
 
 class DumpReadError(XlaviewError, OSError):
@@ -106,8 +106,9 @@ def line_offset(text: str, line: int, offset: int = 0, at_line: int = 1) -> int:
 class LoadedModule:
     """A parsed HLO file and what went wrong parsing it (empty when nothing).
 
-    ``nbytes`` estimates the memory the module holds beside the computations
-    it shares with other passes (its text, its own computations)."""
+    ``nbytes`` estimates the memory the module held, when it was loaded,
+    beside the computations it shares with other passes (its text, its own
+    computations); `module_bytes` tells it now."""
 
     module: Module
     problems: tuple[Problem, ...]
@@ -115,15 +116,16 @@ class LoadedModule:
 
 
 def module_bytes(module: Module) -> int:
-    """Estimated bytes ``module`` holds of its own: its text, its computations,
-    the instructions parsed for it alone and those moved to other positions
-    (counted as if built: they are, on first access)."""
+    """Estimated bytes ``module`` holds of its own now: its text, its
+    computations, the instructions parsed for it alone, and those built at
+    other positions than their shared parse's (on first access)."""
     total = sys.getsizeof(module.text) + _COMPUTATION_BYTES * len(module.computations)
     for comp in module.computations:
         parsed = comp.parsed
         if parsed is None:
-            total += BYTES_PER_INSTRUCTION * len(comp)
-        elif parsed.span.offset != comp.span.offset or parsed.span.line != comp.span.line:
+            total += estimate_bytes(len(comp), comp.span.end - comp.span.offset)
+        elif comp.built and (parsed.span.offset != comp.span.offset
+                             or parsed.span.line != comp.span.line):
             total += _RELOCATED_BYTES * len(parsed)
     return total
 
@@ -173,10 +175,13 @@ class ModuleCache:
             return self._items.get((str(path), st.st_size, st.st_mtime_ns))
 
     def _shrink(self) -> None:
+        # Sizes again: what callers built since a module came in counts now.
+        sizes = {key: module_bytes(item.module) for key, item in self._items.items()}
+        self.nbytes = sum(sizes.values())
         limit = self.budget - int(self.budget * STORE_SHARE)
         while self._items and (len(self._items) > self._size or self.nbytes > limit):
-            _, old = self._items.popitem(last=False)
-            self.nbytes -= old.nbytes
+            key, _ = self._items.popitem(last=False)
+            self.nbytes -= sizes[key]
 
     def load(self, dump_file: DumpFile | str | Path) -> LoadedModule:
         path = dump_file.path if isinstance(dump_file, DumpFile) else Path(dump_file)
@@ -199,14 +204,16 @@ class ModuleCache:
             parsing.wait()
             return self.load(dump_file)
         loaded = None
+        with self._lock:  # the module used last: as like as not, a neighbouring pass
+            last = next(reversed(self._items.values()), None)
         try:
-            loaded = load_module(path, store=self.store)
+            loaded = load_module(path, store=self.store,
+                                 previous=last.module if last is not None else None)
         finally:
             with self._lock:
                 del self._loading[key]
                 if loaded is not None:
                     self._items[key] = loaded
-                    self.nbytes += loaded.nbytes
                     self._shrink()
             parsing.set()
         return loaded
@@ -218,12 +225,15 @@ class ModuleCache:
         self.store.clear()
 
 
-def load_module(path: str | Path, store: ComputationStore | None = None) -> LoadedModule:
+def load_module(
+    path: str | Path, store: ComputationStore | None = None, previous: Module | None = None
+) -> LoadedModule:
     """Parse one HLO file tolerantly; raises `DumpReadError` only if it cannot
     be read as text at all. With a ``store``, computations another pass
-    already had are taken from it (see `xlaview.hlo.store`)."""
+    already had are taken from it (see `xlaview.hlo.store`); with a
+    ``previous`` module, those it prints alike (see `xlaview.hlo.reuse`)."""
     text = read_text(path)
-    result = parse_module_tolerant(text, store=store)
+    result = parse_module_tolerant(text, store=store, previous=previous)
     problems = tuple(_problem(path, d) for d in result.diagnostics)
     if not result.module.computations and not problems:
         problems = (Problem(str(path), "no HLO computation in this file"),)

@@ -86,10 +86,10 @@ _BUILD_LOCK = threading.Lock()
 # Bytes a parsed instruction takes beside its text, measured with tracemalloc
 # on real dumps (benchmarks/run.py scale prints the calibration): the
 # Instruction and Span tuples, their integers, the operand tuple and names.
-BYTES_PER_INSTRUCTION = 360
+BYTES_PER_INSTRUCTION = 420
 # Bytes per character of a computation's text held by its parse (names,
 # attribute text and operands are copies of pieces of the text).
-BYTES_PER_CHARACTER = 1.5
+BYTES_PER_CHARACTER = 1.7
 
 
 def estimate_bytes(instructions: int, characters: int) -> int:

@@ -23,10 +23,13 @@ class LineOwners(Mapping[int, Owner]):
     computation's header line). Lines of nothing (blank lines, closing braces,
     the module header) are absent. Read-only; built on first use."""
 
-    __slots__ = ("_module", "_starts", "_ends", "_owners", "_fallback")
+    __slots__ = ("_computations", "_text", "_starts", "_ends", "_owners", "_fallback")
 
     def __init__(self, module: Module) -> None:
-        self._module = module
+        # The module's parts, not the module: a module keeps its LineOwners,
+        # and a cycle would keep a 45 MB module alive until a full collection.
+        self._computations = module.computations
+        self._text = module.text
         self._starts: list[int] | None = None
         self._ends: list[int] = []
         # Per range: a computation whose lines past the header are its
@@ -37,10 +40,10 @@ class LineOwners(Mapping[int, Owner]):
     def _build(self) -> None:
         starts: list[int] = []
         ends, owners = self._ends, self._owners
-        text = self._module.text
+        text = self._text
         last = 0
         ordered = True
-        for comp in self._module.computations:
+        for comp in self._computations:
             line = comp.span.line
             if comp.parsed is not None:
                 ranges: list[tuple[int, int, Computation | Owner]] = [

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Iterator, Sequence
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from xlaview.hlo.attributes import (
@@ -455,7 +456,7 @@ class Module:
     def _computation_offsets(self) -> list[int]:
         offsets = [c.span.offset for c in self.computations]
         # Inline computations sit inside their caller: no order to bisect.
-        return offsets if all(a < b for a, b in zip(offsets, offsets[1:])) else []
+        return offsets if all(a < b for a, b in pairwise(offsets)) else []
 
     def _index_names(self) -> dict[str, int]:
         """Instruction name -> position in the module (first definition wins).

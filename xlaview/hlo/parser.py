@@ -25,9 +25,9 @@ from xlaview.hlo.attributes import (
 from xlaview.hlo.errors import HloSyntaxError, LineLocator
 from xlaview.hlo.fast import (
     CALLING_OPCODES,
+    INLINE_COMPUTATION,
     PAYLOAD_OPCODES,
     SHAPE_PATTERN,
-    INLINE_COMPUTATION,
     ComputationEnds,
     balanced_braces,
     parse_fast_computation,
@@ -41,6 +41,7 @@ from xlaview.hlo.model import (
     StackFrames,
 )
 from xlaview.hlo.names import NameUniquer
+from xlaview.hlo.reuse import PreviousModule
 from xlaview.hlo.shape import UNKNOWN_SHAPE, Shape, ShapeSyntaxError, parse_shape, scan_shape
 from xlaview.hlo.store import ComputationStore, text_key
 
@@ -95,25 +96,31 @@ class ParseResult(NamedTuple):
     diagnostics: tuple[HloSyntaxError, ...]
 
 
-def parse_module(text: str, store: ComputationStore | None = None) -> Module:
+def parse_module(
+    text: str, store: ComputationStore | None = None, previous: Module | None = None
+) -> Module:
     """Parse HLO text; raise `HloSyntaxError` (with line and column) if malformed.
 
     With a ``store``, a computation whose text the store has seen is taken
-    from it instead of parsed, and the ones parsed here are added to it.
+    from it instead of parsed, and the ones parsed here are added to it. With
+    a ``previous`` module (another pass of the same program, say), the
+    computations this text repeats from it are taken from it.
     """
     with gc_paused():
-        return _Parser(text, tolerant=False, store=store).parse()
+        return _Parser(text, tolerant=False, store=store, previous=previous).parse()
 
 
-def parse_module_tolerant(text: str, store: ComputationStore | None = None) -> ParseResult:
+def parse_module_tolerant(
+    text: str, store: ComputationStore | None = None, previous: Module | None = None
+) -> ParseResult:
     """Parse what can be parsed; every error becomes a located diagnostic.
 
     A truncated file yields everything before the cut; a bad instruction is
-    skipped and the rest of its computation still opens. ``store`` as in
-    `parse_module`.
+    skipped and the rest of its computation still opens. ``store`` and
+    ``previous`` as in `parse_module`.
     """
     with gc_paused():
-        module = _Parser(text, tolerant=True, store=store).parse()
+        module = _Parser(text, tolerant=True, store=store, previous=previous).parse()
     return ParseResult(module, module.diagnostics)
 
 
@@ -133,15 +140,18 @@ class _Parser:
         "computation_names",
         "single",
         "store",
+        "previous",
         "ends",
         "lines",
         "depth",
     )
 
-    def __init__(self, text: str, tolerant: bool, store: ComputationStore | None = None) -> None:
+    def __init__(self, text: str, tolerant: bool, store: ComputationStore | None = None,
+                 previous: Module | None = None) -> None:
         self.text = text
         self.tolerant = tolerant
         self.store = store
+        self.previous = PreviousModule(text, previous) if previous is not None else None
         self.ends = ComputationEnds(text)
         self.lines = LineLocator(text)
         self.depth = 0
@@ -433,13 +443,21 @@ class _Parser:
         return comp, pos
 
     def fast_computation(self, pos: int) -> tuple[Computation, int] | None:
-        """The computation at ``pos`` from the store or the fast path, if it
-        is laid out as XLA prints it (None: parse it carefully)."""
+        """The computation at ``pos`` from the previous module, the store or
+        the fast path, if it is laid out as XLA prints it (None: parse it
+        carefully)."""
+        line = self.lines.locate(pos).line
+        if self.previous is not None:
+            comp = self.previous.computation_at(pos, line)
+            if comp is not None:
+                parsed = comp.parsed
+                assert parsed is not None
+                self.lines.note(pos + parsed.closing_offset, line + parsed.closing_line)
+                return comp, comp.span.end
         found = self.ends.end(pos)
         if found is None:
             return None
         close, end = found
-        line = self.lines.locate(pos).line
         store = self.store
         key = text_key(self.text, pos, end) if store is not None else b""
         parsed = store.get(key) if store is not None else None
