@@ -100,9 +100,9 @@ def parse_figures(small: Path, big: Path) -> list[Figure]:
         size = f"{len(text) / 1e6:.1f} MB, {module.instruction_count} instructions"
         del module
         ready, full, xla = [], [], []
-        ours: Callable[[], object] = lambda t=text: parse_module(t)  # noqa: E731
-        everything: Callable[[], object] = lambda t=text: built(t)  # noqa: E731
-        theirs: Callable[[], object] = lambda t=text: xla_client.hlo.hlo_module_from_text(t)  # noqa: E731
+        ours: Callable[[], object] = lambda t=text: parse_module(t)
+        everything: Callable[[], object] = lambda t=text: built(t)
+        theirs: Callable[[], object] = lambda t=text: xla_client.hlo.hlo_module_from_text(t)
         for _ in range(REPEAT_PARSE):  # interleaved: machine noise hits all three alike
             ready.append(best_wall(ours, 1))
             full.append(best_wall(everything, 1))
