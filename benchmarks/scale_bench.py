@@ -137,7 +137,7 @@ def cli_figures(folder: Path) -> list[Figure]:
     assert entry is not None
     fusion = next(i.name for i in entry.instructions if i.opcode == "fusion")
     module = max(index_dump(folder).modules, key=lambda m: len(m.passes))
-    late = [p.label for p in module.passes][-2:]
+    late = [str(p.seq) for p in module.passes][-2:]
     xlaview = [sys.executable, "-m", "xlaview"]
     commands = {
         "inspect -i": [*xlaview, "inspect", str(path), "-i", fusion],

@@ -337,3 +337,18 @@ def test_a_constant_with_a_closing_brace_first_is_rejected_like_xla() -> None:
     with pytest.raises(HloSyntaxError) as info:
         parse_module(text)
     assert info.value.line == 11 and "'}'" in info.value.message
+
+
+def test_an_inline_computation_on_one_line_is_a_computation() -> None:
+    text = """\
+HloModule m
+
+ENTRY %main (p: f32[4]) -> f32[] {
+  %p = f32[4]{0} parameter(0)
+  %c = f32[] constant(0)
+  ROOT %r = f32[] reduce(%p, %c), dimensions={0}, to_apply={ %a = f32[] parameter(0) }
+}
+"""
+    module = parse_module(text)
+    assert len(module.computations) == 2, "the inline body became a computation"
+    assert module.entry.instruction("r").called_computations == (module.computations[0].name,)

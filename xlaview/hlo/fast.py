@@ -64,6 +64,8 @@ INLINE_COMPUTATION = re.compile(
     r"(?<![\w.\-])(?:" + "|".join(CALLED_COMPUTATION_ATTRIBUTES) + r")\s*=\s*\{"
     r"(?!\s*(?:%?[A-Za-z_][\w.\-]*\s*(?:,\s*%?[A-Za-z_][\w.\-]*\s*)*)?\})"
 )
+# The same after ", " as XLA prints attributes: a literal start, scanned for fast.
+_INLINE_AFTER_COMMA = re.compile(", " + INLINE_COMPUTATION.pattern[len(r"(?<![\w.\-])"):])
 # Opcodes whose attributes name computations (checked to exist after parsing).
 CALLING_OPCODES = frozenset(
     (
@@ -297,7 +299,7 @@ def _check(rows: list[Row], lines: int) -> tuple[str, ...] | None:
     calls: list[str] = []
     calling = "\n".join(compress(map(_ATTRIBUTES, rows), map(CALLING_OPCODES.__contains__, opcodes)))
     if calling:
-        if "={" in calling and INLINE_COMPUTATION.search(calling):
+        if "={" in calling and _INLINE_AFTER_COMMA.search(calling):
             return None
         for value in _CALL_ATTRIBUTE.findall(calling):
             calls.extend(computation_names(value))

@@ -76,6 +76,9 @@ class Shape:
     layout: Layout | None = None
     elements: tuple[Shape, ...] = ()
     text: str = field(default="", compare=False)
+    # byte_size(), kept once computed: shapes are shared by every instruction
+    # of their text, and an analysis asks for them a hundred thousand times.
+    _bytes: int = field(default=-1, compare=False, repr=False)
 
     @property
     def is_tuple(self) -> bool:
@@ -115,12 +118,17 @@ class Shape:
 
     def byte_size(self) -> int:
         """Bytes of storage, padding to tiles included; tuples sum their leaves."""
-        if self.is_tuple:
-            return sum(e.byte_size() for e in self.elements)
-        count = math.prod(self.padded_dims())
-        if self.layout and len(self.layout.tiles) > 1:
-            count = self._count_with_subtiles()
-        return self._storage_bytes(count)
+        size = self._bytes
+        if size < 0:
+            if self.is_tuple:
+                size = sum(e.byte_size() for e in self.elements)
+            else:
+                count = math.prod(self.padded_dims())
+                if self.layout and len(self.layout.tiles) > 1:
+                    count = self._count_with_subtiles()
+                size = self._storage_bytes(count)
+            object.__setattr__(self, "_bytes", size)  # frozen to users, a cache here
+        return size
 
     def unpadded_byte_size(self) -> int:
         """Bytes the elements themselves take, without tile padding."""
