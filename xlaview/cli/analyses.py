@@ -42,10 +42,12 @@ def cmd_diff(args: argparse.Namespace) -> int:
         old_file, new_file = module.file_at(args.from_), module.file_at(args.to)
     except KeyError as err:
         raise CliError(str(err).strip('"')) from None
-    # One store for both: the second parses only the computations the passes
-    # between them changed, and the diff compares only those.
+    # The second parse takes what it repeats from the first (see
+    # xlaview.hlo.reuse and xlaview.hlo.store): it parses only the computations
+    # the passes between them changed, and the diff compares only those.
     store = ComputationStore(1 << 40)
-    diff = diff_modules(load_checked(old_file.path, store), load_checked(new_file.path, store))
+    old = load_checked(old_file.path, store)
+    diff = diff_modules(old, load_checked(new_file.path, store, previous=old))
     if args.json:
         emit_json({"module": module.name, "from": args.from_, "to": args.to,
                    "from_file": old_file.rel, "to_file": new_file.rel, **diff.to_json()})

@@ -48,13 +48,13 @@ def resolve_module(path: Path, module_key: str | None):
     return index, module, None
 
 
-def load_checked(path: Path, store=None):
-    """The module of an HLO file (problems printed as warnings); ``store`` as
-    in `xlaview.dump.loader.load_module`."""
+def load_checked(path: Path, store=None, previous=None):
+    """The module of an HLO file (problems printed as warnings); ``store`` and
+    ``previous`` as in `xlaview.dump.loader.load_module`."""
     from xlaview.dump.loader import DumpReadError, load_module
 
     try:
-        loaded = load_module(path, store=store)
+        loaded = load_module(path, store=store, previous=previous)
     except DumpReadError as err:
         raise CliError(str(err)) from None
     for problem in loaded.problems:
