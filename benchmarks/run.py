@@ -79,12 +79,19 @@ def parse(folder: Path) -> None:
     text = path.read_text()
     module = parse_module(text)
     print(f"input: {path.name}: {len(text) / 1e6:.2f} MB, {module.instruction_count} instructions")
-    ours, xla = [], []
-    for _ in range(9):  # interleaved, so that machine noise hits both alike
+    def built() -> int:
+        return sum(len(c.instructions) for c in parse_module(text).computations)
+
+    ours, full, xla = [], [], []
+    for _ in range(9):  # interleaved, so that machine noise hits all alike
         ours.append(best_of(lambda: parse_module(text), 1)[0])
+        full.append(best_of(built, 1)[0])
         xla.append(best_of(lambda: xla_client.hlo.hlo_module_from_text(text), 1)[0])
-    report("parse", (min(ours), statistics.median(ours)), (min(xla), statistics.median(xla)),
-           "XLA", "(goal <= 1.0)")
+    report("parse (ready: checked, instructions built on first access)",
+           (min(ours), statistics.median(ours)), (min(xla), statistics.median(xla)), "XLA",
+           "(goal <= 0.5)")
+    report("parse, every instruction built", (min(full), statistics.median(full)),
+           (min(xla), statistics.median(xla)), "XLA")
     print(f"parse: {len(text) / 1e6 / min(ours):.1f} MB/s")
     del module
     gc.collect()

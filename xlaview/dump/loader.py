@@ -194,18 +194,17 @@ class ModuleCache:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
-            parsing = self._loading.get(key)
-            waiting = parsing is not None
-            if not waiting:
+            other = self._loading.get(key)
+            if other is None:
                 parsing = self._loading[key] = threading.Event()
-        if waiting:
+                # The module used last: as like as not, a neighbouring pass.
+                last = next(reversed(self._items.values()), None)
+        if other is not None:
             # Another thread is parsing it: wait, then take its result from the cache
             # (or, if that parse failed, fail the same way).
-            parsing.wait()
+            other.wait()
             return self.load(dump_file)
         loaded = None
-        with self._lock:  # the module used last: as like as not, a neighbouring pass
-            last = next(reversed(self._items.values()), None)
         try:
             loaded = load_module(path, store=self.store,
                                  previous=last.module if last is not None else None)
