@@ -78,7 +78,7 @@ class Shape:
     text: str = field(default="", compare=False)
     # byte_size(), kept once computed: shapes are shared by every instruction
     # of their text, and an analysis asks for them a hundred thousand times.
-    _bytes: int = field(default=-1, compare=False, repr=False)
+    _bytes: int = field(default=-1, init=False, compare=False, repr=False)
 
     @property
     def is_tuple(self) -> bool:
