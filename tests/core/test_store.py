@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from xlaview.analysis.diff import diff_modules
 from xlaview.dump.index import index_dump
@@ -181,3 +183,27 @@ def test_a_parse_that_takes_from_the_pass_before_is_the_parse_alone(passes) -> N
     second = parse_module(second_text, previous=first)
     assert model(second) == model(parse_module(second_text))
     assert second.computation("add").parsed is first.computation("add").parsed
+
+
+def tolerant_model(text: str, **kwargs) -> tuple:
+    result = parse_module_tolerant(text, **kwargs)
+    return model(result.module), [(d.message, d.line, d.column) for d in result.diagnostics]
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_edited_passes_parse_alike_with_or_without_what_they_share(data: st.DataObject) -> None:
+    """Any edit of a pass (a character replaced, inserted or removed
+    anywhere): taking computations from the pass before and from a store
+    gives the parse of the text alone, diagnostics included."""
+    (path,) = sample_dump().glob("*cpu_after_optimizations.txt")
+    original = path.read_text()
+    store = ComputationStore(1 << 30)
+    before = parse_module_tolerant(original, store=store).module
+    edited = original
+    for _ in range(data.draw(st.integers(1, 3))):
+        at = data.draw(st.integers(0, len(edited)))
+        piece = data.draw(st.sampled_from(["", "\n", "}", "{", " ", "%", "x", ",", "\n}\n"]))
+        cut = data.draw(st.integers(0, 3))
+        edited = edited[:at] + piece + edited[at + cut:]
+    assert tolerant_model(edited, store=store, previous=before) == tolerant_model(edited)
