@@ -161,6 +161,11 @@ class ParsedComputation:
             return list(map(_NAMES, rows))
         return tuple(i[0] for i in self.instructions)
 
+    def name_at(self, index: int) -> str:
+        """The name of the ``index``-th instruction, building nothing."""
+        rows = self._rows
+        return rows[index][1] if rows is not None else self.instructions[index][0]
+
     def opcodes(self) -> list[str] | tuple[str, ...]:
         """Opcodes in text order, building nothing."""
         rows = self._rows

@@ -21,7 +21,7 @@ Owner = tuple[str, str | None]
 class LineOwners(Mapping[int, Owner]):
     """Line (1-based) -> (computation, instruction name, or None for the
     computation's header line). Lines of nothing (blank lines, closing braces,
-    the module header) are absent. Read-only; built on first use."""
+    the module header) are absent. Read-only."""
 
     __slots__ = ("_computations", "_text", "_starts", "_ends", "_owners", "_fallback")
 
@@ -36,6 +36,10 @@ class LineOwners(Mapping[int, Owner]):
         # instructions in order (fast path), or a fixed owner.
         self._owners: list[Computation | Owner] = []
         self._fallback: dict[int, Owner] | None = None
+        # Built now, by whoever asks for the map (a worker thread, in the
+        # window), not by the first click on a line: milliseconds for a module
+        # of the fast path, longer for a careful one's per-instruction ranges.
+        self._build()
 
     def _build(self) -> None:
         starts: list[int] = []
@@ -114,4 +118,4 @@ def _resolve(owner: Computation | Owner, start: int, line: int) -> Owner:
 def _instruction_name(comp: Computation, index: int) -> str:
     if comp.built or comp.parsed is None:
         return comp.instructions[index].name
-    return comp.parsed.names()[index]
+    return comp.parsed.name_at(index)
