@@ -47,7 +47,7 @@ class LineLocator:
     ``rfind`` per question, is quadratic on a text written on one line.
     """
 
-    __slots__ = ("text", "_offsets", "_lines", "_starts")
+    __slots__ = ("_lines", "_offsets", "_starts", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text

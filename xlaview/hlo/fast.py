@@ -49,7 +49,7 @@ _STRING = r'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"'
 _LINE = re.compile(
     rf"^  (ROOT )?%({_NAME}) = ({SHAPE_PATTERN}) ([a-z][a-z0-9\-]*)\(([^()\[\]#\n\t\r]*)\)"
     rf'((?:,[^\n\t\r"/]*+(?:(?:{_STRING}|/(?![/*]))[^\n\t\r"/]*+)*+)?)(?<![, ])$',
-    re.M,
+    re.MULTILINE,
 )
 _INDEX_COMMENT = re.compile(r"/\*index=\d+\*/")
 _INNER_BRACES = re.compile(r"\{[^{}]*\}")
@@ -110,8 +110,20 @@ class ParsedComputation:
     modules and threads.
     """
 
-    __slots__ = ("name", "is_entry", "signature", "attribute_text", "span", "calls",
-                 "closing_line", "closing_offset", "nbytes", "_body", "_rows", "_instructions")
+    __slots__ = (
+        "_body",
+        "_instructions",
+        "_rows",
+        "attribute_text",
+        "calls",
+        "closing_line",
+        "closing_offset",
+        "is_entry",
+        "name",
+        "nbytes",
+        "signature",
+        "span",
+    )
 
     def __init__(
         self, name: str, is_entry: bool, signature: str, attribute_text: str, span: Span,
@@ -200,7 +212,7 @@ class ComputationEnds:
     it, so a text of many unclosed computations costs one pass, not one per
     computation."""
 
-    __slots__ = ("text", "_searched_from", "_found")
+    __slots__ = ("_found", "_searched_from", "text")
 
     def __init__(self, text: str) -> None:
         self.text = text

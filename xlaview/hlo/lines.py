@@ -23,7 +23,7 @@ class LineOwners(Mapping[int, Owner]):
     computation's header line). Lines of nothing (blank lines, closing braces,
     the module header) are absent. Read-only."""
 
-    __slots__ = ("_computations", "_text", "_starts", "_ends", "_owners", "_fallback")
+    __slots__ = ("_computations", "_ends", "_fallback", "_owners", "_starts", "_text")
 
     def __init__(self, module: Module) -> None:
         # The module's parts, not the module: a module keeps its LineOwners,

@@ -96,7 +96,7 @@ class _Parser(CarefulParser):
     """The module: header, stack-frame tables, computations (the previous
     module's, the store's, the fast path's, or the careful path's)."""
 
-    __slots__ = ("store", "previous", "ends")
+    __slots__ = ("ends", "previous", "store")
 
     def __init__(self, text: str, tolerant: bool, store: ComputationStore | None = None,
                  previous: Module | None = None) -> None:

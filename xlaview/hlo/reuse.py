@@ -31,7 +31,7 @@ class PreviousModule:
     """The computations of ``previous`` that ``text`` repeats, looked up by
     where they would start in ``text``."""
 
-    __slots__ = ("text", "previous", "_start", "_old_start", "_common", "_by_offset")
+    __slots__ = ("_by_offset", "_common", "_old_start", "_start", "previous", "text")
 
     def __init__(self, text: str, previous: Module) -> None:
         self.text = text
