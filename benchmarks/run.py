@@ -23,6 +23,7 @@ from pathlib import Path
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
 
 BENCH_DIR = Path(os.environ.get("XLAVIEW_BENCH_DIR", Path.home() / ".cache" / "xlaview-bench"))
 BENCHMARKS: dict[str, Callable[[Path], None]] = {}
@@ -78,12 +79,19 @@ def parse(folder: Path) -> None:
     text = path.read_text()
     module = parse_module(text)
     print(f"input: {path.name}: {len(text) / 1e6:.2f} MB, {module.instruction_count} instructions")
-    ours, xla = [], []
-    for _ in range(9):  # interleaved, so that machine noise hits both alike
+    def built() -> int:
+        return sum(len(c.instructions) for c in parse_module(text).computations)
+
+    ours, full, xla = [], [], []
+    for _ in range(9):  # interleaved, so that machine noise hits all alike
         ours.append(best_of(lambda: parse_module(text), 1)[0])
+        full.append(best_of(built, 1)[0])
         xla.append(best_of(lambda: xla_client.hlo.hlo_module_from_text(text), 1)[0])
-    report("parse", (min(ours), statistics.median(ours)), (min(xla), statistics.median(xla)),
-           "XLA", "(goal <= 1.0)")
+    report("parse (ready: checked, instructions built on first access)",
+           (min(ours), statistics.median(ours)), (min(xla), statistics.median(xla)), "XLA",
+           "(goal <= 0.5)")
+    report("parse, every instruction built", (min(full), statistics.median(full)),
+           (min(xla), statistics.median(xla)), "XLA")
     print(f"parse: {len(text) / 1e6 / min(ours):.1f} MB/s")
     del module
     gc.collect()
@@ -376,6 +384,16 @@ def profile(folder: Path) -> None:
         print(f"profile ({prefer}: {found}): {seconds:.1f} s, peak {mb:.0f} MiB resident; "
               f"json.load of the JSON {ref_s:.1f} s, {ref_mb:.0f} MiB; ratios: time "
               f"{seconds / ref_s:.2f}, memory {mb / ref_mb:.2f} (goal: memory <= 0.25)")
+
+
+@benchmark
+def scale(folder: Path) -> None:
+    """The 1 GB dump (issue 12): parse against XLA on a 2.8 and a 45 MB module,
+    CLI commands on the 45 MB one, the core's work per step of a scrub over
+    every pass with its memory (benchmarks/scale_bench.py)."""
+    from scale_bench import scale as run_scale
+
+    run_scale(gpt_dump(48), gpt_dump(10))
 
 
 def main() -> None:

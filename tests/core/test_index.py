@@ -204,10 +204,10 @@ def test_module_cache_parses_a_file_once_for_threads_asking_together(monkeypatch
     parse = loader.load_module
     calls = []
 
-    def slow_parse(p):
+    def slow_parse(p, **kwargs):
         calls.append(p)
         time.sleep(0.2)  # long enough for the second thread to ask meanwhile
-        return parse(p)
+        return parse(p, **kwargs)
 
     monkeypatch.setattr(loader, "load_module", slow_parse)
     cache = loader.ModuleCache()

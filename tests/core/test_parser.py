@@ -263,3 +263,92 @@ def test_string_escapes_decode_like_c_and_unknown_ones_stay() -> None:
     assert unquote(r'"\303\251 \x41"') == "\u00c3\u00a9 A"  # bytes as XLA's CEscape writes them
     assert unquote(r'"\m \x \q"') == r"\m \x \q"
     assert unquote('"plain"') == "plain" and unquote("unquoted") == "unquoted"
+
+
+# -- hostile text: long lines, deep nesting, marks (issues 15 and 16) ---------
+
+
+def test_a_module_written_on_one_line_parses_like_the_original() -> None:
+    from xlaview.resources import sample_dump
+
+    (path,) = sample_dump().glob("*cpu_after_optimizations.txt")
+    text = path.read_text()
+    one_line = text.replace("\n", " ")
+    lines, flat = parse_module(text), parse_module(one_line)
+    assert [(c.name, [(i.name, i.opcode, i.operand_names, str(i.shape)) for i in c])
+            for c in flat.computations] == [
+        (c.name, [(i.name, i.opcode, i.operand_names, str(i.shape)) for i in c])
+        for c in lines.computations]
+    for comp in flat.computations:
+        for instr in comp.instructions:
+            assert instr.span.line == 1 and instr.span.column == instr.span.offset + 1
+            assert one_line[instr.span.offset:].startswith(("ROOT", "%")), instr.name
+    assert flat.line_owner(1) is not None and flat.last_line(flat.entry.span) == 1
+
+
+def test_errors_quote_at_most_a_few_hundred_characters() -> None:
+    name = "x" * 1_000_000
+    text = f"HloModule m\nENTRY e {{ ROOT %{name} = f32[] add(%{name}, %nope) }}"
+    with pytest.raises(HloSyntaxError) as info:
+        parse_module(text)
+    assert len(info.value.message) < 600 and "…" in info.value.message
+    assert info.value.line == 2
+
+
+@pytest.mark.parametrize("depth", [10, 1000])
+def test_deeply_nested_tuple_shapes_are_located_errors_or_parse(depth: int) -> None:
+    shape = "(" * depth + "f32[]" + ")" * depth
+    text = f"HloModule m\n\nENTRY e {{\n  ROOT %p = {shape} parameter(0)\n}}\n"
+    try:
+        module = parse_module(text)
+    except HloSyntaxError as err:
+        assert depth > 64 and err.line == 4 and "nested" in err.message
+    else:
+        assert module.entry.root.shape.is_tuple
+
+
+@pytest.mark.parametrize("what", ["instructions", "computations"])
+def test_deep_nesting_of_instructions_and_computations_is_an_error(what: str) -> None:
+    depth = 2000
+    if what == "instructions":
+        body = "f32[] negate(" * depth + "f32[] parameter(0)" + ")" * depth
+        text = f"HloModule m\nENTRY e {{\n  ROOT r = {body}\n}}\n"
+    else:
+        inner = "ROOT a = f32[] parameter(0)"
+        for _ in range(depth):
+            inner = f"ROOT c = f32[] call(), to_apply={{ {inner} }}"
+        text = f"HloModule m\nENTRY e {{\n  {inner}\n}}\n"
+    with pytest.raises(HloSyntaxError) as info:
+        parse_module(text)
+    assert info.value.line == 3 and "nested" in info.value.message
+    assert parse_module_tolerant(text).diagnostics
+
+
+def test_a_byte_order_mark_before_the_header_is_accepted() -> None:
+    module = parse_module("\ufeff" + GOOD)
+    assert module.name == "m" and module.has_header
+    out = module.computation("main").instruction("out")
+    assert out.span.line == 14 and ("\ufeff" + GOOD)[out.span.offset:].startswith("ROOT %out")
+
+
+def test_a_constant_with_a_closing_brace_first_is_rejected_like_xla() -> None:
+    """XLA's parser_tests/226.hlo: XLA says "unexpected '}'"."""
+    text = GOOD.replace("%c = f32[] constant(0)", "%c = f32[2,3]{1,0} constant(}{1, 2, 3}, {4, 5, 6}})")
+    with pytest.raises(HloSyntaxError) as info:
+        parse_module(text)
+    assert info.value.line == 11 and "'}'" in info.value.message
+
+
+def test_an_inline_computation_on_one_line_is_a_computation() -> None:
+    text = """\
+HloModule m
+
+ENTRY %main (p: f32[4]) -> f32[] {
+  %p = f32[4]{0} parameter(0)
+  %c = f32[] constant(0)
+  ROOT %r = f32[] reduce(%p, %c), dimensions={0}, to_apply={ %a = f32[] parameter(0) }
+}
+"""
+    module = parse_module(text)
+    assert len(module.computations) == 2, "the inline body became a computation"
+    assert module.entry.instruction("r").called_computations == (module.computations[0].name,)

@@ -5,6 +5,10 @@ Instructions are matched by computation and name, then, where a pass renamed
 them, by structure (same opcode, shape and matched operands). A fusion that a
 pass created lists the instructions it absorbed: removed ones whose clones
 (same opcode and name root, or same op_name and shape) are in its body.
+
+Only computations whose text changed are compared: a pass changes a few of a
+module's thousands, and two passes parsed with one `ComputationStore` share
+the parse of every computation they print alike.
 """
 
 from __future__ import annotations
@@ -98,7 +102,12 @@ def _line(instr: Instruction) -> str:
     return f"{instr.name} = {instr.shape} {instr.opcode}({ops}){instr.attribute_text}"
 
 
-def _compare(a: Instruction, b: Instruction, mapping: dict[str, str]) -> tuple[str, ...]:
+def _compare(a: Instruction, b: Instruction, mapping: dict[str, str],
+             renamed: dict[str, str] | None = None) -> tuple[str, ...]:
+    """What differs between ``a`` (old) and ``b`` (new); ``renamed`` holds the
+    entries of ``mapping`` whose names differ (found from ``mapping`` if None)."""
+    if renamed is None:
+        renamed = {n: o for n, o in mapping.items() if n != o}
     aspects = []
     if a.opcode != b.opcode:
         aspects.append("opcode")
@@ -108,7 +117,12 @@ def _compare(a: Instruction, b: Instruction, mapping: dict[str, str]) -> tuple[s
             aspects.append("layout")
         else:
             aspects.append("shape")
-    if tuple(mapping.get(o, o) for o in b.operand_names) != a.operand_names:
+    # Operand names read through the renames (a tuple compare in C when none applies).
+    if renamed.keys().isdisjoint(b.operand_names):
+        operands_differ = b.operand_names != a.operand_names
+    else:
+        operands_differ = tuple(mapping.get(o, o) for o in b.operand_names) != a.operand_names
+    if operands_differ:
         aspects.append("operands")
     if a.attribute_text != b.attribute_text and _attributes(a) != _attributes(b):
         aspects.append("attributes")
@@ -124,7 +138,7 @@ def diff_modules(old: Module, new: Module) -> ModuleDiff:
     changed: list[Change] = []
     for name, comp in new_comps.items():
         before = old_comps.get(name)
-        if before is None:
+        if before is None or _same_text(old, before, new, comp):
             continue
         a, r, c, mapping = _diff_computation(before, comp)
         a, r = _absorptions(before, comp, mapping, a, r, new_comps)
@@ -135,6 +149,21 @@ def diff_modules(old: Module, new: Module) -> ModuleDiff:
         tuple(added), tuple(removed), tuple(changed),
         tuple(n for n in new_comps if n not in old_comps),
         tuple(n for n in old_comps if n not in new_comps),
+    )
+
+
+def _same_text(old: Module, a: Computation, new: Module, b: Computation) -> bool:
+    """Whether two computations are printed alike, so that nothing changed.
+
+    Only for computations of the fast path, whose parse depends on their text
+    alone (the careful path names inline computations in module order)."""
+    if a.parsed is None or b.parsed is None:
+        return False
+    if a.parsed is b.parsed:
+        return True
+    sa, sb = a.span, b.span
+    return sa.end - sa.offset == sb.end - sb.offset and (
+        old.text[sa.offset : sa.end] == new.text[sb.offset : sb.end]
     )
 
 
@@ -173,6 +202,7 @@ def _diff_computation(
     removed = [Removed(old.name, i.name, i.opcode, str(i.shape)) for i in old.instructions
                if i.name not in matched_old]
     changes = []
+    renamed = {n: o for n, o in mapping.items() if n != o}
     for new_name, old_name in mapping.items():
         a, b = old_by[old_name], new_by[new_name]
         if (
@@ -181,10 +211,10 @@ def _diff_computation(
             and (a.shape is b.shape or a.shape == b.shape)
             and a.operand_names == b.operand_names
             and a.attribute_text == b.attribute_text
-            and all(mapping.get(o, o) == o for o in b.operand_names)
+            and renamed.keys().isdisjoint(b.operand_names)
         ):
             continue  # the common case: untouched (shapes are interned by the parser)
-        aspects = _compare(a, b, mapping)
+        aspects = _compare(a, b, mapping, renamed)
         if aspects:
             changes.append(Change(new.name, new_name, old_name if old_name != new_name else None,
                                   aspects, _line(a), _line(b)))

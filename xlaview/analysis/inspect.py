@@ -223,9 +223,7 @@ def describe_cost(cost: ModuleCost | None, roof: Roofline | None,
 
 def describe_module(module: Module, reports: ModuleReports | None = None) -> dict[str, Any]:
     """What ``inspect FILE`` prints without ``--instruction``."""
-    fusions = Counter(
-        i.fusion_kind or "unknown" for i in module.instructions() if i.opcode == "fusion"
-    )
+    fusions = Counter(i.fusion_kind or "unknown" for i in module.instructions_with("fusion"))
     entry = module.entry
     return {
         "module": module.name,

@@ -267,8 +267,7 @@ def analyze_traffic(
     intermediates.sort(key=lambda i: (-i.traffic_bytes, i.producer))
     counts = Counter(
         (i.fusion_kind if i.fusion_kind in FUSION_KINDS else "other")
-        for i in module.instructions()
-        if i.opcode == "fusion"
+        for i in module.instructions_with("fusion")
     )
     fusion_counts = {k: counts.get(k, 0) for k in (*FUSION_KINDS, "other")}
     return Traffic(module.name, tuple(ops), tuple(intermediates), fusion_counts)

@@ -9,6 +9,7 @@ need them, so that ``summary`` starts fast.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
 from collections.abc import Sequence
@@ -44,6 +45,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_gui(argv)
     _never_fail_to_encode()
     args = parser.parse_args(argv)
+    # A command runs once and exits: the cyclic garbage collector would only
+    # walk the million objects of a big module again and again (a third of a
+    # second each time) for garbage it never finds.
+    collecting = gc.isenabled()
+    gc.disable()
     try:
         return args.run(args)
     except XlaviewError as err:  # CliError, or bad input the command did not expect
@@ -64,6 +70,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         echo(f"xlaview {args.command}: internal error: {type(err).__name__}: {str(err)[:300]} "
              "(XLAVIEW_DEBUG=1 shows the traceback; please report it)", err=True)
         return 1
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _never_fail_to_encode() -> None:

@@ -50,13 +50,19 @@ def cmd_traffic(args: argparse.Namespace) -> int:
 
 def cmd_diff(args: argparse.Namespace) -> int:
     from xlaview.analysis.diff import diff_modules
+    from xlaview.hlo.store import ComputationStore
 
     _, module, _ = resolve_module(args.dir, args.module)
     try:
         old_file, new_file = module.file_at(args.from_), module.file_at(args.to)
     except KeyError as err:
         raise CliError(err.args[0] if err.args else str(err)) from None
-    diff = diff_modules(load_checked(old_file.path), load_checked(new_file.path))
+    # The second parse takes what it repeats from the first (see
+    # xlaview.hlo.reuse and xlaview.hlo.store): it parses only the computations
+    # the passes between them changed, and the diff compares only those.
+    store = ComputationStore(1 << 40)
+    old = load_checked(old_file.path, store)
+    diff = diff_modules(old, load_checked(new_file.path, store, previous=old))
     if args.json:
         emit_json({"module": module.name, "from": args.from_, "to": args.to,
                    "from_file": old_file.rel, "to_file": new_file.rel, **diff.to_json()})

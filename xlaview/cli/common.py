@@ -138,13 +138,14 @@ def resolve_module(path: Path, module_key: str | None):
     return index, module, None
 
 
-def load_checked(path: Path):
+def load_checked(path: Path, store=None, previous=None):
     """The parsed module of an HLO file, its problems printed as warnings;
-    `CliError` when the file cannot be read or holds no HLO computation."""
+    `CliError` when the file cannot be read or holds no HLO computation.
+    ``store`` and ``previous`` as in `xlaview.dump.loader.load_module`."""
     from xlaview.dump.loader import DumpReadError, load_module
 
     try:
-        loaded = load_module(path)
+        loaded = load_module(path, store=store, previous=previous)
     except DumpReadError as err:
         raise CliError(str(err)) from None
     for problem in loaded.problems:

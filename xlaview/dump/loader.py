@@ -1,9 +1,11 @@
-"""Reading the files of a dump: HLO modules (parsed once, cached) and quick
-checks that find broken files without parsing them. Every file is read
-through `xlaview.dump.files` (regular files only, non-blocking, size-capped)."""
+"""Reading the files of a dump: HLO modules (parsed once, cached within a
+memory budget, computations shared between passes) and quick checks that find
+broken files without parsing them. Every file is read through
+`xlaview.dump.files` (regular files only, non-blocking, size-capped)."""
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -22,10 +24,22 @@ from xlaview.dump.reports import (
     read_memory_usage,
 )
 from xlaview.hlo import HloSyntaxError, Module, parse_module_tolerant
+from xlaview.hlo.fast import estimate_bytes
+from xlaview.hlo.store import ComputationStore
 
 _SNIFF_HEAD = 4096
 _SNIFF_TAIL = 256
-CACHE_SIZE = 12  # parsed modules kept: a pass step re-reads its neighbours
+CACHE_SIZE = 12  # parsed modules kept at most: a pass step re-reads its neighbours
+# Bytes of parsed HLO the cache keeps (texts, modules and shared computations).
+# Sized for the window's goal on a 1 GB dump (benchmarks/run.py scale): the
+# whole window, its helper processes and Qt's documents under 2 GB.
+DEFAULT_BUDGET = 768 << 20
+# The share of the budget for computations shared between passes: they are
+# what makes a step cheap (a text is re-read in milliseconds, a computation
+# is parsed in much longer).
+STORE_SHARE = 0.6
+_COMPUTATION_BYTES = 600  # a Computation and its entries in the module's dicts
+_RELOCATED_BYTES = 310  # an instruction rebuilt at another position: its tuple and Span
 
 
 def read_head(path: str | Path, size: int) -> bytes:
@@ -70,22 +84,84 @@ def recently_written(path: str | Path, seconds: float = SETTLE_SECONDS) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class LoadedModule:
-    """A parsed HLO file and what went wrong parsing it (empty when nothing)."""
+    """A parsed HLO file and what went wrong parsing it (empty when nothing).
+
+    ``nbytes`` estimates the memory the module held, when it was loaded,
+    beside the computations it shares with other passes (its text, its own
+    computations); `module_bytes` tells it now."""
 
     module: Module
     problems: tuple[Problem, ...]
+    nbytes: int = 0
+
+
+def module_bytes(module: Module) -> int:
+    """Estimated bytes ``module`` holds of its own now: its text, its
+    computations, the instructions parsed for it alone, and those built at
+    other positions than their shared parse's (on first access)."""
+    total = sys.getsizeof(module.text) + _COMPUTATION_BYTES * len(module.computations)
+    for comp in module.computations:
+        parsed = comp.parsed
+        if parsed is None:
+            total += estimate_bytes(len(comp), comp.span.end - comp.span.offset)
+        elif comp.built and (parsed.span.offset != comp.span.offset
+                             or parsed.span.line != comp.span.line):
+            total += _RELOCATED_BYTES * len(parsed)
+    return total
 
 
 class ModuleCache:
     """Parsed HLO files by (path, size, mtime): nothing is parsed twice, and a
     file rewritten while a program runs is parsed again. Thread-safe: a thread
-    asking for a file another thread is parsing waits for that parse."""
+    asking for a file another thread is parsing waits for that parse.
 
-    def __init__(self, size: int = CACHE_SIZE) -> None:
+    Memory is bounded by ``budget`` bytes, not by the number of passes: the
+    modules least recently asked for are dropped first (at most ``size`` kept),
+    and the computations shared between passes (`store`) have their own share
+    of the budget. What the cache drops stays alive while a caller holds it.
+    """
+
+    def __init__(self, size: int = CACHE_SIZE, budget: int = DEFAULT_BUDGET) -> None:
         self._size = size
+        self.budget = budget
+        self.store = ComputationStore(int(budget * STORE_SHARE))
+        self.nbytes = 0  # of the modules kept (the store counts its own)
         self._items: OrderedDict[tuple[str, int, int], LoadedModule] = OrderedDict()
         self._lock = threading.Lock()
         self._loading: dict[tuple[str, int, int], threading.Event] = {}
+
+    def set_budget(self, budget: int) -> None:
+        """Change the memory budget (a setting), dropping what no longer fits."""
+        with self._lock:
+            self.budget = budget
+            self._shrink()
+        self.store.resize(int(budget * STORE_SHARE))
+
+    def memory(self) -> dict[str, int]:
+        """Estimated bytes held: ``modules`` (texts and their own parts),
+        ``computations`` (shared between passes), ``total``, and the budget."""
+        shared = self.store.nbytes
+        return {"modules": self.nbytes, "computations": shared,
+                "total": self.nbytes + shared, "budget": self.budget}
+
+    def cached(self, dump_file: DumpFile | str | Path) -> LoadedModule | None:
+        """The module if it is parsed and kept, without parsing it."""
+        path = dump_file.path if isinstance(dump_file, DumpFile) else Path(dump_file)
+        try:
+            st = path.stat()
+        except OSError:
+            return None
+        with self._lock:
+            return self._items.get((str(path), st.st_size, st.st_mtime_ns))
+
+    def _shrink(self) -> None:
+        # Sizes again: what callers built since a module came in counts now.
+        sizes = {key: module_bytes(item.module) for key, item in self._items.items()}
+        self.nbytes = sum(sizes.values())
+        limit = self.budget - int(self.budget * STORE_SHARE)
+        while self._items and (len(self._items) > self._size or self.nbytes > limit):
+            key, _ = self._items.popitem(last=False)
+            self.nbytes -= sizes[key]
 
     def load(self, dump_file: DumpFile | str | Path) -> LoadedModule:
         path = dump_file.path if isinstance(dump_file, DumpFile) else Path(dump_file)
@@ -98,42 +174,49 @@ class ModuleCache:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
-            parsing = self._loading.get(key)
-            waiting = parsing is not None
-            if not waiting:
+            other = self._loading.get(key)
+            if other is None:
                 parsing = self._loading[key] = threading.Event()
-        if waiting:
+                # The module used last: as like as not, a neighbouring pass.
+                last = next(reversed(self._items.values()), None)
+        if other is not None:
             # Another thread is parsing it: wait, then take its result from the cache
             # (or, if that parse failed, fail the same way).
-            parsing.wait()
+            other.wait()
             return self.load(dump_file)
         loaded = None
         try:
-            loaded = load_module(path)
+            loaded = load_module(path, store=self.store,
+                                 previous=last.module if last is not None else None)
         finally:
             with self._lock:
                 del self._loading[key]
                 if loaded is not None:
                     self._items[key] = loaded
-                    while len(self._items) > self._size:
-                        self._items.popitem(last=False)
+                    self._shrink()
             parsing.set()
         return loaded
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self.nbytes = 0
+        self.store.clear()
 
 
-def load_module(path: str | Path) -> LoadedModule:
+def load_module(
+    path: str | Path, store: ComputationStore | None = None, previous: Module | None = None
+) -> LoadedModule:
     """Parse one HLO file tolerantly; raises `DumpReadError` only if it cannot
-    be read as text at all."""
+    be read as text at all. With a ``store``, computations another pass
+    already had are taken from it (see `xlaview.hlo.store`); with a
+    ``previous`` module, those it prints alike (see `xlaview.hlo.reuse`)."""
     text = read_text(path)
-    result = parse_module_tolerant(text)
+    result = parse_module_tolerant(text, store=store, previous=previous)
     problems = tuple(_problem(path, d) for d in result.diagnostics)
     if not result.module.computations and not problems:
         problems = (Problem(str(path), "no HLO computation in this file"),)
-    return LoadedModule(result.module, problems)
+    return LoadedModule(result.module, problems, module_bytes(result.module))
 
 
 def _problem(path: str | Path, err: HloSyntaxError) -> Problem:

@@ -19,6 +19,7 @@ _SKIP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
 _ATTR_NAME = re.compile(r"[A-Za-z_][\w.\-]*")
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', re.S)
 _OPEN = {"{": "}", "(": ")", "[": "]"}
+_PLAIN_RUN = re.compile(r"[^\"'{}()\[\]/]+")
 _BARE_STOP = frozenset(" \t\r\n,)}]")
 _TYPED_LITERAL_SHAPE = re.compile(r"[a-z][a-z0-9]*\[[^\]]*\](?:\{[^}]*\})?")
 _SCALAR_LITERAL = re.compile(r"-?(?:inf|nan|true|false|[0-9.]+(?:[eE][+-]?\d+)?)")
@@ -37,7 +38,13 @@ def scan_balanced(text: str, pos: int) -> int:
     stack = [_OPEN[text[pos]]]
     i = pos + 1
     n = len(text)
+    plain = _PLAIN_RUN.match
     while i < n:
+        run = plain(text, i)  # a stretch with nothing to look at, skipped in C
+        if run is not None:
+            i = run.end()
+            if i >= n:
+                break
         c = text[i]
         if c == '"' or c == "'":
             m = _STRING.match(text, i)

@@ -7,8 +7,11 @@ as the raw text XLA printed and decoded on demand by properties.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any, NamedTuple
+import re
+from bisect import bisect_right
+from collections.abc import Iterator, Sequence
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from xlaview.hlo.attributes import (
     computation_names,
@@ -17,7 +20,11 @@ from xlaview.hlo.attributes import (
     split_attributes,
 )
 from xlaview.hlo.errors import HloSyntaxError
+from xlaview.hlo.lines import LineOwners
 from xlaview.hlo.shape import Shape
+
+if TYPE_CHECKING:
+    from xlaview.hlo.fast import ParsedComputation
 
 # Attributes whose value names the computations an instruction calls.
 CALLED_COMPUTATION_ATTRIBUTES = (
@@ -33,6 +40,10 @@ CALLED_COMPUTATION_ATTRIBUTES = (
     "scatter",
     "async_wrapped_computation",
 )
+# Instructions `Module.find` looks for in the text before it indexes them all.
+_TEXT_SEARCHES = 4
+# Any of them in an attribute text: a superset of the instructions that call.
+_CALLING = re.compile("|".join(CALLED_COMPUTATION_ATTRIBUTES))
 
 
 class Span(NamedTuple):
@@ -158,15 +169,21 @@ class Instruction(NamedTuple):
 
 
 class Computation:
-    """A computation: its instructions in text order, the ENTRY mark, its span."""
+    """A computation: its instructions in text order, the ENTRY mark, its span.
+
+    A computation taken from a `ComputationStore` (the same text parsed in
+    another pass) shares that parse: its instructions are built on first
+    access, with their spans moved to where its text sits in this module.
+    """
 
     __slots__ = (
         "name",
         "is_entry",
-        "instructions",
         "span",
         "signature",
         "attribute_text",
+        "parsed",
+        "_instructions",
         "_index",
     )
 
@@ -181,11 +198,42 @@ class Computation:
     ) -> None:
         self.name = name
         self.is_entry = is_entry
-        self.instructions = instructions
+        self._instructions: tuple[Instruction, ...] | None = instructions
         self.span = span
         self.signature = signature
         self.attribute_text = attribute_text
+        # The shared parse this computation comes from (None: parsed for this
+        # module alone). Two computations with the same one have the same text.
+        self.parsed: ParsedComputation | None = None
         self._index: dict[str, Instruction] | None = None
+
+    @classmethod
+    def from_parsed(cls, parsed: ParsedComputation, span: Span) -> Computation:
+        """The computation of a shared parse whose text sits at ``span``."""
+        comp = cls.__new__(cls)
+        comp.name = parsed.name
+        comp.is_entry = parsed.is_entry
+        comp.span = span
+        comp.signature = parsed.signature
+        comp.attribute_text = parsed.attribute_text
+        comp.parsed = parsed
+        comp._instructions = None
+        comp._index = None
+        return comp
+
+    @property
+    def instructions(self) -> tuple[Instruction, ...]:
+        instructions = self._instructions
+        if instructions is None:
+            assert self.parsed is not None
+            # Two threads may both move them: equal tuples, one kept.
+            instructions = self._instructions = self.parsed.relocated(self.span)
+        return instructions
+
+    @property
+    def built(self) -> bool:
+        """Whether the instructions exist (False: built on first access)."""
+        return self._instructions is not None
 
     @property
     def root(self) -> Instruction | None:
@@ -215,11 +263,25 @@ class Computation:
         return iter(self.instructions)
 
     def __len__(self) -> int:
+        if self._instructions is None and self.parsed is not None:
+            return len(self.parsed)
         return len(self.instructions)
+
+    def instruction_names(self) -> Sequence[str]:
+        """Names of the instructions in text order (builds no instruction)."""
+        if self._instructions is None and self.parsed is not None:
+            return self.parsed.names()
+        return [i[0] for i in self.instructions]
+
+    def opcodes(self) -> Sequence[str]:
+        """Opcodes of the instructions in text order (builds no instruction)."""
+        if self._instructions is None and self.parsed is not None:
+            return self.parsed.opcodes()
+        return [i[1] for i in self.instructions]
 
     def __repr__(self) -> str:
         entry = "ENTRY " if self.is_entry else ""
-        return f"<Computation {entry}{self.name}: {len(self.instructions)} instructions>"
+        return f"<Computation {entry}{self.name}: {len(self)} instructions>"
 
 
 class StackFrames:
@@ -286,7 +348,10 @@ class Module:
         "has_header",
         "_by_name",
         "_instr_index",
+        "_instr_starts",
+        "_finds",
         "_callers",
+        "_line_owners",
     )
 
     def __init__(
@@ -307,8 +372,11 @@ class Module:
         self.diagnostics = diagnostics
         self.has_header = has_header
         self._by_name = {c.name: c for c in computations}
-        self._instr_index: dict[str, tuple[Computation, Instruction]] | None = None
+        self._instr_index: dict[str, int] | None = None
+        self._instr_starts: list[int] = []
+        self._finds = 0
         self._callers: dict[str, list[Instruction]] | None = None
+        self._line_owners: LineOwners | None = None
 
     # -- header ---------------------------------------------------------------
     @property
@@ -348,13 +416,69 @@ class Module:
         XLA keeps instruction names unique in a module; where a hand-written
         text reuses one, the first definition wins.
         """
+        name = name.lstrip("%")
         if self._instr_index is None:
-            index: dict[str, tuple[Computation, Instruction]] = {}
-            for comp in self.computations:
-                for instr in comp.instructions:
-                    index.setdefault(instr.name, (comp, instr))
-            self._instr_index = index
-        return self._instr_index[name.lstrip("%")]
+            # The first few questions search the text (in C) rather than
+            # index 300k names; a program that keeps asking gets the index.
+            self._finds += 1
+            if self._finds <= _TEXT_SEARCHES:
+                found = self._find_in_text(name)
+                if found is not None:
+                    return found
+            self._instr_index = self._index_names()
+        position = self._instr_index[name]
+        k = bisect_right(self._instr_starts, position) - 1
+        comp = self.computations[k]
+        return comp, comp.instructions[position - self._instr_starts[k]]
+
+    def _find_in_text(self, name: str) -> tuple[Computation, Instruction] | None:
+        """The definition of ``name`` found in the text as XLA prints one
+        (``  [ROOT ]%name = `` at a line start); None when that does not
+        settle it (the index does)."""
+        text = self.text
+        needle = f"%{name} = "
+        pos = text.find(needle)
+        while pos >= 0:
+            start = pos - 7 if text.startswith("  ROOT ", pos - 7) else pos - 2
+            if start >= 0 and text.startswith("  ", start) and (start == 0 or text[start - 1] == "\n"):
+                break
+            pos = text.find(needle, pos + 1)
+        else:
+            return None
+        comps = self.computations
+        k = bisect_right(self._computation_offsets(), pos) - 1
+        if k < 0 or not comps[k].span.offset <= pos < comps[k].span.end:
+            return None
+        comp = comps[k]
+        if name not in comp:
+            return None
+        instr = comp.instruction(name)
+        return (comp, instr) if instr.span.offset == start + 2 else None
+
+    def _computation_offsets(self) -> list[int]:
+        offsets = [c.span.offset for c in self.computations]
+        # Inline computations sit inside their caller: no order to bisect.
+        return offsets if all(a < b for a, b in pairwise(offsets)) else []
+
+    def _index_names(self) -> dict[str, int]:
+        """Instruction name -> position in the module (first definition wins).
+
+        Positions (plain integers, which the garbage collector does not track)
+        and names only: a computation shared with another pass builds its
+        instructions when one of them is asked for, not for the index.
+        """
+        starts = []
+        position = 0
+        for comp in self.computations:
+            starts.append(position)
+            position += len(comp)
+        self._instr_starts = starts
+        index: dict[str, int] = {}
+        # Backwards, so that the first definition is written last.
+        for comp, start in zip(reversed(self.computations), reversed(starts)):
+            names = comp.instruction_names()
+            index.update(zip(reversed(names), range(start + len(names) - 1, start - 1, -1)))
+        return index
 
     def instruction(self, name: str) -> Instruction:
         return self.find(name)[1]
@@ -363,9 +487,19 @@ class Module:
         for comp in self.computations:
             yield from comp.instructions
 
+    def instructions_with(self, *opcodes: str) -> Iterator[Instruction]:
+        """The instructions with one of ``opcodes``, in text order; only the
+        computations that hold one build their instructions."""
+        wanted = frozenset(opcodes)
+        for comp in self.computations:
+            if not wanted.isdisjoint(comp.opcodes()):
+                for instr in comp.instructions:
+                    if instr.opcode in wanted:
+                        yield instr
+
     @property
     def instruction_count(self) -> int:
-        return sum(len(c.instructions) for c in self.computations)
+        return sum(len(c) for c in self.computations)
 
     def callers(self, computation: str) -> list[Instruction]:
         """Instructions that call ``computation`` (fusions, whiles, reduces...)."""
@@ -373,7 +507,9 @@ class Module:
             callers: dict[str, list[Instruction]] = {}
             for comp in self.computations:
                 for instr in comp.instructions:
-                    if instr.attribute_text and "=" in instr.attribute_text:
+                    # The search (in C) spares splitting the attributes of
+                    # every instruction that calls nothing.
+                    if instr.attribute_text and _CALLING.search(instr.attribute_text):
                         for called in instr.called_computations:
                             callers.setdefault(called, []).append(instr)
             self._callers = callers
@@ -401,17 +537,20 @@ class Module:
             return f"applied by {caller.opcode}"
         return "unused"
 
-    def line_owners(self) -> dict[int, tuple[str, str | None]]:
-        """Line (1-based) -> (computation, instruction or None for a header line)."""
-        owners: dict[int, tuple[str, str | None]] = {}
-        text = self.text
-        for comp in self.computations:
-            owners[comp.span.line] = (comp.name, None)
-            for instr in comp.instructions:
-                span = instr.span
-                for line in range(span.line, span.line + text.count("\n", span.offset, span.end) + 1):
-                    owners[line] = (comp.name, instr.name)
-        return owners
+    def line_owners(self) -> LineOwners:
+        """Line (1-based) -> (computation, instruction or None for a header line).
+
+        A read-only mapping answered by bisection over the computations'
+        line ranges (nothing is built per line); kept by the module.
+        """
+        if self._line_owners is None:
+            self._line_owners = LineOwners(self)
+        return self._line_owners
+
+    def line_owner(self, line: int) -> tuple[str, str | None] | None:
+        """The computation and instruction (None: a computation's header) at
+        1-based ``line``; None for blank lines, closing braces, headers."""
+        return self.line_owners().get(line)
 
     def last_line(self, span: Span) -> int:
         """The 1-based line where ``span`` ends."""

@@ -76,6 +76,9 @@ class Shape:
     layout: Layout | None = None
     elements: tuple[Shape, ...] = ()
     text: str = field(default="", compare=False)
+    # byte_size(), kept once computed: shapes are shared by every instruction
+    # of their text, and an analysis asks for them a hundred thousand times.
+    _bytes: int = field(default=-1, init=False, compare=False, repr=False)
 
     @property
     def is_tuple(self) -> bool:
@@ -115,12 +118,17 @@ class Shape:
 
     def byte_size(self) -> int:
         """Bytes of storage, padding to tiles included; tuples sum their leaves."""
-        if self.is_tuple:
-            return sum(e.byte_size() for e in self.elements)
-        count = math.prod(self.padded_dims())
-        if self.layout and len(self.layout.tiles) > 1:
-            count = self._count_with_subtiles()
-        return self._storage_bytes(count)
+        size = self._bytes
+        if size < 0:
+            if self.is_tuple:
+                size = sum(e.byte_size() for e in self.elements)
+            else:
+                count = math.prod(self.padded_dims())
+                if self.layout and len(self.layout.tiles) > 1:
+                    count = self._count_with_subtiles()
+                size = self._storage_bytes(count)
+            object.__setattr__(self, "_bytes", size)  # frozen to users, a cache here
+        return size
 
     def unpadded_byte_size(self) -> int:
         """Bytes the elements themselves take, without tile padding."""
@@ -190,9 +198,15 @@ class ShapeSyntaxError(XlaviewError, ValueError):
         self.offset = offset
 
 
+# Tuples nest a few levels in real programs. Deeper ones are refused with an
+# error: shapes are compared, hashed and printed recursively, and a thousand
+# levels would end in RecursionError far from the text that caused it.
+MAX_TUPLE_DEPTH = 64
+
 _SKIP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
 _LINE_COMMENT = re.compile(r"//[^\n]*")
 _ARRAY = re.compile(r"([a-z][a-z0-9]*)\[([^\]]*)\]")
+_ARRAY_ON_ONE_LINE = re.compile(r"[a-z][a-z0-9]*\[[^\]\n]*\](?:\{[^{}\n]*\})?")
 _DIM = re.compile(r"\s*(?:(<=)?\s*(\d+)|(\?))\s*$")
 _LAYOUT_ITEM = re.compile(r"([A-Z#*]+)\(")
 _INT = re.compile(r"-?\d+")
@@ -214,6 +228,12 @@ def parse_shape(text: str) -> Shape:
 def scan_shape(text: str, pos: int) -> tuple[Shape, int]:
     """Parse a shape that starts at ``pos`` in a larger text; returns it and its end."""
     start = pos
+    m = _ARRAY_ON_ONE_LINE.match(text, pos)
+    if m is not None:  # the common case: the cached parse of its text
+        try:
+            return parse_shape(m.group()), m.end()
+        except ShapeSyntaxError:
+            pass  # located below
     shape, end = _parse_at(text, pos)
     raw = text[start:end]
     if "\n" in raw or "\r" in raw:
@@ -221,15 +241,17 @@ def scan_shape(text: str, pos: int) -> tuple[Shape, int]:
     return parse_shape(raw), end
 
 
-def _parse_at(text: str, pos: int) -> tuple[Shape, int]:
+def _parse_at(text: str, pos: int, depth: int = 0) -> tuple[Shape, int]:
     start = pos = _SKIP.match(text, pos).end()  # type: ignore[union-attr]
     if pos < len(text) and text[pos] == "(":
+        if depth >= MAX_TUPLE_DEPTH:
+            raise ShapeSyntaxError(f"tuple shapes nested more than {MAX_TUPLE_DEPTH} deep", pos)
         elements = []
         pos = _SKIP.match(text, pos + 1).end()  # type: ignore[union-attr]
         if pos < len(text) and text[pos] == ")":
             return Shape("tuple", text=text[start : pos + 1]), pos + 1
         while True:
-            element, pos = _parse_at(text, pos)
+            element, pos = _parse_at(text, pos, depth + 1)
             elements.append(element)
             pos = _SKIP.match(text, pos).end()  # type: ignore[union-attr]
             if pos < len(text) and text[pos] == ",":

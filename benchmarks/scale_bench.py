@@ -1,0 +1,279 @@
+"""The 1 GB dump of issue 12: ``python benchmarks/run.py scale``.
+
+Input: the 48-layer GPT train step (``benchmarks/gpt.py --layers 48``: 958
+files, 1.2 GB; a 45.6 MB after-optimizations module with 333k instructions;
+59 pass dumps of about 45 MB), generated once into ``XLAVIEW_BENCH_DIR``, and
+the 10-layer one for a 2.8 MB module. Every figure is printed against its
+goal and a reference measured in the same run:
+
+- parse: `parse_module` against XLA's C++ parser on both after-optimizations
+  modules, interleaved. "ready" is what `parse_module` returns: every line
+  checked (names, opcodes, shapes, operands, ROOT, called computations), the
+  `Instruction` tuples of a computation built on first access; "built" adds
+  touching every computation's instructions.
+- cli: ``inspect -i``, ``traffic``, ``diff`` (two 45 MB passes) and ``cost``
+  (when the command exists) as whole processes, against a process that
+  imports jax and runs XLA's parser on the same module.
+- steps: the core's work per step of the window's scrub, in a fresh process
+  (`python scale_bench.py steps DIR`): open the module on its last dump, then
+  visit every dump in order and go back 8 (69 steps); each step loads the
+  pass through one `ModuleCache` (default budget), builds the entry
+  computation (the graph), maps a line to its owner (the text), and diffs
+  against the pass before it, as the window does. "open" is the index and the
+  after-optimizations module, parsed cold. Resident memory is sampled after
+  every step.
+
+The window's figures (text and graph on screen, GUI stalls, window plus
+helper memory) belong in `gui_figures`, measured by ``gui_probe.py``.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).parent
+REPEAT_PARSE = 5
+REPEAT_CLI = 5
+BACK_STEPS = 8
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One measured figure, its goal, and the reference it is read against."""
+
+    name: str
+    value: float
+    unit: str  # "s", "x" (a ratio), "MB"
+    goal: float | None  # the value must stay below it
+    reference: str = ""
+
+    @property
+    def ok(self) -> bool | None:
+        return None if self.goal is None else self.value < self.goal
+
+    def line(self) -> str:
+        mark = {True: "ok  ", False: "MISS", None: "    "}[self.ok]
+        fmt = {"s": "{:.3f} s", "x": "{:.2f}x", "MB": "{:.0f} MB"}[self.unit]
+        goal = f"goal < {fmt.format(self.goal)}" if self.goal is not None else ""
+        return f"  {mark} {self.name:<46} {fmt.format(self.value):>10}  {goal:<16} {self.reference}"
+
+
+def best_wall(fn: Callable[[], object], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        gc.collect()
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def after_optimizations(folder: Path) -> Path:
+    (path,) = folder.glob("*after_optimizations.txt")
+    return path
+
+
+# -- parse ---------------------------------------------------------------------
+
+
+def parse_figures(small: Path, big: Path) -> list[Figure]:
+    from jax._src.lib import xla_client
+
+    from xlaview.hlo import parse_module
+
+    def built(text: str) -> int:
+        module = parse_module(text)
+        return sum(len(comp.instructions) for comp in module.computations)
+
+    figures = []
+    for folder in (small, big):
+        text = after_optimizations(folder).read_text()
+        module = parse_module(text)
+        size = f"{len(text) / 1e6:.1f} MB, {module.instruction_count} instructions"
+        del module
+        ready, full, xla = [], [], []
+        ours: Callable[[], object] = lambda t=text: parse_module(t)
+        everything: Callable[[], object] = lambda t=text: built(t)
+        theirs: Callable[[], object] = lambda t=text: xla_client.hlo.hlo_module_from_text(t)
+        for _ in range(REPEAT_PARSE):  # interleaved: machine noise hits all three alike
+            ready.append(best_wall(ours, 1))
+            full.append(best_wall(everything, 1))
+            xla.append(best_wall(theirs, 1))
+        ref = min(xla)
+        note = f"XLA {ref:.3f} s ({folder.name}: {size})"
+        figures.append(Figure(f"parse {folder.name}, ready / XLA", min(ready) / ref, "x", 0.5,
+                              f"{min(ready):.3f} s; {note}"))
+        figures.append(Figure(f"parse {folder.name}, every instruction built / XLA",
+                              min(full) / ref, "x", None, f"{min(full):.3f} s"))
+    return figures
+
+
+# -- cli -----------------------------------------------------------------------
+
+
+def run_process(args: list[str], repeat: int = REPEAT_CLI) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run(args, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def cli_figures(folder: Path) -> list[Figure]:
+    from xlaview.dump.index import index_dump
+    from xlaview.hlo import parse_module
+
+    path = after_optimizations(folder)
+    entry = parse_module(path.read_text()).entry
+    assert entry is not None
+    fusion = next(i.name for i in entry.instructions if i.opcode == "fusion")
+    module = max(index_dump(folder).modules, key=lambda m: len(m.passes))
+    late = [str(p.seq) for p in module.passes][-2:]
+    xlaview = [sys.executable, "-m", "xlaview"]
+    commands = {
+        "inspect -i": [*xlaview, "inspect", str(path), "-i", fusion],
+        "traffic": [*xlaview, "traffic", str(path)],
+        f"diff {late[0]} -> {late[1]}": [*xlaview, "diff", str(folder), "--from", late[0],
+                                          "--to", late[1]],
+    }
+    has_cost = subprocess.run([*xlaview, "cost", "--help"], capture_output=True,
+                              check=False).returncode == 0
+    if has_cost:
+        commands["cost"] = [*xlaview, "cost", str(path)]
+    load_with_xla = ("from jax._src.lib import xla_client as x; "
+                     f"x.hlo.hlo_module_from_text(open({str(path)!r}).read())")
+    ref = run_process([sys.executable, "-c", load_with_xla], 3)
+    figures = [Figure(f"cli {name}", run_process(args), "s", 1.0,
+                      f"python + jax + XLA's parser {ref:.2f} s")
+               for name, args in commands.items()]
+    if not has_cost:
+        print("  (no cost command on this branch: not measured)")
+    return figures
+
+
+# -- steps ---------------------------------------------------------------------
+
+
+def resident_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+def measure_steps(folder: Path) -> dict:
+    """The child's side of `step_figures` (a fresh process: its memory is the core's)."""
+    from xlaview.analysis.diff import diff_modules
+    from xlaview.dump.index import index_dump
+    from xlaview.dump.loader import ModuleCache
+
+    start = time.perf_counter()
+    module = max(index_dump(folder).modules, key=lambda m: len(m.passes))
+    index_s = time.perf_counter() - start
+    points = module.timeline()
+    # The window opens on the last dump (after optimizations); the user then
+    # visits every dump from the first, and goes back through the middle.
+    order = [len(points) - 1] + list(range(len(points)))
+    order += list(range(len(points) - 2, len(points) - 2 - BACK_STEPS, -1))
+    cache = ModuleCache()
+    steps = []
+    peak = resident_mb()
+    collecting = {"since": 0.0, "total": 0.0, "longest": 0.0}
+
+    def on_collection(phase: str, info: dict) -> None:
+        if phase == "start":
+            collecting["since"] = time.perf_counter()
+        else:
+            spent = time.perf_counter() - collecting["since"]
+            collecting["total"] += spent
+            collecting["longest"] = max(collecting["longest"], spent)
+
+    gc.callbacks.append(on_collection)
+    for k, i in enumerate(order):
+        label, dump_file = points[i]
+        t0 = time.perf_counter()
+        loaded = cache.load(dump_file)
+        t1 = time.perf_counter()
+        entry = loaded.module.entry
+        if entry is not None:
+            assert entry.instructions  # the graph's input
+            loaded.module.line_owner(entry.span.line + 1)  # the text's map of lines
+        t2 = time.perf_counter()
+        if i > 0:
+            before = cache.load(points[i - 1][1]).module
+            diff_modules(before, loaded.module)
+        t3 = time.perf_counter()
+        rss = resident_mb()
+        peak = max(peak, rss)
+        steps.append({"label": label, "load_s": t1 - t0, "show_s": t2 - t0, "diff_s": t3 - t2,
+                      "total_s": t3 - t0, "rss_mb": rss, "first": k == 0,
+                      "gc_s": collecting["total"], "gc_longest_s": collecting["longest"]})
+        collecting["total"] = collecting["longest"] = 0.0
+    memory = cache.memory()
+    return {"open_s": index_s + steps[0]["show_s"], "steps": steps, "peak_rss_mb": peak,
+            "estimate_mb": memory["total"] / 1e6, "budget_mb": memory["budget"] / 1e6,
+            "store_hits": cache.store.hits, "store_misses": cache.store.misses}
+
+
+def step_figures(folder: Path) -> list[Figure]:
+    from jax._src.lib import xla_client
+
+    out = subprocess.run([sys.executable, __file__, "steps", str(folder)], check=True,
+                         capture_output=True, text=True).stdout
+    result = json.loads(out.strip().splitlines()[-1])
+    text = after_optimizations(folder).read_text()
+    xla = best_wall(lambda: xla_client.hlo.hlo_module_from_text(text), 3)
+    ref = f"XLA parses one 45 MB pass in {xla:.2f} s"
+    steps = [s for s in result["steps"] if not s["first"]]
+    totals = sorted(s["total_s"] for s in steps)
+    shows = sorted(s["show_s"] for s in steps)
+    worst = max(steps, key=lambda s: s["total_s"])
+    print(f"  {len(steps)} steps over {len(result['steps']) - BACK_STEPS - 1} dumps; computations "
+          f"from the store {result['store_hits']}, parsed {result['store_misses']}; cache "
+          f"estimate {result['estimate_mb']:.0f} MB of a {result['budget_mb']:.0f} MB budget")
+    return [
+        Figure("core: open (index, first dump shown)", result["open_s"], "s", 1.5, ref),
+        Figure("core: step shown, median", statistics.median(shows), "s", 0.5, ref),
+        Figure("core: step shown + diff, median", statistics.median(totals), "s", 0.5, ref),
+        Figure(f"core: step shown + diff, worst ({worst['label']})", totals[-1], "s", 2.0, ref),
+        Figure("core: resident memory, peak", result["peak_rss_mb"], "MB", 2000,
+               "the window's whole goal (window + helpers) is 2 GB"),
+    ]
+
+
+# -- the window (measured by gui_probe.py; added by the window's work) ---------
+
+
+def gui_figures(folder: Path) -> list[Figure]:
+    """Text and graph on screen, GUI stalls, window + helper memory: not yet."""
+    return []
+
+
+def scale(folder: Path, small: Path) -> None:
+    """Every figure of the 1 GB dump, each against its goal."""
+    figures: list[Figure] = []
+    for title, part in (("parse", lambda: parse_figures(small, folder)),
+                        ("cli", lambda: cli_figures(folder)),
+                        ("steps", lambda: step_figures(folder)),
+                        ("window", lambda: gui_figures(folder))):
+        print(f"scale: {title} …", flush=True)
+        new = part()
+        for figure in new:
+            print(figure.line(), flush=True)
+        figures += new
+    missed = [f.name for f in figures if f.ok is False]
+    print(f"scale: {len(figures)} figures, {len(missed)} missed" + (f": {missed}" if missed else ""))
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE.parent))
+    if sys.argv[1] == "steps":
+        print(json.dumps(measure_steps(Path(sys.argv[2]))))

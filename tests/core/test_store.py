@@ -1,0 +1,209 @@
+"""Computations shared between passes: a module parsed with a store is the
+module parsed alone, spans included; the cache keeps within its budget."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from xlaview.analysis.diff import diff_modules
+from xlaview.dump.index import index_dump
+from xlaview.dump.loader import ModuleCache, load_module
+from xlaview.hlo import Module, parse_module, parse_module_tolerant
+from xlaview.hlo.store import ComputationStore
+from xlaview.resources import sample_dump
+
+
+def model(module: Module) -> list[tuple]:
+    """Everything a module says, spans included, as plain values."""
+    return [
+        (c.name, c.is_entry, tuple(c.span), c.signature, c.attribute_text,
+         [(*i[:2], str(i.shape), *i[3:6], tuple(i.span), *i[7:]) for i in c.instructions])
+        for c in module.computations
+    ]
+
+
+def timeline_texts(folder: Path) -> list[tuple[str, str]]:
+    module = max(index_dump(folder).modules, key=lambda m: len(m.passes))
+    return [(label, f.path.read_text()) for label, f in module.timeline()]
+
+
+@pytest.fixture(scope="module")
+def passes() -> list[tuple[str, str]]:
+    texts = timeline_texts(sample_dump())
+    assert len(texts) > 20
+    return texts
+
+
+def test_a_shared_parse_is_the_parse_alone_spans_included(passes) -> None:
+    store = ComputationStore(1 << 30)
+    for label, text in passes:
+        shared = parse_module(text, store=store)
+        assert model(shared) == model(parse_module(text)), f"pass {label} differs"
+        for comp in shared.computations:  # a span's text is its instruction's, in this file
+            for instr in comp.instructions:
+                assert text[instr.span.offset:].startswith(("ROOT", "%", instr.name)), (
+                    f"pass {label}: {instr.name} at {instr.span}")
+    assert store.hits > store.misses, "pass dumps share most computations"
+
+
+def test_moved_computations_get_their_own_spans() -> None:
+    first = GOOD_PAIR
+    second = "// two lines\n// on top\n" + GOOD_PAIR
+    store = ComputationStore(1 << 20)
+    a = parse_module(first, store=store)
+    b = parse_module(second, store=store)
+    assert store.hits == 2, "both computations reused"
+    for comp_a, comp_b in zip(a.computations, b.computations):
+        assert comp_b.parsed is comp_a.parsed
+        assert comp_b.span.line == comp_a.span.line + 2
+        for ia, ib in zip(comp_a.instructions, comp_b.instructions):
+            assert ib.span.line == ia.span.line + 2 and ib.span.column == ia.span.column
+            assert second[ib.span.offset:ib.span.end] == first[ia.span.offset:ia.span.end]
+
+
+GOOD_PAIR = """\
+HloModule m
+
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+
+ENTRY %main (p: f32[4]) -> f32[] {
+  %p = f32[4]{0} parameter(0)
+  %c = f32[] constant(0)
+  ROOT %r = f32[] reduce(%p, %c), dimensions={0}, to_apply=%add
+}
+"""
+
+
+def test_line_owners_answer_like_the_spans(passes) -> None:
+    _, text = passes[-1]
+    module = parse_module(text)
+    owners = module.line_owners()
+    expected: dict[int, tuple[str, str | None]] = {}
+    for comp in module.computations:
+        expected[comp.span.line] = (comp.name, None)
+        for instr in comp.instructions:
+            for line in range(instr.span.line, module.last_line(instr.span) + 1):
+                expected[line] = (comp.name, instr.name)
+    assert dict(owners) == expected
+    assert all(module.line_owner(line) == owner for line, owner in expected.items())
+    assert module.line_owner(2) is None and owners.get(10**9) is None
+
+
+def test_line_owners_of_a_text_with_inline_computations() -> None:
+    text = """\
+HloModule m
+ENTRY main {
+  p = f32[4] parameter(0)
+  c = f32[] constant(0)
+  ROOT r = f32[] reduce(p, c), dimensions={0}, to_apply={
+    a = f32[] parameter(0)
+    b = f32[] parameter(1)
+    ROOT s = f32[] add(a, b)
+  }
+}
+"""
+    module = parse_module(text)
+    assert module.line_owner(3) == ("main", "p")
+    assert module.line_owner(5) == ("main", "r") and module.line_owner(8) == ("main", "r")
+
+
+def test_diff_from_keys_is_the_diff_of_everything(passes) -> None:
+    store = ComputationStore(1 << 30)
+    shared = [parse_module(text, store=store) for _, text in passes]
+    alone = [parse_module(text) for _, text in passes]
+    for k in range(1, len(passes)):
+        assert diff_modules(shared[k - 1], shared[k]) == diff_modules(alone[k - 1], alone[k]), (
+            f"pass {passes[k][0]}")
+
+
+def test_the_cache_keeps_within_its_budget() -> None:
+    folder = sample_dump()
+    module = max(index_dump(folder).modules, key=lambda m: len(m.passes))
+    files = [f for _, f in module.timeline()]
+    one = load_module(files[-1].path).nbytes
+    cache = ModuleCache(size=100, budget=int(one * 3 / (1 - 0.6)))
+    for f in files:
+        loaded = cache.load(f)
+        assert loaded.module.computations
+        memory = cache.memory()
+        assert memory["modules"] <= memory["budget"] * 0.4 + 1
+        assert memory["computations"] <= memory["budget"] * 0.6 + 1
+    assert cache.cached(files[-1]) is not None and cache.cached(files[0]) is None
+    cache.set_budget(0)
+    assert cache.memory()["total"] == 0 and cache.cached(files[-1]) is None
+
+
+def test_tolerant_parse_with_a_store_keeps_diagnostics() -> None:
+    store = ComputationStore(1 << 20)
+    broken = GOOD_PAIR.replace("add(%a, %b)", "add(%a, %nope)")
+    result = parse_module_tolerant(broken, store=store)
+    assert result.diagnostics and "nope" in result.diagnostics[0].message
+    again = parse_module_tolerant(broken, store=store).diagnostics
+    assert [(d.message, d.line, d.column) for d in again] == [
+        (d.message, d.line, d.column) for d in result.diagnostics]
+
+
+def test_find_by_text_agrees_with_the_index(passes) -> None:
+    _, text = passes[-1]
+    searched, indexed = parse_module(text), parse_module(text)
+    indexed._instr_index = indexed._index_names()
+    names = [i.name for c in searched.computations for i in c.instructions][::37]
+    for name in names[:8]:  # the first few go through the text
+        (a, ia), (b, ib) = searched.find(name), indexed.find(name)
+        assert (a.name, ia) == (b.name, ib), name
+    twice = GOOD_PAIR.replace("%c = f32[] constant(0)", "%a = f32[] constant(0)").replace(
+        "%c)", "%a)")
+    module = parse_module_tolerant(twice).module
+    assert module.find("a")[0].name == "add", "the first definition wins"
+    with pytest.raises(KeyError):
+        module.find("nope")
+
+
+def test_a_parse_that_takes_from_the_pass_before_is_the_parse_alone(passes) -> None:
+    previous = None
+    reused = 0
+    for label, text in passes:
+        module = parse_module(text, previous=previous)
+        assert model(module) == model(parse_module(text)), f"pass {label} differs"
+        if previous is not None:
+            reused += sum(c in previous.computations for c in module.computations)
+        previous = module
+    assert reused, "passes repeat computations at the same place"
+    # Shifted, and changed after the shift: the moved ones get their own spans.
+    first = parse_module(GOOD_PAIR)
+    second_text = "// a line\n" + GOOD_PAIR.replace("dimensions={0}", "dimensions={0}, x=1")
+    second = parse_module(second_text, previous=first)
+    assert model(second) == model(parse_module(second_text))
+    assert second.computation("add").parsed is first.computation("add").parsed
+
+
+def tolerant_model(text: str, **kwargs) -> tuple:
+    result = parse_module_tolerant(text, **kwargs)
+    return model(result.module), [(d.message, d.line, d.column) for d in result.diagnostics]
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_edited_passes_parse_alike_with_or_without_what_they_share(data: st.DataObject) -> None:
+    """Any edit of a pass (a character replaced, inserted or removed
+    anywhere): taking computations from the pass before and from a store
+    gives the parse of the text alone, diagnostics included."""
+    (path,) = sample_dump().glob("*cpu_after_optimizations.txt")
+    original = path.read_text()
+    store = ComputationStore(1 << 30)
+    before = parse_module_tolerant(original, store=store).module
+    edited = original
+    for _ in range(data.draw(st.integers(1, 3))):
+        at = data.draw(st.integers(0, len(edited)))
+        piece = data.draw(st.sampled_from(["", "\n", "}", "{", " ", "%", "x", ",", "\n}\n"]))
+        cut = data.draw(st.integers(0, 3))
+        edited = edited[:at] + piece + edited[at + cut:]
+    assert tolerant_model(edited, store=store, previous=before) == tolerant_model(edited)
