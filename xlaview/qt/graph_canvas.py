@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import bisect
 import math
-from dataclasses import dataclass
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
@@ -27,114 +26,16 @@ from PySide6.QtWidgets import (
     QStyleOptionGraphicsItem,
 )
 
-from xlaview.analysis.graph import (
-    NODE_HEIGHT,
-    ComputationGraph,
-    GraphNode,
-    layout_inputs,
-    node_height,
-    node_width,
-)
-from xlaview.analysis.kinds import Kind, is_fusion_kind
-from xlaview.analysis.layout import GraphLayout, layered_layout
+from xlaview.analysis.graph import NODE_HEIGHT, ComputationGraph
+from xlaview.analysis.kinds import is_fusion_kind
+from xlaview.analysis.layout import GraphLayout
 from xlaview.qt import theme
+from xlaview.qt.canvas_parts import CanvasParts, Placed, add_polyline, prepare_canvas
 
 TEXT_MIN_SCALE = 0.42  # below this zoom, text is unreadable: boxes only
 READABLE_SCALE = 0.6  # the smallest zoom a view starts at
 # Unclipped: a clipped line height cuts off the underscores of instruction names.
 _LEFT = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextDontClip)
-
-
-def compute_layout(
-    graph: ComputationGraph, previous: dict[str, float] | None = None, progress=None
-) -> GraphLayout:
-    """The layout of a graph (runs on a worker thread)."""
-    nodes, edges = layout_inputs(graph)
-    return layered_layout(nodes, edges, previous=previous, progress=progress)
-
-
-@dataclass(frozen=True, slots=True)
-class CanvasParts:
-    """What a canvas paints, made from the layout on a worker thread (painter
-    paths and plain values), so the GUI thread only paints: the edges as
-    painter paths, the boxes of each kind of node as one painter path (a few
-    Qt calls paint thousands of nodes), and the node boxes in rows by y, for
-    culling and hit tests."""
-
-    edges: QPainterPath
-    stubs: QPainterPath
-    arrows: QPainterPath
-    boxes: list[tuple[Kind, bool, QPainterPath]]  # kind, is a copy, its boxes
-    roots: QPainterPath  # the outline around each computation's root
-    placed: dict[str, Placed]  # by node key
-    rows: list[tuple[float, list[Placed]]]
-
-
-def _add_polyline(path: QPainterPath, points) -> None:
-    if len(points) < 2:
-        return
-    path.moveTo(*points[0])
-    if len(points) == 2:
-        path.lineTo(*points[1])
-        return
-    # A smooth curve through the waypoints reads better than corners.
-    for i in range(1, len(points)):
-        x0, y0 = points[i - 1]
-        x1, y1 = points[i]
-        mid = (y0 + y1) / 2
-        path.cubicTo(x0, mid, x1, mid, x1, y1)
-
-
-def _add_arrow(path: QPainterPath, tip) -> None:
-    x, y = tip
-    path.moveTo(x, y)
-    path.lineTo(x - 4, y - 7)
-    path.lineTo(x + 4, y - 7)
-    path.closeSubpath()
-
-
-def prepare_canvas(graph: ComputationGraph, layout: GraphLayout) -> CanvasParts:
-    edges, stubs, arrows = QPainterPath(), QPainterPath(), QPainterPath()
-    for route in layout.edges:
-        _add_polyline(stubs if route.stub else edges, route.points)
-        if route.stub:
-            _add_polyline(stubs, route.target_stub)
-            _add_arrow(arrows, route.target_stub[-1] if route.target_stub else route.points[-1])
-        else:
-            _add_arrow(arrows, route.points[-1])
-    by_key = {n.key: n for n in graph.nodes}
-    placed: dict[str, Placed] = {}
-    rows: dict[float, list[Placed]] = {}
-    boxes: dict[tuple[Kind, bool], QPainterPath] = {}
-    roots = QPainterPath()
-    for key, (x, y) in layout.positions.items():
-        node = by_key[key]
-        w, h = node_width(node), node_height(node)
-        box = placed[key] = Placed(node, x - w / 2, y - h / 2, w, h)
-        rows.setdefault(round(y, 1), []).append(box)
-        path = boxes.get((node.kind, node.is_copy)) or boxes.setdefault(
-            (node.kind, node.is_copy), QPainterPath())
-        path.addRoundedRect(box.left, box.top, w, h, 6, 6)
-        if node.is_root:
-            roots.addRoundedRect(box.left - 3, box.top - 3, w + 6, h + 6, 8, 8)
-    return CanvasParts(edges, stubs, arrows, [(k, c, p) for (k, c), p in boxes.items()],
-                       roots, placed, sorted(rows.items()))
-
-
-@dataclass(slots=True)
-class Placed:
-    node: GraphNode
-    left: float
-    top: float
-    width: float
-    height: float
-
-    @property
-    def rect(self) -> QRectF:
-        return QRectF(self.left, self.top, self.width, self.height)
-
-    def contains(self, x: float, y: float) -> bool:
-        return self.left <= x <= self.left + self.width and self.top <= y <= self.top + self.height
 
 
 class GraphCanvas(QGraphicsItem):
@@ -152,6 +53,9 @@ class GraphCanvas(QGraphicsItem):
         self.traffic: dict[tuple[str, str], float] = {}  # (source key, target key) -> width
         self.diff: dict[str, str] = {}  # instruction -> "added" / "changed"
         self.ghosts: list[tuple[str, QRectF]] = []  # removed instructions, drawn faint
+        self.emphasis: frozenset[str] = frozenset()  # instructions a panel points at
+        self.fills: dict[str, str] = {}  # instruction -> fill colour (a heat scale), or none
+        self._fill_paths: list[tuple[str, QPainterPath]] | None = None
         self.hover_edge: int | None = None
         # Set through set_marks / set_diff / set_traffic / set_hover_edge only.
         parts = parts or prepare_canvas(graph, layout)
@@ -187,6 +91,19 @@ class GraphCanvas(QGraphicsItem):
         """Instructions the pass added or changed, and removed ones (drawn faint
         where they stood)."""
         self.diff, self.ghosts = status, ghosts
+        self.update()
+
+    def set_emphasis(self, names: set[str] | frozenset[str]) -> None:
+        """Instructions a panel points at (a boundary's producer and readers,
+        the ops that show why): drawn with a border of their own."""
+        self.emphasis = frozenset(names)
+        self.update()
+
+    def set_fills(self, fills: dict[str, str]) -> None:
+        """Fill colours by instruction (a heat scale: estimated or measured
+        time), over the colours of their kinds; empty: the kinds' colours."""
+        self.fills = fills
+        self._fill_paths = None
         self.update()
 
     def set_traffic(self, widths: dict[tuple[str, str], float]) -> None:
@@ -283,6 +200,11 @@ class GraphCanvas(QGraphicsItem):
             painter.setPen(pen)
             painter.setBrush(fill)
             painter.drawPath(path)
+        for colour, path in self._fill_path_list():
+            fill = QColor(colour)
+            painter.setPen(QPen(fill.darker(150), 1.0))
+            painter.setBrush(fill)
+            painter.drawPath(path)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         for pen, path in self._mark_paths():
             painter.setPen(pen)
@@ -310,7 +232,7 @@ class GraphCanvas(QGraphicsItem):
                 painter.setPen(pen)
                 painter.setBrush(Qt.BrushStyle.NoBrush)
                 path = QPainterPath()
-                _add_polyline(path, route.points if not route.stub else
+                add_polyline(path, route.points if not route.stub else
                                    (route.points[0], route.target_stub[-1]))
                 painter.drawPath(path)
         keys = set(self.graph.nodes_of.get(self.selected or "", ()))
@@ -321,7 +243,7 @@ class GraphCanvas(QGraphicsItem):
             route = self.layout.edges[i]
             path = QPainterPath()
             points = route.points if not route.stub else (route.points[0], route.target_stub[-1])
-            _add_polyline(path, points)
+            add_polyline(path, points)
             pen = QPen(QColor(theme.EDGE_HIGHLIGHT), 2.2)
             pen.setCosmetic(True)
             painter.setPen(pen)
@@ -348,6 +270,8 @@ class GraphCanvas(QGraphicsItem):
             return "#1c7ed6", 2.2
         if name in self.users:
             return "#2f9e44", 2.2
+        if name in self.emphasis:
+            return theme.EMPHASIS_BORDER, 3.0
         status = self.diff.get(name)
         if status == "added":
             return "#2b8a3e", 2.4
@@ -359,11 +283,11 @@ class GraphCanvas(QGraphicsItem):
         """Borders drawn over the boxes (the selection, its operands and users,
         the pass's changes, the root), one path per style: a fusion pass changes
         thousands of nodes. Kept until what they mark changes."""
-        key = (self.selected, frozenset(self.operands), frozenset(self.users))
+        key = (self.selected, frozenset(self.operands), frozenset(self.users), self.emphasis)
         if self._marks is not None and self._marks[0] == key and self._marks[1] is self.diff:
             return self._marks[2]
         paths: dict[tuple[str, float, bool], QPainterPath] = {}
-        for name in {self.selected, *self.operands, *self.users, *self.diff}:
+        for name in {self.selected, *self.operands, *self.users, *self.emphasis, *self.diff}:
             style = self._mark_style(name) if name else None
             for node_key in self.graph.nodes_of.get(name or "", ()) if style else ():
                 box = self.placed.get(node_key)
@@ -378,6 +302,19 @@ class GraphCanvas(QGraphicsItem):
             marks.append((pen, path))
         self._marks = (key, self.diff, marks)
         return marks
+
+    def _fill_path_list(self) -> list[tuple[str, QPainterPath]]:
+        """The filled boxes, one path per colour (a heat scale has a few steps),
+        built when the fills change, not on each paint."""
+        if self._fill_paths is None:
+            paths: dict[str, QPainterPath] = {}
+            for box in self.placed.values() if self.fills else ():
+                colour = self.fills.get(box.node.instruction)
+                if colour is not None:
+                    path = paths.get(colour) or paths.setdefault(colour, QPainterPath())
+                    path.addRoundedRect(box.left, box.top, box.width, box.height, 6, 6)
+            self._fill_paths = list(paths.items())
+        return self._fill_paths
 
     def _paint_label(self, painter: QPainter, placed: Placed) -> None:
         node, rect = placed.node, placed.rect

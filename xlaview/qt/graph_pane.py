@@ -7,9 +7,12 @@ its traffic) and hands clicks back to it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
+from xlaview.analysis.heat import heat_scale
 from xlaview.analysis.marks import DiffMarks, traffic_edge_widths
 from xlaview.qt import theme
 from xlaview.qt.analyses import DiffShown
@@ -83,6 +86,8 @@ class GraphPane(QWidget):
         self._marks = DiffMarks()
         self._traffic = None
         self._overlay = False
+        self._heat: tuple[str, dict[str, float], Callable[[float], str]] | None = None
+        self._emphasis: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
         # Where each node of the graph shown before stood: removed ones are
         # drawn faint there.
         self._previous_rects: dict[str, dict[str, QRectF]] = {}
@@ -112,6 +117,8 @@ class GraphPane(QWidget):
         graph, layout, parts = shown.result
         self.main.set_graph(graph, layout, keep_view=shown.keep_view, parts=parts)
         self._apply_marks()
+        self._apply_heat()
+        self.main.canvas.set_emphasis(self._emphasis[0])
         self._apply_selection(self.main, center=not shown.keep_view or self._center_pending)
 
     def _on_fusion_shown(self, shown: GraphShown | None) -> None:
@@ -130,6 +137,8 @@ class GraphPane(QWidget):
             self.split.setSizes([total * 3 // 5, total * 2 // 5])
         graph, layout, parts = shown.result
         self.fused.set_graph(graph, layout, keep_view=False, parts=parts)
+        self._apply_heat()
+        self.fused.canvas.set_emphasis(self._emphasis[1])
         self._apply_selection(self.fused, center=False)
 
     def _on_selection_changed(self, selection: Selection | None) -> None:
@@ -145,6 +154,21 @@ class GraphPane(QWidget):
     def _on_traffic_ready(self, traffic) -> None:
         self._traffic = traffic
         self._apply_marks()
+
+    def set_heat(self, title: str | None, values: dict[str, float] | None = None,
+                 label: Callable[[float], str] = str) -> None:
+        """Colour the nodes by a figure per instruction (estimated or measured
+        time) on a heat scale, with a legend titled ``title`` (``label`` writes
+        a figure); None: the kinds' colours."""
+        self._heat = (title, values or {}, label) if title else None
+        self._apply_heat()
+
+    def set_emphasis(self, main: set[str], fused: set[str] = frozenset()) -> None:
+        """Instructions a panel points at, in the main graph and in the fused pane."""
+        self._emphasis = (frozenset(main), frozenset(fused))
+        for view, names in ((self.main, main), (self.fused, fused)):
+            if view.canvas is not None:
+                view.canvas.set_emphasis(names)
 
     def set_traffic_overlay(self, on: bool) -> None:
         """Draw the traffic as edge widths (the Traffic tab's switch)."""
@@ -163,6 +187,20 @@ class GraphPane(QWidget):
         canvas.set_diff(self._marks.status, ghosts)
         canvas.set_traffic(traffic_edge_widths(self._traffic, canvas.graph) if self._overlay
                            else {})
+
+    def _apply_heat(self) -> None:
+        fills: dict[str, str] = {}
+        stops: list[tuple[str, str]] = []
+        if self._heat is not None:
+            _, values, label = self._heat
+            scale = heat_scale(values)
+            fills = {name: theme.HEAT_COLORS[step] for name, step in scale.step.items()}
+            stops = [(theme.HEAT_COLORS[i], f"≥ {label(edge)}")
+                     for i, edge in reversed(list(enumerate(scale.edges)))]
+        for view in (self.main, self.fused):
+            if view.canvas is not None:
+                view.canvas.set_fills(fills)
+        self.main.set_legend(self._heat[0] if self._heat else None, stops)
 
     def _apply_selection(self, view: GraphView, center: bool) -> None:
         graph = view.graph

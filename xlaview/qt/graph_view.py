@@ -4,7 +4,7 @@ opens a called computation."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QToolTip, QWidget
 
@@ -40,6 +40,7 @@ class GraphView(QGraphicsView):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.canvas: GraphCanvas | None = None
+        self._legend: tuple[str, list[tuple[str, str]]] | None = None  # title, (colour, label)
         self._press: QPointF | None = None
 
     def set_graph(self, graph: ComputationGraph | None, layout: GraphLayout | None,
@@ -60,6 +61,40 @@ class GraphView(QGraphicsView):
             self.centerOn(center)
         else:
             self.show_start()
+
+    def set_legend(self, title: str | None, stops: list[tuple[str, str]] = ()) -> None:
+        """A legend in the view's corner for the node colours (a heat scale);
+        None: no legend."""
+        self._legend = (title, list(stops)) if title else None
+        self.viewport().update()
+
+    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 (Qt's name)
+        if self._legend is None:
+            return
+        title, stops = self._legend
+        painter.save()
+        painter.resetTransform()  # in the viewport's pixels, whatever the zoom
+        metrics = painter.fontMetrics()
+        width = max([metrics.horizontalAdvance(title)]
+                    + [metrics.horizontalAdvance(label) + 22 for _, label in stops]) + 16
+        height = metrics.height() * (len(stops) + 1) + 14
+        box = QRectF(self.viewport().width() - width - 10, 10, width, height)
+        painter.setPen(QColor("#ced4da"))
+        painter.setBrush(QColor(255, 255, 255, 235))
+        painter.drawRoundedRect(box, 4, 4)
+        painter.setPen(QColor("#212529"))
+        y = box.top() + 6
+        painter.drawText(QRectF(box.left() + 8, y, width, metrics.height()),
+                         int(Qt.AlignmentFlag.AlignLeft), title)
+        for colour, label in stops:
+            y += metrics.height()
+            painter.setBrush(QColor(colour))
+            painter.setPen(QColor(colour).darker(150))
+            painter.drawRect(QRectF(box.left() + 8, y + 2, 14, metrics.height() - 4))
+            painter.setPen(QColor("#212529"))
+            painter.drawText(QRectF(box.left() + 28, y, width, metrics.height()),
+                             int(Qt.AlignmentFlag.AlignLeft), label)
+        painter.restore()
 
     @property
     def graph(self) -> ComputationGraph | None:

@@ -16,7 +16,7 @@ from xlaview.analysis.layout import GraphLayout
 from xlaview.dump.index import DumpFile, DumpModule
 from xlaview.dump.loader import LoadedModule, ModuleCache, ModuleReports, read_text
 from xlaview.hlo import Module
-from xlaview.qt.graph_canvas import CanvasParts, compute_layout, prepare_canvas
+from xlaview.qt.canvas_parts import CanvasParts, compute_layout, prepare_canvas
 from xlaview.qt.hlo_text import build_document
 from xlaview.qt.levels import LoadedCode, load_code
 

@@ -22,7 +22,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlaview.dump.index import Problem
 from xlaview.qt.actions import Menus
 from xlaview.qt.code_tabs import CodeTabs
 from xlaview.qt.follower import FolderFollower
@@ -30,14 +29,8 @@ from xlaview.qt.graph_pane import GraphPane
 from xlaview.qt.inspector import InspectorView
 from xlaview.qt.levels import LevelsBar
 from xlaview.qt.module_list import ModuleListPanel
-from xlaview.qt.panels import (
-    ChangesPanel,
-    CompareView,
-    MemoryPanel,
-    ProblemsView,
-    SearchPanel,
-    TrafficPanel,
-)
+from xlaview.qt.analysis_tabs import AnalysisTabs
+from xlaview.qt.panels import ChangesPanel
 from xlaview.qt.safe_text import steady_label
 from xlaview.qt.shown import Selection
 from xlaview.qt.timeline import PassTimeline
@@ -77,7 +70,6 @@ class MainWindow(QMainWindow):
         self.settings = settings or QSettings("xlaview", "xlaview")
         self.model = ViewModel(self)
         self.model.gate.watch(self)
-        self._problems_seen = False
         self._build()
         self._wire()
         self.follower = FolderFollower(self.model, self)
@@ -95,11 +87,13 @@ class MainWindow(QMainWindow):
         self.graph_pane = GraphPane(model, self)
         self.inspector = InspectorView(self)
         self.changes = ChangesPanel(self)
-        self.traffic_panel = TrafficPanel(self)
-        self.memory = MemoryPanel(self)
-        self.search_panel = SearchPanel(self)
-        self.problems = ProblemsView(self)
-        self.compare = CompareView(self)
+        self.bottom_tabs = AnalysisTabs(model, self)
+        # The panels, by the names the tests and the menus use.
+        self.traffic_panel = self.bottom_tabs.traffic
+        self.memory = self.bottom_tabs.memory
+        self.search_panel = self.bottom_tabs.search
+        self.problems = self.bottom_tabs.problems
+        self.compare = self.bottom_tabs.compare
 
         self.main_split = QSplitter(Qt.Orientation.Horizontal, self)
         self.main_split.setObjectName("mainSplit")
@@ -127,9 +121,6 @@ class MainWindow(QMainWindow):
                                                  (self.changes, "Changes")))
         self.inspector_dock = self._dock("Selection", self.side_tabs,
                                          Qt.DockWidgetArea.RightDockWidgetArea)
-        self.bottom_tabs = self._tabs("analysisTabs", (
-            (self.traffic_panel, "Traffic"), (self.memory, "Memory"),
-            (self.search_panel, "Search"), (self.problems, "Problems"), (self.compare, "Compare")))
         self.problems_dock = self._dock("Analysis", self.bottom_tabs,
                                         Qt.DockWidgetArea.BottomDockWidgetArea)
         self._default_state = self.saveState()
@@ -177,8 +168,7 @@ class MainWindow(QMainWindow):
         model.selection_changed.connect(self._on_selection_changed)
         model.status.connect(self.show_status)
         model.progress.connect(self._on_progress)
-        model.problems_reset.connect(self._on_problems_reset)
-        model.problems_added.connect(self._on_problems_added)
+        self.bottom_tabs.shown_wanted.connect(self.problems_dock.show)
         model.worker.busy_changed.connect(self._on_busy_changed)
         self.modules.module_selected.connect(
             lambda module: model.select_module(module) if module is not model.module else None)
@@ -196,16 +186,7 @@ class MainWindow(QMainWindow):
         analyses.diff_ready.connect(lambda shown: self.changes.set_diff(shown.diff, shown.title))
         self.changes.instruction_requested.connect(select)
         self.changes.point_requested.connect(model.select_pass)
-        analyses.traffic_ready.connect(self.traffic_panel.set_traffic)
-        self.traffic_panel.instruction_requested.connect(select)
         self.traffic_panel.overlay_toggled.connect(self.graph_pane.set_traffic_overlay)
-        analyses.memory_ready.connect(self.memory.set_timeline)
-        self.memory.instruction_requested.connect(select)
-        self.search_panel.instruction_requested.connect(select)
-        self.search_panel.query_changed.connect(self.search)
-        analyses.search_ready.connect(self.search_panel.set_hits)
-        analyses.compare_ready.connect(self.compare.set_comparisons)
-        self.problems.problem_activated.connect(self._on_problem_activated)
 
     # ================================================================ contract
     def open_dump(self, path: str | Path, *, module: str | None = None,
@@ -250,8 +231,7 @@ class MainWindow(QMainWindow):
     def search(self, query: str) -> None:
         """Find instructions of the shown pass (see `xlaview.analysis.search`)."""
         self.problems_dock.show()
-        self.bottom_tabs.setCurrentWidget(self.search_panel)
-        self.model.analyses.search(query)
+        self.bottom_tabs.run_search(query)
 
     def compare_with(self, folder: str | Path) -> None:
         """Compare the open dump's modules with another dump of the same program."""
@@ -297,42 +277,12 @@ class MainWindow(QMainWindow):
     def _on_selection_changed(self, selection: Selection | None) -> None:
         if selection is None:
             self.inspector.show_message("Select an instruction in the text or the graph.")
-            self.memory.chart.select(None)
             return
         self.inspector.show_instruction(selection.described, selection.kind)
-        self.memory.chart.select(selection.name)
 
     def _on_history(self, name, events, titles) -> None:
         self.timeline.set_changed_marks({e.point for e in events})
         self.changes.set_history(name, events, titles)
-
-    def _on_problems_reset(self, problems: list[Problem]) -> None:
-        self._problems_seen = False
-        self.problems.set_problems(problems)
-        self._update_problems_tab()
-
-    def _on_problems_added(self, problems: list[Problem]) -> None:
-        self.problems.add_problems(problems)
-        self._update_problems_tab()
-
-    def _update_problems_tab(self) -> None:
-        count = len(self.problems.problems)
-        index = self.bottom_tabs.indexOf(self.problems)
-        self.bottom_tabs.setTabText(index, f"Problems ({count})" if count else "Problems")
-        if count and not self._problems_seen:
-            self._problems_seen = True  # shown once; the user decides after that
-            self.problems_dock.show()
-            self.bottom_tabs.setCurrentIndex(index)
-
-    def _on_problem_activated(self, problem: Problem) -> None:
-        index = self.model.index
-        if index is None:
-            return
-        path = index.root / problem.path
-        module = index.module_of(path)
-        if module is not None:
-            point = next((p for p in module.points() if p.file.path == path), None)
-            self.model.reveal(module, point.key if point else None, problem.line)
 
     def _on_busy_changed(self, busy: bool) -> None:
         if busy:

@@ -50,6 +50,9 @@ USER = "#d3f9d8"
 FUSED_BLOCK = "#f3f0ff"
 EDGE = "#868e96"
 EDGE_HIGHLIGHT = "#e8590c"
+# A heat scale, coolest first: estimated or measured time per op.
+HEAT_COLORS = ["#fff5eb", "#fdd0a2", "#fdae6b", "#fd8d3c", "#e6550d", "#a63603"]
+EMPHASIS_BORDER = "#ae3ec9"  # what a panel points at in the graph
 STAGE_COLOR = "#b197fc"  # whole-module snapshots on the timeline
 PIPELINE_COLORS = [
     "#4dabf7", "#69db7c", "#ffa94d", "#da77f2", "#ff8787", "#38d9a9", "#ffd43b", "#748ffc",

@@ -1,0 +1,92 @@
+"""The Analysis dock's tabs: Traffic, Memory, Search, Problems, Compare.
+
+Each panel shows a result of the view model's analyses and hands clicks back
+to it (an instruction to select, a problem's file to open).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QTabWidget, QWidget
+
+from xlaview.dump.index import Problem
+from xlaview.qt.panels import (
+    CompareView,
+    MemoryPanel,
+    ProblemsView,
+    SearchPanel,
+    TrafficPanel,
+)
+from xlaview.qt.shown import Selection
+from xlaview.qt.view_model import ViewModel
+
+__all__ = ["AnalysisTabs"]
+
+
+class AnalysisTabs(QTabWidget):
+    shown_wanted = Signal()  # something worth seeing arrived (the first problems)
+
+    def __init__(self, model: ViewModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("analysisTabs")
+        self.model = model
+        self.traffic = TrafficPanel(self)
+        self.memory = MemoryPanel(self)
+        self.search = SearchPanel(self)
+        self.problems = ProblemsView(self)
+        self.compare = CompareView(self)
+        for widget, title in ((self.traffic, "Traffic"), (self.memory, "Memory"),
+                              (self.search, "Search"), (self.problems, "Problems"),
+                              (self.compare, "Compare")):
+            self.addTab(widget, title)
+        self._problems_seen = False
+
+        analyses, select = model.analyses, model.select_instruction
+        analyses.traffic_ready.connect(self.traffic.set_traffic)
+        self.traffic.instruction_requested.connect(select)
+        analyses.memory_ready.connect(self.memory.set_timeline)
+        self.memory.instruction_requested.connect(select)
+        model.selection_changed.connect(self._on_selection_changed)
+        self.search.instruction_requested.connect(select)
+        self.search.query_changed.connect(self.run_search)
+        analyses.search_ready.connect(self.search.set_hits)
+        analyses.compare_ready.connect(self.compare.set_comparisons)
+        model.problems_reset.connect(self._on_problems_reset)
+        model.problems_added.connect(self._on_problems_added)
+        self.problems.problem_activated.connect(self._on_problem_activated)
+
+    def run_search(self, query: str) -> None:
+        """Find instructions of the shown pass (see `xlaview.analysis.search`)."""
+        self.setCurrentWidget(self.search)
+        self.model.analyses.search(query)
+
+    def _on_selection_changed(self, selection: Selection | None) -> None:
+        self.memory.chart.select(selection.name if selection else None)
+
+    def _on_problems_reset(self, problems: list[Problem]) -> None:
+        self._problems_seen = False
+        self.problems.set_problems(problems)
+        self._update_problems_tab()
+
+    def _on_problems_added(self, problems: list[Problem]) -> None:
+        self.problems.add_problems(problems)
+        self._update_problems_tab()
+
+    def _update_problems_tab(self) -> None:
+        count = len(self.problems.problems)
+        index = self.indexOf(self.problems)
+        self.setTabText(index, f"Problems ({count})" if count else "Problems")
+        if count and not self._problems_seen:
+            self._problems_seen = True  # shown once; the user decides after that
+            self.setCurrentIndex(index)
+            self.shown_wanted.emit()
+
+    def _on_problem_activated(self, problem: Problem) -> None:
+        index = self.model.index
+        if index is None:
+            return
+        path = index.root / problem.path
+        module = index.module_of(path)
+        if module is not None:
+            point = next((p for p in module.points() if p.file.path == path), None)
+            self.model.reveal(module, point.key if point else None, problem.line)
