@@ -12,23 +12,41 @@ from PySide6.QtGui import QTextDocument
 from xlaview.analysis.diff import ModuleDiff, diff_modules
 from xlaview.analysis.graph import ComputationGraph, build_graph
 from xlaview.analysis.inspect import kernel_argument_map
-from xlaview.analysis.layout import GraphLayout
+from xlaview.analysis.layout import GraphLayout, LayoutStep
+from xlaview.analysis.pass_layout import step_layout
 from xlaview.dump.index import DumpFile, DumpModule
 from xlaview.dump.loader import LoadedModule, ModuleCache, ModuleReports, read_text
 from xlaview.hlo import Module
-from xlaview.qt.canvas_parts import CanvasParts, compute_layout, prepare_canvas
+from xlaview.qt.canvas_parts import CanvasParts, prepare_canvas
 from xlaview.qt.hlo_text import build_document
 from xlaview.qt.levels import LoadedCode, load_code
+from xlaview.qt.transition import Transition, prepare_transition
 
-GraphResult = tuple[ComputationGraph, GraphLayout, CanvasParts]
+
+@dataclass(frozen=True, slots=True)
+class GraphResult:
+    """A computation's graph laid out, what its canvas paints, and (for a pass
+    step from a layout shown) what the step did and how to animate it."""
+
+    graph: ComputationGraph
+    layout: GraphLayout
+    parts: CanvasParts
+    step: LayoutStep | None = None
+    transition: Transition | None = None
+    base: GraphLayout | None = None  # the layout this one was stepped from
 
 
-def graph_and_layout(module: Module, computation: str, previous: dict[str, float] | None,
+def graph_and_layout(module: Module, computation: str, previous: GraphLayout | None,
                      progress=None) -> GraphResult:
-    """A computation's graph, laid out, with what its canvas paints."""
+    """The graph of ``computation``, laid out from ``previous`` (the layout of
+    it shown now, at another pass: what the pass did not touch stays where it
+    is; None: a fresh layout)."""
     graph = build_graph(module, computation)
-    layout = compute_layout(graph, previous, progress)
-    return graph, layout, prepare_canvas(graph, layout)
+    step = step_layout(previous, graph, progress=progress)
+    parts = prepare_canvas(graph, step.layout)
+    transition = prepare_transition(graph, step, previous, parts)
+    return GraphResult(graph, step.layout, parts, step if previous is not None else None,
+                       transition, previous)
 
 
 @dataclass
@@ -50,7 +68,7 @@ def prepare_pass(cache: ModuleCache, dump_file: DumpFile) -> PreparedPass:
 
 
 def prefetch(cache: ModuleCache, files: list[DumpFile], computation: str | None,
-             previous: dict[str, float] | None) -> list[tuple[PreparedPass, GraphResult | None]]:
+             previous: GraphLayout | None) -> list[tuple[PreparedPass, GraphResult | None]]:
     """Prepare the neighbouring passes (and their graphs) before the user steps."""
     out = []
     for dump_file in files:

@@ -54,6 +54,7 @@ class ViewModel(QObject):
     problems_added = Signal(object)  # list[Problem]
     line_requested = Signal(int)  # scroll the text to this line (a problem's)
     status = Signal(str)
+    graph_note = Signal(str)  # a pass step laid the graph out afresh: why ("" when kept)
     progress = Signal(str, object)  # what, fraction or None
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -297,7 +298,7 @@ class ViewModel(QObject):
         def show(result: GraphResult) -> None:
             self.views.store_layout(key, result)
             self.graph_pass = for_pass
-            self.views.shown(computation, result)
+            self._layout_shown(computation, result)
             self.graph_shown.emit(GraphShown(for_pass, path, result, keep_view))
 
         cached = self.views.layout(key)
@@ -305,7 +306,7 @@ class ViewModel(QObject):
             show(cached)
             return
         self.submit("graph", "graph", jobs.graph_and_layout, self.loaded.module, computation,
-                    self.views.node_x(computation), on_done=show,
+                    self.views.shown_layout(computation), on_done=show,
                     on_progress=lambda f: self.progress.emit("laying out the graph", f))
 
     def enter_computation(self, computation: str) -> None:
@@ -372,6 +373,7 @@ class ViewModel(QObject):
 
         def show(result: GraphResult) -> None:
             self.views.store_layout(key, result)
+            self._layout_shown(body, result)
             self.fusion_shown.emit(GraphShown(pass_shown, (body,), result, False, caller.name,
                                               kind))
 
@@ -380,7 +382,15 @@ class ViewModel(QObject):
             show(cached)
             return
         self.submit("selection", "fusion-graph", jobs.graph_and_layout, self.loaded.module,
-                    body, None, on_done=show)
+                    body, self.views.shown_layout(body), on_done=show)
+
+    def _layout_shown(self, computation: str, result: GraphResult) -> None:
+        """The next step of ``computation`` starts from this layout; a step too
+        large to keep the picture says so."""
+        self.views.shown(computation, result)
+        step = result.step
+        self.graph_note.emit(f"{computation}: {step.reason}" if step is not None and step.reason
+                             else "")
 
     def reveal(self, module: DumpModule, key: str | None, line: int | None) -> None:
         """Show ``module`` at pass ``key`` with the text scrolled to ``line``
@@ -408,13 +418,13 @@ class ViewModel(QObject):
             return
         computation = self.graph_path[-1] if self.graph_path else None
         self.submit("pass", "prefetch", jobs.prefetch, self.cache, wanted, computation,
-                    self.views.node_x(computation), on_done=self._prefetched)
+                    self.views.shown_layout(computation), on_done=self._prefetched)
 
     def _prefetched(self, results: list[tuple[PreparedPass, GraphResult | None]]) -> None:
         for prepared, graph in results:
             self.views.store_prepared(prepared)
             if graph is not None:
-                self.views.store_layout((str(prepared.file.path), graph[0].computation), graph)
+                self.views.store_layout((str(prepared.file.path), graph.graph.computation), graph)
         self.prefetch_neighbours()  # the other neighbour, if not ready yet
 
     # ================================================================ state
