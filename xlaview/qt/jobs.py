@@ -4,6 +4,7 @@ thread so that the GUI thread only shows them."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication
@@ -18,7 +19,7 @@ from xlaview.dump.index import DumpFile, DumpModule
 from xlaview.dump.loader import LoadedModule, ModuleCache, ModuleReports, read_text
 from xlaview.hlo import Module
 from xlaview.qt.canvas_parts import CanvasParts, prepare_canvas
-from xlaview.qt.hlo_text import build_document
+from xlaview.qt.text_window import TextSource, source_document, text_source
 from xlaview.qt.levels import LoadedCode, load_code
 from xlaview.qt.transition import Transition, prepare_transition
 
@@ -51,20 +52,28 @@ def graph_and_layout(module: Module, computation: str, previous: GraphLayout | N
 
 @dataclass
 class PreparedPass:
-    """A pass dump made ready off the GUI thread: parsed, its text document
-    built and moved to the GUI thread, its lines mapped to instructions."""
+    """A pass dump made ready off the GUI thread: parsed, its lines indexed and
+    mapped to instructions, the instructions of its entry built (the graph
+    reads them), and for a small text its whole document, moved to the GUI
+    thread (a big one is shown by windows the view builds)."""
 
     file: DumpFile
     loaded: LoadedModule
-    document: QTextDocument
-    line_owners: dict[int, tuple[str, str | None]]
+    source: TextSource
+    document: QTextDocument | None
+    line_owners: Mapping[int, tuple[str, str | None]]
 
 
 def prepare_pass(cache: ModuleCache, dump_file: DumpFile) -> PreparedPass:
     loaded = cache.load(dump_file)
-    document = build_document(loaded.module.text)
-    document.moveToThread(QCoreApplication.instance().thread())
-    return PreparedPass(dump_file, loaded, document, loaded.module.line_owners())
+    module = loaded.module
+    source = text_source(module.text)
+    document = source_document(source)
+    if document is not None:
+        document.moveToThread(QCoreApplication.instance().thread())
+    if module.entry is not None:
+        module.entry.instructions  # built here, not on the GUI thread  # noqa: B018
+    return PreparedPass(dump_file, loaded, source, document, module.line_owners())
 
 
 def prefetch(cache: ModuleCache, files: list[DumpFile], computation: str | None,

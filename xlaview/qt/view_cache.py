@@ -23,7 +23,8 @@ class ViewCache:
     def clear(self) -> None:
         self._layouts.clear()
         for prepared in self._prepared.values():
-            prepared.document.deleteLater()
+            if prepared.document is not None:
+                prepared.document.deleteLater()
         self._prepared.clear()
         self._shown.clear()
 
@@ -64,4 +65,5 @@ class ViewCache:
         self._prepared[str(prepared.file.path)] = prepared
         while len(self._prepared) > PREPARED_PASSES:
             _, old = self._prepared.popitem(last=False)
-            old.document.deleteLater()
+            if old.document is not None:
+                old.document.deleteLater()

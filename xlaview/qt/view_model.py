@@ -245,10 +245,13 @@ class ViewModel(QObject):
         loaded, module = prepared.loaded, prepared.loaded.module
         self.loaded = loaded
         self.text_pass = self.pass_key
-        self.pass_shown.emit(TextShown(self.pass_key, prepared.file, module, prepared.document,
-                                       prepared.line_owners))
-        self.submit("pass", "lex", lex_text, module.text, "hlo", on_done=self.spans_ready.emit,
-                    on_progress=lambda f: self.progress.emit("highlighting", f), process="view")
+        self.pass_shown.emit(TextShown(self.pass_key, prepared.file, module, prepared.source,
+                                       prepared.document, prepared.line_owners))
+        if prepared.document is not None:  # a big text is coloured window by window
+            self.submit("pass", "lex", lex_text, module.text, "hlo",
+                        on_done=self.spans_ready.emit,
+                        on_progress=lambda f: self.progress.emit("highlighting", f),
+                        process="view")
         self._report_parse_problems(loaded, prepared.file)
         if self._reveal is not None and self._reveal[0] == self.pass_key:
             self.line_requested.emit(self._reveal[1])
