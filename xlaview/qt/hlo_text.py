@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QKeySequence,
     QMouseEvent,
-    QPainter,
-    QPaintEvent,
     QResizeEvent,
     QShortcut,
     QTextCharFormat,
@@ -39,24 +37,13 @@ from PySide6.QtWidgets import (
 from xlaview.hlo import Module
 from xlaview.qt import theme
 from xlaview.qt.find_bar import FindBar
+from xlaview.qt.line_numbers import LineNumberArea
 from xlaview.qt import text_window
 from xlaview.qt.text_window import TextSource, build_document, text_source
 from xlaview.text.spans import LineSpans
 
 _NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-]")
 _ORDER = ("diff-added", "diff-changed", "block", "operands", "users", "search", "selection")
-
-
-class LineNumberArea(QWidget):
-    def __init__(self, editor: HloTextView) -> None:
-        super().__init__(editor)
-        self.editor = editor
-
-    def sizeHint(self) -> QSize:
-        return QSize(self.editor.line_number_width(), 0)
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        self.editor.paint_line_numbers(event)
 
 
 class HloTextView(QPlainTextEdit):
@@ -248,7 +235,7 @@ class HloTextView(QPlainTextEdit):
             self._numbers.update(0, rect.y(), self._numbers.width(), rect.height())
         self._apply_visible_formats()
 
-    def _visible_blocks(self, extra_lines: int = 0):
+    def visible_blocks(self, extra_lines: int = 0):
         """The blocks in view (lines never wrap: one block, one line of text)."""
         block = self.firstVisibleBlock()
         for _ in range(self._visible_lines() + 2 + extra_lines):
@@ -262,7 +249,7 @@ class HloTextView(QPlainTextEdit):
             return
         first = last = None
         offset = self.first - self._spans_first
-        for block in self._visible_blocks(extra_lines=20):  # a little ahead of the scroll
+        for block in self.visible_blocks(extra_lines=20):  # a little ahead of the scroll
             number = block.blockNumber()
             index = number + offset
             if number in self._formatted or not 0 <= index < len(self._spans):
@@ -304,29 +291,6 @@ class HloTextView(QPlainTextEdit):
         width = self.scroll.sizeHint().width()
         self.scroll.setGeometry(QRect(cr.right() - width + 1, cr.top(), width, cr.height()))
         self._update_margin()
-
-    def paint_line_numbers(self, event: QPaintEvent) -> None:
-        painter = QPainter(self._numbers)
-        painter.fillRect(event.rect(), QColor("#f1f3f5"))
-        painter.setPen(QColor("#adb5bd"))
-        painter.setFont(self.font())
-        first = self.firstVisibleBlock()
-        top = self.blockBoundingGeometry(first).translated(self.contentOffset()).top()
-        metrics = self.fontMetrics()
-        count = sum(1 for _ in self._visible_blocks())
-        start = self.first + first.blockNumber() + 1
-        numbers = "\n".join(str(start + i) for i in range(count))
-        width = self._numbers.width() - 6
-        # One call for the whole column: each call into Qt from Python waits for
-        # the GIL while workers run, and a column has dozens of lines.
-        if metrics.leading() == 0:
-            painter.drawText(QRectF(0, top, width, count * metrics.height()),
-                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop, numbers)
-        else:
-            for i, number in enumerate(numbers.split("\n")):
-                painter.drawText(0, round(top + i * metrics.height()), width, metrics.height(),
-                                 Qt.AlignmentFlag.AlignRight, number)
-        painter.end()
 
     # -- lines ----------------------------------------------------------------
     def show_span(self, line: int) -> None:

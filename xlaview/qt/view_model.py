@@ -18,12 +18,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
 from xlaview.analysis import navigation
 from xlaview.analysis.kinds import kind_of
 from xlaview.dump.index import DumpFile, DumpIndex, DumpModule, Problem, index_dump, index_file
-from xlaview.dump.loader import SETTLE_SECONDS, LoadedModule, ModuleCache, recently_written
+from xlaview.dump.loader import LoadedModule, ModuleCache
 from xlaview.dump.main_module import default_module
 from xlaview.dump.points import ModulePoint
 from xlaview.errors import XlaviewError
@@ -252,7 +252,7 @@ class ViewModel(QObject):
                         on_done=self.spans_ready.emit,
                         on_progress=lambda f: self.progress.emit("highlighting", f),
                         process="view")
-        self._report_parse_problems(loaded, prepared.file)
+        self.analyses.report_parse_problems(loaded, prepared.file)
         if self._reveal is not None and self._reveal[0] == self.pass_key:
             self.line_requested.emit(self._reveal[1])
         self._reveal = None
@@ -268,22 +268,6 @@ class ViewModel(QObject):
         self.analyses.pass_shown(prepared.file)
         self.status.emit(f"{prepared.file.rel}: {len(module.computations)} computations, "
                          f"{module.instruction_count} instructions")
-
-    def _report_parse_problems(self, loaded: LoadedModule, dump_file: DumpFile) -> None:
-        """A file's syntax errors, once it has stopped changing: a file a
-        program is still writing is cut short, not broken."""
-        if not loaded.problems:
-            return
-        if recently_written(dump_file.path):
-            def again(_: object) -> None:
-                self.analyses.refresh_requested.emit()  # a rewritten file is read again ...
-                self._report_parse_problems(loaded, dump_file)  # ... an unchanged one reported
-
-            QTimer.singleShot(int(SETTLE_SECONDS * 1000) + 100, self,
-                              lambda s=self.jobs.stamp("pass"): self.jobs.deliver("pass", s, again, None))
-            return
-        self.problems_added.emit([Problem(dump_file.rel, p.message, p.line)
-                                  for p in loaded.problems])
 
     def current_file_key(self) -> str:
         if self.module is None or self.pass_key is None:
