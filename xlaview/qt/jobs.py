@@ -45,7 +45,7 @@ def graph_and_layout(module: Module, computation: str, previous: GraphLayout | N
     graph = build_graph(module, computation)
     step = step_layout(previous, graph, progress=progress)
     parts = prepare_canvas(graph, step.layout)
-    transition = prepare_transition(graph, step, previous, parts)
+    transition = prepare_transition(step, previous, parts)
     return GraphResult(graph, step.layout, parts, step if previous is not None else None,
                        transition, previous)
 

@@ -52,6 +52,7 @@ EDGE = "#868e96"
 EDGE_HIGHLIGHT = "#e8590c"
 # A heat scale, coolest first: estimated or measured time per op.
 HEAT_COLORS = ["#fff5eb", "#fdd0a2", "#fdae6b", "#fd8d3c", "#e6550d", "#a63603"]
+GRAPH_BACKGROUND = "#fcfcfd"
 EMPHASIS_BORDER = "#ae3ec9"  # what a panel points at in the graph
 STAGE_COLOR = "#b197fc"  # whole-module snapshots on the timeline
 PIPELINE_COLORS = [
