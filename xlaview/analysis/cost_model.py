@@ -94,6 +94,10 @@ class CostModel:
         # computation -> the computation whose instruction first called it
         self.callers: dict[str, str] = {}
         self._visiting: list[str] = []
+        # Called with the share of computations priced so far, now and then (a
+        # caller that raises there stops a long pricing).
+        self.progress: Callable[[float], None] | None = None
+        self._entered = 0
 
     def parameter_users(self, comp: Computation) -> FusedBody:
         """`fusion_bytes.parameter_users` of ``comp``, built once."""
@@ -187,6 +191,9 @@ class CostModel:
         return totals
 
     def _enter(self, name: str) -> None:
+        self._entered += 1
+        if self.progress is not None and self._entered % 256 == 0:
+            self.progress(min(1.0, self._entered / max(1, len(self.module.computations))))
         if self._visiting:
             self.callers.setdefault(name, self._visiting[-1])
         self._visiting.append(name)
