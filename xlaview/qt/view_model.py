@@ -35,7 +35,7 @@ from xlaview.qt.jobs_gate import Jobs
 from xlaview.qt.paint_gate import PaintGate
 from xlaview.qt.shown import GraphShown, Selection, TextShown
 from xlaview.qt.view_cache import ViewCache
-from xlaview.qt.workers import Worker
+from xlaview.qt.workers import Worker, settle
 from xlaview.text.spans import lex_text
 
 
@@ -288,6 +288,7 @@ class ViewModel(QObject):
             self.graph_pass = for_pass
             self._layout_shown(computation, result)
             self.graph_shown.emit(GraphShown(for_pass, path, result, keep_view))
+            settle()  # the pass is loaded
 
         cached = self.views.layout(key) or self._unchanged_graph(computation)
         if cached is not None:
