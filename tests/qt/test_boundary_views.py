@@ -166,3 +166,34 @@ def test_a_pass_step_keeps_the_panel_with_the_shown_pass(window, qtbot) -> None:
     assert table_reasons(panel)["wrapped_convert.3"] == "multi-pass"
     assert panel.detail.boundary is not None and panel.detail.boundary.value == "wrapped_convert.3", (
         "the boundary picked before is explained again in the pass that has it")
+
+
+def test_reason_in_the_totals_filters_the_table(window, qtbot) -> None:
+    open_sample(window)
+    panel = window.traffic_panel
+    assert "saved if removed" in panel.detail.toPlainText(), "totals until a row is picked"
+    click_link(window, qtbot, panel.detail, "library-call")
+    assert panel.reason_filter() == "library-call"
+    assert set(table_reasons(panel).values()) == {"library-call"}
+
+
+def test_names_with_markup_stay_text(qtbot) -> None:
+    """Dump names reach the detail escaped (hand-made: the markup is the edge case)."""
+    from xlaview.analysis.boundaries import Boundary, Evidence, OpRef
+    from xlaview.qt.panels.boundary_detail import BoundaryDetailView
+
+    markup = "<img src=&#47;dev&#47;zero>"
+    name = f"fusion{markup}"
+    boundary = Boundary(
+        producer=name, value=name, computation=f"main{markup}", shape="f32[8]{0}", value_bytes=32,
+        bytes=64, saved_bytes=64, consumers=(f"reader{markup}",), reason="other",
+        evidence=(Evidence("other", f"producer {name} is a kLoop fusion",
+                           (OpRef(f"fused{markup}", f"add{markup}"),)),),
+        suggestion=None)
+    view = BoundaryDetailView()
+    qtbot.addWidget(view)
+    view.show_boundary(boundary, {f"fused{markup}": name})
+    assert "<img" not in view.toHtml()
+    assert name in view.toPlainText() and f"add{markup}" in view.toPlainText()
+    # Producer, the op inside a fused computation (shown through its fusion), the reader.
+    assert [link.caller for link in view.links()] == [None, name, None], view.links()

@@ -62,6 +62,9 @@ def human(n: int) -> str:
     return units.human_bytes(n, digits=2)
 
 
+OPS_SHOWN = 12  # links under one piece of evidence; a shared read may list dozens of readers
+
+
 class OpLink(NamedTuple):
     """An op a link on the page names: top-level (``caller`` None) or inside
     the fused computation of fusion ``caller``."""
@@ -78,9 +81,11 @@ def chip(reason: str) -> str:
 
 
 class BoundaryDetailView(QTextBrowser):
-    """One boundary's reason, evidence and suggestion; or the per-reason totals."""
+    """One boundary's reason, evidence and suggestion; or the per-reason totals
+    (a reason's name filters the table by it)."""
 
     op_activated = Signal(object)  # OpLink
+    reason_activated = Signal(str)  # a reason of the totals: show only its boundaries
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -107,13 +112,13 @@ class BoundaryDetailView(QTextBrowser):
         for b in boundaries.boundaries:
             counts[b.reason] += 1
         rows = "".join(
-            f"<tr><td>{chip(r)}</td><td align='right'>{counts[r]}</td>"
+            f"<tr><td><a href='reason:{r}'>{chip(r)}</a></td><td align='right'>{counts[r]}</td>"
             f"<td align='right'>{human(by_reason[r])}</td>"
             f"<td align='right'>{human(saved[r])}</td>"
             f"<td class='muted'>{esc(MEANING[r])}</td></tr>"
             for r in REASONS if counts[r])
         head = ("<tr><td class='k'>reason</td><td class='k' align='right'>values</td>"
-                "<td class='k' align='right'>moved</td><td class='k' align='right'>removing saves"
+                "<td class='k' align='right'>moved</td><td class='k' align='right'>saved if removed"
                 "</td><td></td></tr>")
         self.setHtml(f"<p class='muted'>{esc(hint)}</p><table>{head}{rows}</table>"
                      if rows else f"<p class='muted'>{esc(hint)}</p>")
@@ -134,24 +139,26 @@ class BoundaryDetailView(QTextBrowser):
             return f"{link} <span class='muted'>in {esc(computation, 80)}</span>"
 
         b = boundary
-        where = f" <span class='muted'>in {esc(b.computation, 80)}</span>"
+        value = (f"<span class='mono'>{esc(b.value, 120)}</span> · "
+                 f"<span class='mono'>{esc(b.shape, 160)}</span> · {human(b.value_bytes)}")
+        producer = f"{op(b.producer)} <span class='muted'>in {esc(b.computation, 80)}</span>"
+        moved = (f"<b>{human(b.bytes)}</b> written and read back; removing it would save "
+                 f"<b>{human(b.saved_bytes)}</b>")
+        rows = [("value", value), ("producer", producer), ("bytes", moved)]
+        if b.suggestion:
+            rows.append(("suggestion", esc(b.suggestion, 1000)))
         evidence = []
         for i, fact in enumerate(b.evidence):
             decides = " <span class='muted'>(decides)</span>" if i == 0 else ""
-            ops = " · ".join(op(o.instruction, o.computation) for o in fact.ops)
+            ops = " · ".join(op(o.instruction, o.computation) for o in fact.ops[:OPS_SHOWN])
+            if len(fact.ops) > OPS_SHOWN:
+                ops += f" <span class='muted'>and {len(fact.ops) - OPS_SHOWN} more</span>"
             evidence.append(f"<p class='ev'>{chip(fact.reason)}{decides} {esc(fact.text, 2000)}"
                             + (f"<br>→ {ops}" if ops else "") + "</p>")
-        value = (f"<span class='mono'>{esc(b.value, 120)}</span> · "
-                 f"<span class='mono'>{esc(b.shape, 160)}</span> · {human(b.value_bytes)}")
-        moved = (f"<b>{human(b.bytes)}</b> written and read back; removing it would save "
-                 f"<b>{human(b.saved_bytes)}</b>")
-        rows = [("value", value),
-                ("producer", op(b.producer) + where),
-                ("read by", ", ".join(op(c) for c in b.consumers) or "–"),
-                ("bytes", moved)]
-        if b.suggestion:
-            rows.append(("suggestion", esc(b.suggestion, 1000)))
         rows.append(("evidence", "".join(evidence)))
+        # Last: a value read by dozens of ops must not push the evidence out of sight.
+        count = f"<span class='muted'>{len(b.consumers)} ops:</span> " if len(b.consumers) > 4 else ""
+        rows.append(("read by", count + (", ".join(op(c) for c in b.consumers) or "–")))
         table = "".join(f"<tr><td class='k'>{k}</td><td>{v}</td></tr>" for k, v in rows)
         head = (f"<p style='margin-bottom:4px'>{chip(b.reason)} "
                 f"<span class='muted'>{esc(MEANING[b.reason])}</span></p>")
@@ -163,6 +170,8 @@ class BoundaryDetailView(QTextBrowser):
         return list(self._links)
 
     def _on_anchor_clicked(self, url: QUrl) -> None:
-        scheme, _, index = url.toString().partition(":")
-        if scheme == "op" and index.isdigit() and int(index) < len(self._links):
-            self.op_activated.emit(self._links[int(index)])
+        scheme, _, rest = url.toString().partition(":")
+        if scheme == "op" and rest.isdigit() and int(rest) < len(self._links):
+            self.op_activated.emit(self._links[int(rest)])
+        elif scheme == "reason" and rest in REASONS:
+            self.reason_activated.emit(rest)

@@ -67,6 +67,7 @@ class TrafficPanel(QWidget):
         for view in (self.table, self.detail):
             view.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.detail.op_activated.connect(self._on_op_activated)
+        self.detail.reason_activated.connect(self.set_reason_filter)
         self.split = QSplitter(Qt.Orientation.Horizontal, self)
         self.split.setObjectName("trafficSplit")
         self.split.addWidget(self.table)
@@ -193,7 +194,7 @@ class TrafficPanel(QWidget):
         header = self.table.horizontalHeader()
         if self.model.rows:
             self.model.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
-        for column, width in enumerate((84, 80, 160, 190, 64, 96)):
+        for column, width in enumerate((84, 80, 160, 190, 92, 96)):
             self.table.setColumnWidth(column, width)
 
     def _show_state(self) -> None:
