@@ -197,3 +197,16 @@ def test_names_with_markup_stay_text(qtbot) -> None:
     assert name in view.toPlainText() and f"add{markup}" in view.toPlainText()
     # Producer, the op inside a fused computation (shown through its fusion), the reader.
     assert [link.caller for link in view.links()] == [None, name, None], view.links()
+
+
+def test_a_big_module_is_explained_in_the_helper(window, qtbot, monkeypatch) -> None:
+    """Above the threshold the helper process reads the file again: same reasons, same detail."""
+    from xlaview.qt import boundaries_job
+
+    monkeypatch.setattr(boundaries_job, "IN_HELPER_ABOVE", 0)
+    open_sample(window)
+    reasons = table_reasons(window.traffic_panel)
+    assert reasons["wrapped_convert.3"] == "multi-pass" and reasons["dot_general.6"] == "library-call"
+    click_row(window, qtbot, "wrapped_convert.3")
+    assert window.view_state()["fusion_computation"] == "fused_computation.2"
+    assert "online softmax" in window.traffic_panel.detail.toPlainText()

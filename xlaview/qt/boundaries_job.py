@@ -1,10 +1,15 @@
 """Why each materialized intermediate of the shown pass is there (issue 17):
-the boundaries of the traffic the analyses found, worked out off the GUI
-thread while a view wants them, cached per module file.
+the boundaries of the traffic the analyses found, worked out while a view
+wants them, cached per module file.
 
 Part of the analyses: it hears their ``traffic_ready`` and the model's pass
-steps, and says what it has in ``boundaries_ready`` (a `BoundariesShown`),
-results for a pass the user has left dropped by the model's generations.
+steps, and says what it has in ``boundaries_ready`` (a `BoundariesShown`);
+results for a pass the user has left are dropped by the model's generations.
+A big module's are worked out in the background helper process (see
+`xlaview.analysis.boundary_file`): on the window's worker, 5 seconds on a
+330k-instruction module kept the next pass from showing that long (7.3 s
+instead of 2.5 s); a small one's on the worker, sooner than a helper reads
+the file again.
 """
 
 from __future__ import annotations
@@ -15,14 +20,17 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Signal, SignalInstance
 
-from xlaview.analysis.boundaries import Boundaries, module_boundaries
+from xlaview.analysis.boundaries import Boundaries
+from xlaview.analysis.boundary_file import FileBoundaries, explained, file_boundaries
 from xlaview.analysis.traffic import Traffic
 from xlaview.hlo import Module
 
 if TYPE_CHECKING:
     from xlaview.qt.view_model import ViewModel
 
-CACHED_FILES = 16  # boundaries are small; a pass stepped back to shows them at once
+CACHED_FILES = 16  # a pass stepped back to shows its reasons at once
+# Instructions above which the helper process works them out (~1 s of work on the worker).
+IN_HELPER_ABOVE = 60_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,27 +45,9 @@ class BoundariesShown:
     message: str = ""
 
 
-def explain(module: Module, traffic: Traffic) -> tuple[Boundaries, dict[str, str]]:
-    """The boundaries of ``traffic`` and, for each fused computation their
-    evidence names, the fusion that calls it (found here, off the GUI thread:
-    the module's callers index is built on first use)."""
-    boundaries = module_boundaries(module, traffic)
-    callers: dict[str, str] = {}
-    for boundary in boundaries.boundaries:
-        for evidence in boundary.evidence:
-            for op in evidence.ops:
-                if op.computation == boundary.computation or op.computation in callers:
-                    continue
-                fusion = next((c.name for c in module.callers(op.computation)
-                               if c.opcode == "fusion"), None)
-                if fusion is not None:
-                    callers[op.computation] = fusion
-    return boundaries, callers
-
-
 class BoundariesJob(QObject):
-    """Boundaries of the shown pass: asked once its traffic is known, run
-    while a view wants them (`set_wanted`) or when asked (`request`)."""
+    """Boundaries of the shown pass: asked once its traffic is known, worked
+    out while a view wants them (`set_wanted`) or when asked (`request`)."""
 
     boundaries_ready = Signal(object)  # BoundariesShown
 
@@ -65,10 +55,10 @@ class BoundariesJob(QObject):
         super().__init__(model)
         self.model = model
         self.shown = BoundariesShown(None, None, None)
-        self._cache: OrderedDict[tuple, tuple[Boundaries, dict[str, str]]] = OrderedDict()
+        self._cache: OrderedDict[tuple, FileBoundaries] = OrderedDict()
         self._wanted = False
-        # What the shown pass's boundaries need: cache key, module, traffic; and whether asked.
-        self._pending: tuple[tuple, Module, Traffic] | None = None
+        # What the shown pass's boundaries need: its file (path, size, mtime) and traffic.
+        self._pending: tuple[tuple[str, int, int], Module, Traffic] | None = None
         self._running = False
         traffic_ready.connect(self._on_traffic_ready)
         model.pass_changed.connect(self._on_pass_changed)
@@ -88,14 +78,22 @@ class BoundariesJob(QObject):
         pass_key = self.model.pass_key
         self._say(BoundariesShown(pass_key, traffic, None,
                                   message="Finding why each value is materialized …"))
-        self.model.submit("pass", "boundaries", explain, module, traffic,
-                          on_done=lambda result: self._explained(key, pass_key, traffic, result),
-                          on_error=self._failed)
+        done = lambda result: self._explained(key, pass_key, traffic, result)
+        if module.instruction_count <= IN_HELPER_ABOVE:
+            self.model.submit("pass", "boundaries", explained, module, traffic, on_done=done,
+                              on_error=self._failed)
+            return
+        self.model.submit("pass", "boundaries", file_boundaries, key[0], key[1:], traffic,
+                          on_done=done, on_error=self._failed, process="background",
+                          on_progress=lambda f: self.model.progress.emit(
+                              "finding why each value is materialized", f))
 
     # -- what the model says --------------------------------------------------
     def _on_pass_changed(self, key: str) -> None:
         if key == self.shown.pass_key and self.shown.traffic is not None:
             return  # the same pass said again (a folder re-indexed, its file unchanged)
+        if self._running:
+            self.model.worker.cancel("boundaries")  # stopped once its file is read, if not sooner
         self._pending, self._running = None, False
         self._say(BoundariesShown(key, None, None, message=f"Pass {key}: finding its traffic …"))
 
@@ -110,7 +108,7 @@ class BoundariesJob(QObject):
         cached = self._cache.get(key)
         if cached is not None:
             self._cache.move_to_end(key)
-            self._say(BoundariesShown(model.pass_key, traffic, *cached))
+            self._say(BoundariesShown(model.pass_key, traffic, cached.boundaries, cached.callers))
             return
         self._pending = (key, model.loaded.module, traffic)
         if self._wanted:
@@ -119,13 +117,13 @@ class BoundariesJob(QObject):
             self._say(BoundariesShown(model.pass_key, traffic, None,
                                       message="Reasons are found while the Traffic tab is shown."))
 
-    def _explained(self, key: tuple, pass_key: str | None, traffic: Traffic,
-                   result: tuple[Boundaries, dict[str, str]]) -> None:
+    def _explained(self, key: tuple[str, int, int], pass_key: str | None, traffic: Traffic,
+                   result: FileBoundaries) -> None:
         self._pending, self._running = None, False
         self._cache[key] = result
         while len(self._cache) > CACHED_FILES:
             self._cache.popitem(last=False)
-        self._say(BoundariesShown(pass_key, traffic, *result))
+        self._say(BoundariesShown(pass_key, traffic, result.boundaries, result.callers))
 
     def _failed(self, error: BaseException) -> None:
         self._pending, self._running = None, False
