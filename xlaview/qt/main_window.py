@@ -192,6 +192,7 @@ class MainWindow(QMainWindow):
         self.changes.instruction_requested.connect(select)
         self.changes.point_requested.connect(model.select_pass)
         self.traffic_panel.overlay_toggled.connect(self.graph_pane.set_traffic_overlay)
+        self.traffic_panel.emphasis_requested.connect(self.graph_pane.set_emphasis)
 
     # ================================================================ contract
     def open_dump(self, path: str | Path, *, module: str | None = None,

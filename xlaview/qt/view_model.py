@@ -389,6 +389,13 @@ class ViewModel(QObject):
         self.graph_note.emit(f"{computation}: {step.reason}" if step is not None and step.reason
                              else "")
 
+    def show_fusion(self, caller: str) -> None:
+        """Show the body of fusion ``caller`` in the fused pane, whatever is selected."""
+        found = navigation.locate(self.loaded.module, caller) if self.loaded else None
+        body = found and navigation.fused_computation(self.loaded.module, found[1])
+        if body and self.text_pass == self.pass_key:
+            self._request_fusion(body, found[1])
+
     def reveal(self, module: DumpModule, key: str | None, line: int | None) -> None:
         """Show ``module`` at pass ``key`` with the text scrolled to ``line``
         (a problem the user picked)."""
