@@ -93,7 +93,7 @@ class BoundariesJob(QObject):
         if key == self.shown.pass_key and self.shown.traffic is not None:
             return  # the same pass said again (a folder re-indexed, its file unchanged)
         if self._running:
-            self.model.worker.cancel("boundaries")  # stopped once its file is read, if not sooner
+            self.model.jobs.worker.cancel("boundaries")  # stopped once its file is read, if not sooner
         self._pending, self._running = None, False
         self._say(BoundariesShown(key, None, None, message=f"Pass {key}: finding its traffic …"))
 
