@@ -18,12 +18,13 @@ from xlaview.analysis.marks import DiffMarks, traffic_edge_widths
 from xlaview.analysis.pass_layout import instruction_positions
 from xlaview.qt import theme
 from xlaview.qt.analyses import DiffShown
+from xlaview.qt.canvas_parts import Placed
 from xlaview.qt.graph_view import GraphView
 from xlaview.qt.safe_text import esc, steady_label, tooltip
-
-NAME_SHOWN = 48  # characters of a computation name in a title; the tooltip has it all
 from xlaview.qt.shown import GraphShown, Selection
 from xlaview.qt.view_model import ViewModel
+
+NAME_SHOWN = 48  # characters of a computation name in a title; the tooltip has it all
 
 
 class Breadcrumb(QLabel):
@@ -90,9 +91,9 @@ class GraphPane(QWidget):
         self._overlay = False
         self._heat: tuple[str, dict[str, float], Callable[[float], str]] | None = None
         self._emphasis: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
-        # Where each node of the graph shown before stood: removed ones are
-        # drawn faint there.
-        self._previous_rects: dict[str, dict[str, QRectF]] = {}
+        # Where each node of the graph shown before stood (its canvas's boxes):
+        # removed ones are drawn faint there.
+        self._previous_placed: dict[str, dict[str, Placed]] = {}
 
         for view in (self.main, self.fused):
             view.instruction_clicked.connect(
@@ -109,8 +110,7 @@ class GraphPane(QWidget):
     def _on_graph_shown(self, shown: GraphShown | None) -> None:
         old = self.main.canvas
         if old is not None:
-            self._previous_rects[old.graph.computation] = {
-                p.node.instruction: p.rect for p in old.placed.values() if not p.node.is_copy}
+            self._previous_placed[old.graph.computation] = old.placed
         if shown is None:
             self.main.set_graph(None, None)
             self.breadcrumb.set_path(())
@@ -195,9 +195,10 @@ class GraphPane(QWidget):
         if canvas is None:
             return
         computation = canvas.graph.computation
-        previous = self._previous_rects.get(computation, {})
-        ghosts = [(name, previous[name]) for name in self._marks.removed.get(computation, ())
-                  if name in previous]
+        previous = self._previous_placed.get(computation, {})
+        boxes = ((name, previous.get(name)) for name in self._marks.removed.get(computation, ()))
+        ghosts = [(name, box.rect) for name, box in boxes
+                  if box is not None and not box.node.is_copy]
         canvas.set_diff(self._marks.status, ghosts)
         canvas.set_traffic(traffic_edge_widths(self._traffic, canvas.graph) if self._overlay
                            else {})
