@@ -15,6 +15,7 @@ left.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ from xlaview.dump.points import ModulePoint
 from xlaview.errors import XlaviewError
 from xlaview.qt import jobs
 from xlaview.qt.analyses import Analyses
+from xlaview.qt.costing import Costing
 from xlaview.qt.jobs import GraphResult, PreparedPass
 from xlaview.qt.jobs_gate import Jobs
 from xlaview.qt.paint_gate import PaintGate
@@ -75,6 +77,7 @@ class ViewModel(QObject):
         self._step_direction = 1
         self.views = ViewCache()
         self.analyses = Analyses(self)
+        self.costing = Costing(self)
 
     # ================================================================ jobs
     def submit(self, scope: str, slot: str, fn: Callable[..., Any], *args: Any,
@@ -354,6 +357,13 @@ class ViewModel(QObject):
                 self._request_graph(keep_view=False)
         self._request_fusion(navigation.fused_computation(module, instr), instr)
         self.analyses.selection_shown(self.selection)
+
+    def redescribe_selection(self) -> None:
+        """Describe the selection again: what it shows (its cost) came later."""
+        sel, loaded = self.selection, self.loaded
+        if sel is not None and loaded is not None and self.text_pass == self.pass_key:
+            described = self.analyses.describe(loaded.module, sel.name, sel.computation)
+            self._set_selection(replace(sel, described=described, center=False))
 
     def _set_selection(self, selection: Selection | None) -> None:
         self.selection = selection

@@ -1,0 +1,440 @@
+"""What the shown pass's ops cost, and what a profile measured of them.
+
+Part of the view model, like `xlaview.qt.analyses.Analyses`: it reads the
+model's state, runs its work through ``model.submit`` (so that a result for a
+pass, module or folder the user has left is dropped like any other), and
+views subscribe to its signals.
+
+The cost of a pass (`xlaview.analysis.cost.module_cost`, ~0.5 s on a 45 MB
+module) is computed only when a view needs it: the Cost tab is shown, the
+graph is coloured by time, or an instruction is inspected. It is kept per
+module file (a few, each holds its parsed module alive); a new device only
+places the ops on another roofline. A trace (`xlaview.profile`) is found in
+the dump's ``trace/`` folder or opened from elsewhere, read once, and joined
+to the shown module; its figures are of the HLO that ran (the
+after-optimizations dump), so they apply to that pass only.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from PySide6.QtCore import QObject, Signal
+
+from xlaview.analysis.cost import ModuleCost, module_cost
+from xlaview.analysis.devices import Device, DeviceChoice, detect_device
+from xlaview.analysis.devices import device as device_named
+from xlaview.analysis.roofline import Roofline, roofline
+from xlaview.dump.index import DumpFile, DumpIndex, DumpModule, Problem
+from xlaview.dump.loader import ModuleCache
+from xlaview.hlo import Module
+from xlaview.profile import (
+    ModuleProfile,
+    Trace,
+    combine,
+    executed_file,
+    find_trace,
+    measure_dump_module,
+    read_trace,
+    static_costs,
+)
+from xlaview.profile.measure import ModuleTime
+from xlaview.qt.figures import seconds
+
+if TYPE_CHECKING:
+    from xlaview.qt.view_model import ViewModel
+
+COSTS_KEPT = 3  # priced module files kept: each holds its parsed module alive
+HEAT_MODES = ("off", "estimate", "measured")
+
+
+@dataclass(frozen=True, slots=True)
+class CostShown:
+    """The shown pass's ops priced and placed on a device's roofline.
+    ``detected`` is what the dump says of its device; ``chosen`` whether the
+    user picked the device instead."""
+
+    pass_key: str
+    file: DumpFile
+    module: Module
+    cost: ModuleCost
+    roof: Roofline
+    detected: DeviceChoice
+    chosen: bool
+
+    @property
+    def device(self) -> Device:
+        return self.roof.device
+
+
+@dataclass(frozen=True, slots=True)
+class Measured:
+    """A trace joined to a module of the dump: what it measured of the HLO
+    that ran (``file``), with that HLO's cost."""
+
+    dump_module: DumpModule
+    file: DumpFile
+    module: Module
+    cost: ModuleCost
+    detected: DeviceChoice
+    time: ModuleTime
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileShown:
+    """A trace and what it measured of the shown module (``profile`` None: it
+    timed nothing of it). ``applies`` says the shown pass is the HLO that ran,
+    ``ran_pass`` which pass that is; ``notes`` what the join noticed."""
+
+    trace: Trace
+    profile: ModuleProfile | None
+    ran_pass: str | None
+    applies: bool
+    notes: tuple[str, ...]
+    kinds: dict[str, str]  # timed op -> its kind as the cost tables name it
+
+
+def price(module: Module, path: Path, device: Device | None,
+          cost: ModuleCost | None = None) -> tuple[ModuleCost, DeviceChoice, Roofline]:
+    """A module's cost (unless given), the device its dump names, and the
+    roofline on ``device`` (None: that one). Run off the GUI thread."""
+    cost = cost if cost is not None else module_cost(module)
+    detected = detect_device(module, path, cost.platform)
+    return cost, detected, roofline(cost, device or detected.device)
+
+
+def read_found_trace(root: Path) -> Trace | None:
+    """The trace `xlaview.collect(profile=N)` left in a dump folder, read (None: none)."""
+    found = find_trace(root)
+    return read_trace(found) if found is not None else None
+
+
+def measure(cache: ModuleCache, trace: Trace, index: DumpIndex, dump_module: DumpModule,
+            dump_file: DumpFile, cost: ModuleCost | None) -> Measured:
+    """What ``trace`` measured of ``dump_module`` (whose executed HLO is
+    ``dump_file``), with that HLO's cost. Run off the GUI thread."""
+    module = cache.load(dump_file).module
+    cost = cost if cost is not None else module_cost(module)
+    time = measure_dump_module(trace, index, dump_module, module,
+                               load=lambda f: cache.load(f).module)
+    return Measured(dump_module, dump_file, module, cost,
+                    detect_device(module, dump_file.path, cost.platform), time)
+
+
+def profile_of(measured: Measured, device: Device | None) -> tuple[ModuleProfile, dict[str, str]]:
+    """The measured time beside the static cost on ``device`` (None: no
+    roofline), as `xlaview.profile.profile_dump_module` joins them; and the
+    kind of each timed op."""
+    costs = static_costs(measured.module, device, measured.cost)
+    profile = combine(measured.time, costs, device.name if device is not None else None)
+    kinds = {}
+    for op in profile.ops:
+        priced = measured.cost.op(op.name)
+        kinds[op.name] = priced.kind if priced is not None else ""
+    return profile, kinds
+
+
+class Costing(QObject):
+    cost_ready = Signal(object)  # CostShown | None
+    device_changed = Signal(object, bool)  # Device | None (the dump's), chosen by the user
+    profile_ready = Signal(object)  # ProfileShown | None
+    heat_changed = Signal(object, object, object)  # title | None, values, label function
+
+    def __init__(self, model: ViewModel) -> None:
+        super().__init__(model)
+        self.model = model
+        self.shown: CostShown | None = None
+        self.chosen: Device | None = None  # the user's device; None: the dump's
+        self.heat_mode = "off"
+        self._heat_on = False  # the graph is coloured by time
+        self.trace: Trace | None = None
+        self.measured: Measured | None = None
+        self.profile: ModuleProfile | None = None
+        self._kinds: dict[str, str] = {}
+        self._wants: set[str] = set()
+        self._costs: OrderedDict[DumpFile, tuple[Module, ModuleCost]] = OrderedDict()
+        self._asked: tuple[DumpFile, str | None] | None = None  # pricing in flight
+        self._root: Path | None = None
+        model.index_changed.connect(self._on_index_changed)
+        model.module_changed.connect(self._on_module_changed)
+        model.pass_shown.connect(self._on_pass_shown)
+        model.selection_changed.connect(lambda selection: selection and self._request())
+        model.fusion_shown.connect(lambda _shown: self._emit_heat())
+
+    # ================================================================ what views ask
+    def want(self, reason: str, on: bool) -> None:
+        """A view needs the cost of the shown pass (``on``) or no longer does."""
+        if on:
+            self._wants.add(reason)
+            self._request()
+        else:
+            self._wants.discard(reason)
+
+    def set_device(self, name: str | None) -> None:
+        """Place the ops on another device's roofline (None: the one the dump names)."""
+        self.chosen = device_named(name) if name else None
+        shown = self.shown
+        self.device_changed.emit(self.chosen or (shown.detected.device if shown else None),
+                                 self.chosen is not None)
+        self._asked = None
+        self._request()
+        if self.measured is not None:
+            self._combine()
+
+    def set_heat(self, mode: str) -> None:
+        """Colour the graph by estimated time, measured time, or not (``off``)."""
+        if mode not in HEAT_MODES:
+            raise ValueError(f"heat mode {mode!r}: one of {', '.join(HEAT_MODES)}")
+        self.heat_mode = mode
+        self.want("heat", mode != "off")
+        self._emit_heat()
+
+    def open_trace(self, path: str | Path) -> None:
+        """Read a trace taken elsewhere and join it to the dump (never writes)."""
+        self.model.status.emit(f"reading the trace {path} …")
+        self.model.submit("folder", "trace", read_trace, Path(path), on_done=self._trace_read)
+
+    def priced(self, module: Module) -> tuple[ModuleCost | None, Roofline | None]:
+        """The cost and roofline of ``module`` if it is the pass priced last."""
+        shown = self.shown
+        if shown is not None and shown.module is module:
+            return shown.cost, shown.roof
+        return None, None
+
+    def measured_of(self, name: str) -> dict[str, Any] | None:
+        """What the profile measured of an op of the shown pass, as the
+        inspector shows it (None: nothing, or the shown pass is not the HLO
+        that ran)."""
+        if self.profile is None or not self._profile_applies():
+            return None
+        op = self.profile.op(name)
+        if op is None:
+            return None
+        return {**op.to_json(), "self_s": op.self_s, "share": op.share,
+                "device": self.profile.device, "runs": self.profile.runs}
+
+    # ================================================================ cost
+    def _wanted(self) -> bool:
+        return bool(self._wants) or self.model.selection is not None
+
+    def _shown_file(self) -> DumpFile | None:
+        model = self.model
+        if model.module is None or model.loaded is None or model.pass_key is None \
+                or model.text_pass != model.pass_key:
+            return None
+        return model.module.file_at(model.pass_key)
+
+    def _request(self) -> None:
+        """Price the shown pass if a view wants it and it is not priced yet."""
+        dump_file = self._shown_file()
+        if dump_file is None or not self._wanted():
+            return
+        shown, chosen = self.shown, self.chosen
+        device = chosen.name if chosen else None
+        if shown is not None and shown.file == dump_file and shown.chosen == (chosen is not None) \
+                and (chosen is None or shown.device == chosen):
+            return
+        if self._asked == (dump_file, device):
+            return
+        module = self.model.loaded.module
+        cached = self._costs.get(dump_file)
+        if cached is not None and cached[0] is module:
+            self._submit_price(dump_file, module, cached[1])
+            return
+        self._asked = (dump_file, device)
+        self.model.jobs.after_paint(
+            "pass", "cost", lambda: self._submit_price(dump_file, module, None))
+
+    def _submit_price(self, dump_file: DumpFile, module: Module, cost: ModuleCost | None) -> None:
+        pass_key = self.model.pass_key
+        self._asked = (dump_file, self.chosen.name if self.chosen else None)
+        self.model.submit(
+            "pass", "cost", price, module, dump_file.path, self.chosen, cost,
+            on_done=lambda result: self._priced(pass_key, dump_file, module, *result),
+            on_error=self._price_failed)
+
+    def _price_failed(self, error: BaseException) -> None:
+        self._asked = None
+        self.model.job_failed(error)
+
+    def _priced(self, pass_key: str, dump_file: DumpFile, module: Module, cost: ModuleCost,
+                detected: DeviceChoice, roof: Roofline) -> None:
+        self._asked = None
+        if roof.device != (self.chosen or detected.device):
+            self._submit_price(dump_file, module, cost)  # the device changed meanwhile
+            return
+        self._costs[dump_file] = (module, cost)
+        self._costs.move_to_end(dump_file)
+        while len(self._costs) > COSTS_KEPT:
+            self._costs.popitem(last=False)
+        first = self.shown is None or self.shown.detected != detected
+        self.shown = CostShown(pass_key, dump_file, module, cost, roof, detected,
+                               self.chosen is not None)
+        if first:
+            self.device_changed.emit(roof.device, self.chosen is not None)
+        self.cost_ready.emit(self.shown)
+        self._emit_heat()
+        if self.model.selection is not None:
+            self.model.redescribe_selection()
+
+    # ================================================================ profile
+    def _on_pass_shown(self, _shown: object) -> None:
+        self._request()
+        if self.measured is not None:
+            self._emit_profile()
+            if self.heat_mode == "measured":
+                self._emit_heat()
+
+    def _on_index_changed(self, index: DumpIndex | None) -> None:
+        root = index.root if index is not None else None
+        if root == self._root:
+            return  # the same folder indexed again (it is being written)
+        self._root = root
+        self._costs.clear()
+        self.chosen = None
+        self.trace = None
+        self._set_measured(None)
+        if root is not None and root.is_dir():
+            self.model.submit("folder", "trace", read_found_trace, root, on_done=self._trace_read)
+
+    def _on_module_changed(self, module: DumpModule | None, _points: Any) -> None:
+        self.shown = None
+        self._asked = None
+        self.cost_ready.emit(None)
+        self._set_measured(None)
+        self._emit_heat()
+        if module is not None and self.trace is not None:
+            self._measure()
+
+    def _trace_read(self, trace: Trace | None) -> None:
+        self.trace = trace
+        if trace is None:
+            return
+        self.model.status.emit(f"trace {trace.path}: {trace.events:,} events, "
+                               f"{len(trace.module_names)} modules timed")
+        self._measure()
+
+    def _measure(self) -> None:
+        model, trace = self.model, self.trace
+        dump_module = model.module
+        if trace is None or dump_module is None or model.index is None:
+            return
+        ran = executed_file(dump_module)
+        if ran is None:
+            self._say(f"{dump_module.title}: no HLO text in the dump to join the trace to")
+            return
+        cached = self._costs.get(ran)
+        model.submit("module", "measure", measure, model.cache, trace, model.index,
+                     dump_module, ran, cached[1] if cached else None, on_done=self._set_measured)
+
+    def _set_measured(self, measured: Measured | None) -> None:
+        self.measured = measured
+        if measured is None:
+            self.profile = None
+            self.profile_ready.emit(None)
+            return
+        if measured.file not in self._costs:
+            self._costs[measured.file] = (measured.module, measured.cost)
+        self._combine()
+
+    def _combine(self) -> None:
+        measured = self.measured
+        if measured is None:
+            return
+        device = self.chosen or (measured.detected.device if measured.detected.detected else None)
+        self.model.submit("module", "profile", profile_of, measured, device,
+                          on_done=self._profiled)
+
+    def _profiled(self, result: tuple[ModuleProfile, dict[str, str]]) -> None:
+        profile, self._kinds = result
+        self.profile = profile
+        self._emit_profile()
+        if self.heat_mode == "measured":
+            self._emit_heat()
+        if not profile.ops:
+            timed = ", ".join(self.trace.module_names[:8]) if self.trace else ""
+            self._say(f"the trace times no op of {profile.module} "
+                      f"(it timed: {timed or 'no HLO op at all'})", problem=True)
+        if self.model.selection is not None:
+            self.model.redescribe_selection()
+
+    def _emit_profile(self) -> None:
+        if self.trace is None or self.measured is None or self.profile is None:
+            return  # nothing joined yet: what is shown stays until it is
+        ran = self._ran_pass()
+        self.profile_ready.emit(ProfileShown(self.trace, self.profile, ran,
+                                             self._profile_applies(), self._notes(), self._kinds))
+
+    def _ran_pass(self) -> str | None:
+        measured, module = self.measured, self.model.module
+        if measured is None or module is None:
+            return None
+        return next((p.key for p in module.points() if p.file.path == measured.file.path), None)
+
+    def _profile_applies(self) -> bool:
+        measured = self.measured
+        return measured is not None and self._shown_file() == measured.file
+
+    def _notes(self) -> tuple[str, ...]:
+        notes = list(self.trace.notes) if self.trace else []
+        profile = self.profile
+        if profile is None:
+            return tuple(notes)
+        if profile.shared_with:
+            others = ", ".join(f"module_{i:04d}" for i in profile.shared_with)
+            notes.append(f"some runs fit {others} as well (same op names) and count for each")
+        if profile.device is None:
+            notes.append("no % of roofline: the dump names no accelerator; pick the device "
+                         "the trace ran on to compare with its peaks")
+        if profile.unmatched:
+            notes.append(f"{len(profile.unmatched)} timed ops name no instruction of this "
+                         "module (listed last)")
+        return tuple(notes)
+
+    def _say(self, message: str, problem: bool = False) -> None:
+        self.model.status.emit(message)
+        if problem:
+            where = str(self.trace.path) if self.trace is not None else ""
+            self.model.problems_added.emit([Problem(where, message)])
+
+    # ================================================================ heat
+    def _emit_heat(self) -> None:
+        mode = self.heat_mode
+        if mode == "off":
+            if self._heat_on:  # a graph recoloured for nothing repaints for nothing
+                self._heat_on = False
+                self.heat_changed.emit(None, {}, seconds)
+            return
+        self._heat_on = True
+        if mode == "estimate":
+            shown = self.shown
+            title = f"estimated time on {shown.device.title}" if shown else "estimated time …"
+            self.heat_changed.emit(title, self._estimated_times(), seconds)
+        elif self.profile is not None and self._profile_applies():
+            runs = self.profile.runs
+            self.heat_changed.emit(f"measured self time, {runs} run{'s' * (runs != 1)}",
+                                   {op.name: op.self_s for op in self.profile.ops}, seconds)
+        else:
+            title = ("measured time: no profile loaded" if self.profile is None else
+                     f"measured time: shown on the pass that ran ({self._ran_pass()})")
+            self.heat_changed.emit(title, {}, seconds)
+
+    def _estimated_times(self) -> dict[str, float]:
+        """Each top-level op's roofline time as often as it runs, and the
+        instructions of the fusion shown (priced as XLA prices them alone)."""
+        shown = self.shown
+        if shown is None:
+            return {}
+        cost, roof = shown.cost, shown.roof
+        values = {op.name: placed.time_s * op.executions
+                  for op, placed in zip(cost.ops, roof.ops, strict=True)}
+        body = self.model.fusion_computation
+        if body and shown.module.has_computation(body):
+            for instr in shown.module.computation(body).instructions:
+                op, placed = cost.op(instr.name), roof.op(instr.name)
+                if op is not None and placed is not None:
+                    values[instr.name] = placed.time_s * op.executions
+        return values
