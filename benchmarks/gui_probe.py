@@ -58,6 +58,66 @@ def shown(window, what: str):
     return window.view_state()[what]
 
 
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory of a process and its children (the helper processes)."""
+    total = 0
+    pids = [pid]
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        pids.append(int(entry))
+            except (OSError, ValueError, IndexError):
+                pass
+    for p in pids:
+        try:
+            with open(f"/proc/{p}/statm") as f:
+                total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except OSError:
+            pass
+    return total / 1e6
+
+
+def scrub(window, folder: str, beat: Heartbeat, back: int = 8) -> dict:
+    """Open the dump, then visit every pass from the first and back through
+    the middle, a step done when the text and the graph of the asked pass
+    show; the longest GUI stalls and the memory of the window and its helpers."""
+    peak = [tree_rss_mb(os.getpid())]
+    sampler = QTimer()
+    sampler.setInterval(100)
+    sampler.timeout.connect(lambda: peak.append(tree_rss_mb(os.getpid())))
+    sampler.start()
+    beat.start()
+    t0 = time.perf_counter()
+    window.open_dump(folder)
+    wait_until(lambda: shown(window, "text_pass") is not None, 600)
+    text = time.perf_counter() - t0
+    wait_until(lambda: shown(window, "graph_pass") is not None, 600)
+    graph = time.perf_counter() - t0
+    wait_until(lambda: not window.busy, 600)
+    open_stall = beat.stop()
+    keys = [p.key for p in window.model.points]
+    order = list(range(len(keys))) + list(range(len(keys) - 2, len(keys) - 2 - back, -1))
+    steps = []
+    beat.start()
+    for i in order:
+        asked = keys[i]
+        want = int(asked) if asked.isdigit() else asked
+        t1 = time.perf_counter()
+        window.select_pass(asked)
+        wait_until(lambda: shown(window, "text_pass") == want
+                   and shown(window, "graph_pass") == want, 600)
+        steps.append(time.perf_counter() - t1)
+    wait_until(lambda: not window.busy, 600)
+    scrub_stall = beat.stop()
+    sampler.stop()
+    peak.append(tree_rss_mb(os.getpid()))
+    return {"text_s": text, "text_and_graph_s": graph, "open_stall_ms": open_stall,
+            "steps_s": steps, "scrub_stall_ms": scrub_stall, "peak_mb": max(peak),
+            "instructions": window.model.loaded.module.instruction_count}
+
+
 def main() -> None:
     task, folder = sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else None
     if task == "reference-window":  # Qt alone: an empty main window shown
@@ -127,6 +187,9 @@ def main() -> None:
         blocked = beat.stop()
         print(json.dumps({"steps_s": steps, "gui_blocked_max_ms": blocked,
                           "instructions": window.model.loaded.module.instruction_count}))
+        return
+    if task == "scale":  # the 1 GB dump: open, then scrub every pass (issue 12)
+        print(json.dumps(scrub(window, folder, beat)))
         return
     if task == "kernel":  # folder: a dump whose convert_exponential_fusion IR is huge
         window.open_dump(folder)

@@ -57,6 +57,9 @@ class Menus:
                   "Backspace")
         self._add(view_menu, "&Search Instructions", window.focus_search, "Ctrl+Shift+F")
         self._add(view_menu, "&Reset Layout", window.reset_layout)
+        animate = self._add(view_menu, "&Animate Pass Steps", window.set_animate)
+        animate.setCheckable(True)
+        animate.setChecked(window.animates)
         view_menu.addSeparator()
         for dock in window.docks():
             view_menu.addAction(dock.toggleViewAction())
@@ -69,11 +72,11 @@ class Menus:
             f"<b>xlaview {__version__}</b><br>An explorer for XLA compiler dumps."))
         self.update_recent()
 
-    def _add(self, menu: QMenu, text: str, slot: Callable[[], object], shortcut=None) -> QAction:
+    def _add(self, menu: QMenu, text: str, slot: Callable[..., object], shortcut=None) -> QAction:
         act = QAction(text, self.window)
         if shortcut:
             act.setShortcut(QKeySequence(shortcut))
-        act.triggered.connect(lambda _checked=False: slot())
+        act.triggered.connect(lambda checked=False: slot(checked) if act.isCheckable() else slot())
         menu.addAction(act)
         return act
 

@@ -23,9 +23,16 @@ from xlaview.analysis.marks import DiffMarks, diff_marks
 from xlaview.analysis.memory import memory_timeline
 from xlaview.analysis.search import search
 from xlaview.analysis.traffic import analyze_traffic
-from xlaview.dump.index import DumpFile, DumpIndex, DumpModule, index_dump
+from xlaview.dump.index import DumpFile, DumpIndex, DumpModule, Problem, index_dump
 from xlaview.dump.kernels import ModuleLevels, module_levels
-from xlaview.dump.loader import ModuleReports, load_reports, recently_written, sniff
+from xlaview.dump.loader import (
+    SETTLE_SECONDS,
+    LoadedModule,
+    ModuleReports,
+    load_reports,
+    recently_written,
+    sniff,
+)
 from xlaview.dump.points import previous_point
 from xlaview.hlo import Module
 from xlaview.qt import jobs
@@ -144,6 +151,23 @@ class Analyses(QObject):
             process="background")
 
     # ================================================================ pass
+    def report_parse_problems(self, loaded: LoadedModule, dump_file: DumpFile) -> None:
+        """A file's syntax errors, once it has stopped changing: a file a
+        program is still writing is cut short, not broken."""
+        if not loaded.problems:
+            return
+        if recently_written(dump_file.path):
+            def again(_: object) -> None:
+                self.refresh_requested.emit()  # a rewritten file is read again ...
+                self.report_parse_problems(loaded, dump_file)  # ... an unchanged one reported
+
+            jobs = self.model.jobs
+            QTimer.singleShot(int(SETTLE_SECONDS * 1000) + 100, self,
+                              lambda s=jobs.stamp("pass"): jobs.deliver("pass", s, again, None))
+            return
+        self.model.problems_added.emit([Problem(dump_file.rel, p.message, p.line)
+                                        for p in loaded.problems])
+
     def pass_shown(self, dump_file: DumpFile) -> None:
         """The diff and the traffic, after the window has painted the text;
         then (in `_traffic_read`) the neighbouring passes."""

@@ -9,23 +9,9 @@ from dataclasses import dataclass
 from PySide6.QtCore import QRectF
 from PySide6.QtGui import QPainterPath
 
-from xlaview.analysis.graph import (
-    ComputationGraph,
-    GraphNode,
-    layout_inputs,
-    node_height,
-    node_width,
-)
+from xlaview.analysis.graph import ComputationGraph, GraphNode, node_height, node_width
 from xlaview.analysis.kinds import Kind
-from xlaview.analysis.layout import GraphLayout, layered_layout
-
-
-def compute_layout(
-    graph: ComputationGraph, previous: dict[str, float] | None = None, progress=None
-) -> GraphLayout:
-    """The layout of a graph (runs on a worker thread)."""
-    nodes, edges = layout_inputs(graph)
-    return layered_layout(nodes, edges, previous=previous, progress=progress)
+from xlaview.analysis.layout import GraphLayout
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +54,10 @@ def add_arrow(path: QPainterPath, tip) -> None:
     path.closeSubpath()
 
 
-def prepare_canvas(graph: ComputationGraph, layout: GraphLayout) -> CanvasParts:
+def prepare_canvas(graph: ComputationGraph, layout: GraphLayout,
+                   leave_out: frozenset[str] = frozenset()) -> CanvasParts:
+    """The painter paths of ``layout`` (``leave_out``: node keys whose boxes
+    are left out of the kinds' paths, for a transition that draws them apart)."""
     edges, stubs, arrows = QPainterPath(), QPainterPath(), QPainterPath()
     for route in layout.edges:
         add_polyline(stubs if route.stub else edges, route.points)
@@ -87,6 +76,8 @@ def prepare_canvas(graph: ComputationGraph, layout: GraphLayout) -> CanvasParts:
         w, h = node_width(node), node_height(node)
         box = placed[key] = Placed(node, x - w / 2, y - h / 2, w, h)
         rows.setdefault(round(y, 1), []).append(box)
+        if key in leave_out:
+            continue
         path = boxes.get((node.kind, node.is_copy)) or boxes.setdefault(
             (node.kind, node.is_copy), QPainterPath())
         path.addRoundedRect(box.left, box.top, w, h, 6, 6)

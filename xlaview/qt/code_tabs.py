@@ -35,6 +35,7 @@ class CodeTabs(QTabWidget):
         self.text.instruction_clicked.connect(
             lambda computation, name: model.select_instruction(name, computation))
         self.text.computation_clicked.connect(self._on_computation_clicked)
+        self.text.window_moved.connect(self._colour_window)
         self.kernel.stage_requested.connect(lambda _stage: self._request_kernel())
         self.currentChanged.connect(lambda _i: self._on_tab_changed())
         model.pass_shown.connect(self._on_pass_shown)
@@ -50,7 +51,15 @@ class CodeTabs(QTabWidget):
 
     # -- HLO text -------------------------------------------------------------
     def _on_pass_shown(self, shown: TextShown) -> None:
-        self.text.set_document(shown.module, shown.document, shown.line_owners)
+        self.text.set_source(shown.module, shown.source, shown.document, shown.line_owners)
+
+    def _colour_window(self, first: int, text: str) -> None:
+        """Colours for the window of a big text the view moved to."""
+        view, source = self.text, self.text.source
+        self.model.submit(
+            "pass", "lex-window", lex_text, text, "hlo", process="view",
+            on_done=lambda spans: view.set_spans(spans, first)
+            if view.source is source and view.first == first else None)
 
     def _on_diff_ready(self, shown: DiffShown) -> None:
         self.text.set_highlights("diff-added", list(shown.marks.added_lines), "#ebfbee")

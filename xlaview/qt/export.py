@@ -12,9 +12,17 @@ from PySide6.QtWidgets import QWidget
 from xlaview.qt.graph_view import GraphView
 
 
+def _final(widget: QWidget) -> None:
+    """Exports show where a pass step ends, not a frame of its transition."""
+    for view in [widget, *widget.findChildren(GraphView)]:
+        if isinstance(view, GraphView):
+            view.finish_transition()
+
+
 def window_png(window: QWidget, path: str | Path) -> Path:
     """The whole window as a user sees it."""
     path = Path(path)
+    _final(window)
     pixmap = window.grab()
     if not pixmap.save(str(path), "PNG"):
         raise OSError(f"cannot write {path}")
@@ -29,6 +37,7 @@ def _render_graph(view: GraphView, painter: QPainter, target: QRectF, source: QR
     canvas = view.canvas
     if canvas is None:
         return
+    view.finish_transition()
     canvas.force_text = True
     try:
         view.scene().render(painter, target, source)

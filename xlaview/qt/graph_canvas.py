@@ -31,6 +31,7 @@ from xlaview.analysis.kinds import is_fusion_kind
 from xlaview.analysis.layout import GraphLayout
 from xlaview.qt import theme
 from xlaview.qt.canvas_parts import CanvasParts, Placed, add_polyline, prepare_canvas
+from xlaview.qt.transition import Transition
 
 TEXT_MIN_SCALE = 0.42  # below this zoom, text is unreadable: boxes only
 READABLE_SCALE = 0.6  # the smallest zoom a view starts at
@@ -56,6 +57,8 @@ class GraphCanvas(QGraphicsItem):
         self.emphasis: frozenset[str] = frozenset()  # instructions a panel points at
         self.fills: dict[str, str] = {}  # instruction -> fill colour (a heat scale), or none
         self._fill_paths: list[tuple[str, QPainterPath]] | None = None
+        self._transition: Transition | None = None
+        self._progress = 1.0
         self.hover_edge: int | None = None
         # Set through set_marks / set_diff / set_traffic / set_hover_edge only.
         parts = parts or prepare_canvas(graph, layout)
@@ -106,6 +109,26 @@ class GraphCanvas(QGraphicsItem):
         self._fill_paths = None
         self.update()
 
+    # -- a pass step's transition ----------------------------------------------
+    def begin_transition(self, transition: Transition) -> None:
+        """Paint the step from the old layout (progress 0) to this one (1)."""
+        self._transition, self._progress = transition, 0.0
+        self.update()
+
+    def set_progress(self, progress: float) -> None:
+        self._progress = progress
+        self.update()
+
+    def end_transition(self) -> None:
+        """The final picture (an export, a click, the next step)."""
+        if self._transition is not None:
+            self._transition, self._progress = None, 1.0
+            self.update()
+
+    @property
+    def in_transition(self) -> bool:
+        return self._transition is not None
+
     def set_traffic(self, widths: dict[tuple[str, str], float]) -> None:
         """Edge widths for the bytes each edge moves (empty: none drawn)."""
         self.traffic = widths
@@ -115,15 +138,6 @@ class GraphCanvas(QGraphicsItem):
         if edge != self.hover_edge:
             self.hover_edge = edge
             self.update()
-
-    def positions(self) -> dict[str, tuple[float, float]]:
-        """Instruction -> centre of its node (the first node of a copied value)."""
-        out: dict[str, tuple[float, float]] = {}
-        for placed in self.placed.values():
-            if placed.node.instruction not in out or not placed.node.is_copy:
-                out[placed.node.instruction] = (placed.left + placed.width / 2,
-                                                placed.top + placed.height / 2)
-        return out
 
     # -- queries --------------------------------------------------------------
     def node_at(self, pos: QPointF) -> Placed | None:
@@ -178,6 +192,9 @@ class GraphCanvas(QGraphicsItem):
         scale = option.levelOfDetailFromTransform(painter.worldTransform())
         show_text = self.force_text or scale >= TEXT_MIN_SCALE
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, scale > 0.2 or self.force_text)
+        moving = self._transition
+        # Mid-transition the edges fade in where they end; moving boxes travel.
+        painter.setOpacity(self._progress if moving else 1.0)
         edge_pen = QPen(QColor(theme.EDGE), 1.1)
         edge_pen.setCosmetic(scale < 1)
         painter.setPen(edge_pen)
@@ -190,9 +207,10 @@ class GraphCanvas(QGraphicsItem):
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(theme.EDGE))
         painter.drawPath(self._arrows)
+        painter.setOpacity(1.0)
         self._paint_overlays(painter)
         self._paint_ghosts(painter, show_text)
-        for kind, is_copy, path in self._boxes:
+        for kind, is_copy, path in moving.still.boxes if moving else self._boxes:
             fill = QColor(theme.KIND_COLORS[kind])
             pen = QPen(fill.darker(150), 1.0)
             if is_copy:
@@ -205,19 +223,23 @@ class GraphCanvas(QGraphicsItem):
             painter.setPen(QPen(fill.darker(150), 1.0))
             painter.setBrush(fill)
             painter.drawPath(path)
+        if moving is not None:
+            self._paint_transition(painter, moving, show_text)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         for pen, path in self._mark_paths():
             painter.setPen(pen)
             painter.drawPath(path)
         if not show_text:
             return
-        # Labels of the nodes in the exposed rows only.
+        # Labels of the nodes in the exposed rows only (moving ones are drawn travelling).
+        animated = self._animated_keys()
         lo = bisect.bisect_left(self._row_ys, exposed.top() - NODE_HEIGHT)
         hi = bisect.bisect_right(self._row_ys, exposed.bottom() + NODE_HEIGHT)
         left, right = exposed.left(), exposed.right()
         for _, row in self._rows[lo:hi]:
             for placed in row:
-                if placed.left <= right and placed.left + placed.width >= left:
+                if placed.left <= right and placed.left + placed.width >= left and (
+                        placed.node.key not in animated):
                     self._paint_label(painter, placed)
 
     def _paint_overlays(self, painter: QPainter) -> None:
@@ -302,6 +324,38 @@ class GraphCanvas(QGraphicsItem):
             marks.append((pen, path))
         self._marks = (key, self.diff, marks)
         return marks
+
+    def _animated_keys(self) -> frozenset[str]:
+        t = self._transition
+        if t is None:
+            return frozenset()
+        return frozenset(p.node.key for p, _ in t.moving) | frozenset(p.node.key for p in t.appearing)
+
+    def _paint_transition(self, painter: QPainter, t: Transition, show_text: bool) -> None:
+        """The boxes that move or appear, where they are at this frame, and the
+        removed ones fading out."""
+        p = self._progress
+        painter.setOpacity(1.0 - p)
+        painter.setPen(QPen(QColor("#adb5bd"), 1.0, Qt.PenStyle.DashLine))
+        painter.setBrush(QColor("#f1f3f5"))
+        for rect in t.vanishing:
+            painter.drawRoundedRect(rect, 6, 6)
+        frames = [(Placed(pl.node, ox + (pl.left - ox) * p, oy + (pl.top - oy) * p, pl.width,
+                          pl.height), 1.0) for pl, (ox, oy) in t.moving]
+        frames += [(pl, p) for pl in t.appearing]
+        for placed, opacity in frames:
+            painter.setOpacity(opacity)
+            fill = QColor(self.fills.get(placed.node.instruction)
+                          or theme.KIND_COLORS[placed.node.kind])
+            pen = QPen(fill.darker(150), 1.0)
+            if placed.node.is_copy:
+                pen.setStyle(Qt.PenStyle.DashLine)
+            painter.setPen(pen)
+            painter.setBrush(fill)
+            painter.drawRoundedRect(placed.rect, 6, 6)
+            if show_text:
+                self._paint_label(painter, placed)
+        painter.setOpacity(1.0)
 
     def _fill_path_list(self) -> list[tuple[str, QPainterPath]]:
         """The filled boxes, one path per colour (a heat scale has a few steps),

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidg
 
 from xlaview.analysis.heat import heat_scale
 from xlaview.analysis.marks import DiffMarks, traffic_edge_widths
+from xlaview.analysis.pass_layout import instruction_positions
 from xlaview.qt import theme
 from xlaview.qt.analyses import DiffShown
 from xlaview.qt.graph_view import GraphView
@@ -114,8 +115,9 @@ class GraphPane(QWidget):
             self.breadcrumb.set_path(())
             return
         self.breadcrumb.set_path(shown.path)
-        graph, layout, parts = shown.result
-        self.main.set_graph(graph, layout, keep_view=shown.keep_view, parts=parts)
+        result = shown.result
+        self.main.set_graph(result.graph, result.layout, keep_view=shown.keep_view,
+                            parts=result.parts, transition=result.transition)
         self._apply_marks()
         self._apply_heat()
         self.main.canvas.set_emphasis(self._emphasis[0])
@@ -135,8 +137,10 @@ class GraphPane(QWidget):
             self.fusion_box.show()
             total = max(2, sum(self.split.sizes()))
             self.split.setSizes([total * 3 // 5, total * 2 // 5])
-        graph, layout, parts = shown.result
-        self.fused.set_graph(graph, layout, keep_view=False, parts=parts)
+        result = shown.result
+        same = self.fused.graph is not None and self.fused.graph.computation == body
+        self.fused.set_graph(result.graph, result.layout, keep_view=same, parts=result.parts,
+                             transition=result.transition if same else None)
         self._apply_heat()
         self.fused.canvas.set_emphasis(self._emphasis[1])
         self._apply_selection(self.fused, center=False)
@@ -222,5 +226,10 @@ class GraphPane(QWidget):
         self.split.setSizes([total * 3 // 5, total * 2 // 5])
 
     def positions(self) -> dict[str, tuple[float, float]]:
-        """Instruction -> centre of its node in the main graph, as drawn now."""
-        return self.main.canvas.positions() if self.main.canvas is not None else {}
+        """Instruction -> centre of its node in the main graph, as drawn once
+        any transition ends (a value drawn as several copies: the copy whose
+        user's name sorts first, whatever the order of the instructions)."""
+        canvas = self.main.canvas
+        if canvas is None:
+            return {}
+        return instruction_positions(canvas.graph, canvas.layout)

@@ -4,7 +4,7 @@ opens a called computation."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QEasingCurve, QPointF, QRectF, Qt, QVariantAnimation, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QToolTip, QWidget
 
@@ -17,6 +17,7 @@ from xlaview.qt.graph_canvas import (
     GraphCanvas,
 )
 from xlaview.qt.safe_text import tooltip
+from xlaview.qt.transition import DURATION_MS, Transition
 
 
 class GraphView(QGraphicsView):
@@ -40,11 +41,23 @@ class GraphView(QGraphicsView):
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
         self.canvas: GraphCanvas | None = None
+        self.animate = True  # pass steps move nodes to their new places (View menu)
+        self._animation = QVariantAnimation(self)
+        self._animation.setDuration(DURATION_MS)
+        self._animation.setStartValue(0.0)
+        self._animation.setEndValue(1.0)
+        self._animation.setEasingCurve(QEasingCurve.Type.OutCubic)
+        self._animation.valueChanged.connect(
+            lambda value: self.canvas.set_progress(value) if self.canvas is not None else None)
+        self._animation.finished.connect(self.finish_transition)
         self._legend: tuple[str, list[tuple[str, str]]] | None = None  # title, (colour, label)
         self._press: QPointF | None = None
 
     def set_graph(self, graph: ComputationGraph | None, layout: GraphLayout | None,
-                  keep_view: bool = False, parts: CanvasParts | None = None) -> None:
+                  keep_view: bool = False, parts: CanvasParts | None = None,
+                  transition: Transition | None = None) -> None:
+        """Show a laid-out graph; ``transition``: animate the pass step that led
+        to it (when animations are on and the view keeps its place)."""
         # Only a view that shows a graph has a place worth keeping.
         keep_view = keep_view and self.canvas is not None
         center = self.mapToScene(self.viewport().rect().center())
@@ -53,6 +66,7 @@ class GraphView(QGraphicsView):
         self.canvas = None
         if graph is None or layout is None:
             return
+        self._animation.stop()
         self.canvas = GraphCanvas(graph, layout, parts)
         self.scene().addItem(self.canvas)
         self.scene().setSceneRect(self.canvas.boundingRect())
@@ -61,6 +75,15 @@ class GraphView(QGraphicsView):
             self.centerOn(center)
         else:
             self.show_start()
+        if transition is not None and keep_view and self.animate and self.isVisible():
+            self.canvas.begin_transition(transition)
+            self._animation.start()
+
+    def finish_transition(self) -> None:
+        """Show the final picture now (a click, a key, an export)."""
+        self._animation.stop()
+        if self.canvas is not None:
+            self.canvas.end_transition()
 
     def set_legend(self, title: str | None, stops: list[tuple[str, str]] = ()) -> None:
         """A legend in the view's corner for the node colours (a heat scale);
@@ -144,9 +167,11 @@ class GraphView(QGraphicsView):
             self.scale(factor, factor)
 
     def wheelEvent(self, event: QWheelEvent) -> None:
+        self.finish_transition()
         self.zoom(1.2 ** (event.angleDelta().y() / 120))
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
+        self.finish_transition()
         key = event.key()
         if key == Qt.Key.Key_F:
             self.fit()
@@ -162,6 +187,7 @@ class GraphView(QGraphicsView):
             super().keyPressEvent(event)
 
     def mousePressEvent(self, event: QMouseEvent) -> None:
+        self.finish_transition()
         self._press = event.position()
         super().mousePressEvent(event)
 

@@ -1,22 +1,22 @@
 """The HLO text view: line numbers, lazy highlighting, find, go to definition.
 
-Colours come from a whole-file lex done once off the GUI thread
-(`xlaview.text.spans.line_spans`); a line gets its colours when it first
-scrolls into view, so opening a 20k-instruction module costs no more than
-showing one screen.
+A small text is one document; a big one (a 45 MB pass) is shown through a
+window of a few thousand lines that follows the scroll bar
+(`xlaview.qt.text_window`): lines, highlights and colours are kept by their
+line in the file, and mapped to the window's blocks. Colours come from a lex
+done off the GUI thread; a line gets its colours when it first scrolls into
+view, so showing a module costs no more than showing one screen.
 """
 
 from __future__ import annotations
 
 import re
 
-from PySide6.QtCore import QRect, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QKeySequence,
     QMouseEvent,
-    QPainter,
-    QPaintEvent,
     QResizeEvent,
     QShortcut,
     QTextCharFormat,
@@ -26,58 +26,24 @@ from PySide6.QtGui import (
     QTextLayout,
 )
 from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QLabel,
-    QLineEdit,
     QPlainTextDocumentLayout,
     QPlainTextEdit,
+    QScrollBar,
     QTextEdit,
-    QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
 from xlaview.hlo import Module
 from xlaview.qt import theme
+from xlaview.qt.find_bar import FindBar
+from xlaview.qt.line_numbers import LineNumberArea
+from xlaview.qt import text_window
+from xlaview.qt.text_window import TextSource, build_document, text_source
 from xlaview.text.spans import LineSpans
 
 _NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-]")
-
-
-DOCUMENT_CHUNK_LINES = 100
-
-
-def build_document(text: str) -> QTextDocument:
-    """A plain-text document for the view, safe to build on a worker thread
-    (the caller moves it to the GUI thread). It gets its font and layout when
-    shown: anything touching fonts on a worker thread holds Qt's font lock
-    and stalls the GUI thread.
-
-    The text goes in a hundred lines at a time (a third of a millisecond, no
-    slower in all): a Qt call holds the GIL throughout, `setPlainText` of a
-    20k-line module would keep the GUI thread out of Python for 80 ms, and a
-    view that paints calls into Python hundreds of times, each call waiting
-    for the chunk in progress."""
-    document = QTextDocument()
-    document.setUndoRedoEnabled(False)
-    cursor = QTextCursor(document)
-    lines = text.split("\n")
-    for i in range(0, len(lines), DOCUMENT_CHUNK_LINES):
-        chunk = "\n".join(lines[i : i + DOCUMENT_CHUNK_LINES])
-        cursor.insertText("\n" + chunk if i else chunk)
-    return document
-
-
-class LineNumberArea(QWidget):
-    def __init__(self, editor: HloTextView) -> None:
-        super().__init__(editor)
-        self.editor = editor
-
-    def sizeHint(self) -> QSize:
-        return QSize(self.editor.line_number_width(), 0)
-
-    def paintEvent(self, event: QPaintEvent) -> None:
-        self.editor.paint_line_numbers(event)
+_ORDER = ("diff-added", "diff-changed", "block", "operands", "users", "search", "selection")
 
 
 class HloTextView(QPlainTextEdit):
@@ -86,6 +52,7 @@ class HloTextView(QPlainTextEdit):
 
     instruction_clicked = Signal(str, str)  # computation, instruction
     computation_clicked = Signal(str)
+    window_moved = Signal(int, str)  # first line (0-based) and text of a new window: colour it
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -97,16 +64,24 @@ class HloTextView(QPlainTextEdit):
             Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
         self.module: Module | None = None
+        self.source: TextSource | None = None
+        self.first = 0  # the file's 0-based line shown as the document's first block
+        self.scroll = QScrollBar(Qt.Orientation.Vertical, self)  # a big text's whole length
+        self.scroll.hide()
+        self.scroll.valueChanged.connect(self._on_outer_scroll)
         self._spans: LineSpans | None = None
+        self._spans_first = 0
         self._formatted: set[int] = set()
         self._formats: dict[str, QTextCharFormat] = {}
-        self._line_owner: dict[int, tuple[str, str | None]] = {}  # line -> (computation, instr)
+        self._line_owner = {}  # line (1-based, in the file) -> (computation, instruction)
         self._document: QTextDocument | None = None
         self._formatting = False
-        self._selections: dict[str, list[QTextEdit.ExtraSelection]] = {}
+        self._moving = False  # a window being put in place: its scroll events are ours
+        self._marks: dict[str, tuple[list[tuple[int, int]], str]] = {}  # by kind, file lines
         self._numbers = LineNumberArea(self)
         self.blockCountChanged.connect(self._update_margin)
         self.updateRequest.connect(self._on_update_request)
+        self.verticalScrollBar().valueChanged.connect(self._on_inner_scroll)
         self._update_margin()
 
     # -- content --------------------------------------------------------------
@@ -115,14 +90,47 @@ class HloTextView(QPlainTextEdit):
         self.set_document(None, build_document(text), {})
 
     def set_document(self, module: Module | None, document: QTextDocument,
-                     line_owners: dict[int, tuple[str, str | None]]) -> None:
-        """Show a document built off the GUI thread (`build_document`)."""
-        self.module = module
-        self._spans = None
+                     line_owners) -> None:
+        """Show a whole document built off the GUI thread (`build_document`)."""
+        self._show(module, None, document, line_owners, 0)
+
+    def set_source(self, module: Module | None, source: TextSource,
+                   document: QTextDocument | None, line_owners) -> None:
+        """Show a text: its whole ``document`` when it has one, else a window of
+        it around the line in view now."""
+        if document is not None:
+            self._show(module, source, document, line_owners, 0)
+            return
+        top = self.first + self.verticalScrollBar().value() if self.source else 0
+        first = self._window_start(source, top)
+        self._show(module, source, build_document(source.excerpt(first, text_window.WINDOW_LINES)),
+                   line_owners, first, top)
+
+    def _window_start(self, source: TextSource, top: int) -> int:
+        lines = text_window.WINDOW_LINES
+        return max(0, min(top - lines // 3, source.lines - lines))
+
+    def _show(self, module: Module | None, source: TextSource | None, document: QTextDocument,
+              line_owners, first: int, top: int | None = None) -> None:
+        same_text = source is not None and source is self.source
+        self.module, self.first = module, first
+        if not same_text:
+            self._spans = None
+            self._marks.clear()
+        self.source = source
         self._formatted.clear()
-        self._selections.clear()
         self._line_owner = line_owners
-        position = self.verticalScrollBar().value()
+        position = self.verticalScrollBar().value() if top is None else top - first
+        self._moving = True
+        try:
+            self._put_document(document, source, first, position)
+        finally:
+            self._moving = False
+        self._refresh_selections()
+        self._update_margin()
+
+    def _put_document(self, document: QTextDocument, source: TextSource | None, first: int,
+                      position: int) -> None:
         previous = self._document
         # The view owns the documents it shows (Qt parent), and drops the last one.
         document.setParent(self)
@@ -132,21 +140,81 @@ class HloTextView(QPlainTextEdit):
         self._document = document
         if previous is not None and previous is not document:
             previous.deleteLater()
+        windowed = source is not None and source.windowed
+        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff if windowed
+                                        else Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.scroll.setVisible(windowed)
+        if windowed:
+            self.scroll.blockSignals(True)
+            self.scroll.setRange(0, max(0, source.lines - self._visible_lines()))
+            self.scroll.setPageStep(self._visible_lines())
+            self.scroll.blockSignals(False)
+            self.window_moved.emit(first, document.toPlainText())
         self.verticalScrollBar().setValue(position)
-        self.setExtraSelections([])
-        self._update_margin()
+        if windowed:
+            self.scroll.blockSignals(True)
+            self.scroll.setValue(first + self.verticalScrollBar().value())
+            self.scroll.blockSignals(False)
+
+    def set_spans(self, spans: LineSpans, first: int = 0) -> None:
+        """Colours of the text's lines from 0-based line ``first`` on."""
+        self._spans, self._spans_first = spans, first
+        self._formatted.clear()
+        self._apply_visible_formats()
 
     @property
     def spans(self) -> LineSpans | None:
         """The colours of the text shown, once they came."""
         return self._spans
 
-    def set_spans(self, spans: LineSpans) -> None:
-        """Colours for the current text (one list of spans per line)."""
-        self._spans = spans
-        self._formatted.clear()
-        self._apply_visible_formats()
+    def window_text(self) -> str:
+        return self.document().toPlainText()
 
+    # -- windows --------------------------------------------------------------
+    def _visible_lines(self) -> int:
+        return max(1, self.viewport().height() // max(1, self.fontMetrics().height()))
+
+    def _move_window(self, top: int) -> None:
+        """Show the window of the text around line ``top`` (0-based), ``top`` at
+        the top of the view."""
+        source = self.source
+        if source is None:
+            return
+        first = self._window_start(source, top)
+        self._show(self.module, source, build_document(source.excerpt(first, text_window.WINDOW_LINES)),
+                   self._line_owner, first, top)
+
+    def _on_inner_scroll(self, value: int) -> None:
+        source = self.source
+        if source is None or not source.windowed or self._moving:
+            return
+        top = self.first + value
+        shown = self.document().blockCount()
+        edge = text_window.WINDOW_LINES // 8  # scrolled this near an edge, the window moves
+        near_top = value < edge and self.first > 0
+        near_end = value + self._visible_lines() > shown - edge and self.first + shown < source.lines
+        if near_top or near_end:
+            self._move_window(top)
+            return
+        self.scroll.blockSignals(True)
+        self.scroll.setValue(top)
+        self.scroll.blockSignals(False)
+
+    def _on_outer_scroll(self, top: int) -> None:
+        shown = self.document().blockCount()
+        if self.first <= top and top + self._visible_lines() <= self.first + shown:
+            self.verticalScrollBar().setValue(top - self.first)
+        else:
+            self._move_window(top)
+
+    def ensure_line(self, line: int) -> None:
+        """Have 1-based file line ``line`` in the document (a big text's window moves)."""
+        source = self.source
+        if source is not None and source.windowed and not (
+                self.first < line <= self.first + self.document().blockCount()):
+            self._move_window(max(0, line - 1 - self._visible_lines() // 3))
+
+    # -- colours --------------------------------------------------------------
     def _format_for(self, token: str) -> QTextCharFormat:
         fmt = self._formats.get(token)
         if fmt is None:
@@ -167,11 +235,10 @@ class HloTextView(QPlainTextEdit):
             self._numbers.update(0, rect.y(), self._numbers.width(), rect.height())
         self._apply_visible_formats()
 
-    def _visible_blocks(self, extra_lines: int = 0):
+    def visible_blocks(self, extra_lines: int = 0):
         """The blocks in view (lines never wrap: one block, one line of text)."""
         block = self.firstVisibleBlock()
-        count = self.viewport().height() // max(1, self.fontMetrics().height()) + 2 + extra_lines
-        for _ in range(count):
+        for _ in range(self._visible_lines() + 2 + extra_lines):
             if not block.isValid():
                 return
             yield block
@@ -181,13 +248,15 @@ class HloTextView(QPlainTextEdit):
         if self._spans is None or self._formatting:
             return
         first = last = None
-        for block in self._visible_blocks(extra_lines=20):  # a little ahead of the scroll
+        offset = self.first - self._spans_first
+        for block in self.visible_blocks(extra_lines=20):  # a little ahead of the scroll
             number = block.blockNumber()
-            if number in self._formatted or number >= len(self._spans):
+            index = number + offset
+            if number in self._formatted or not 0 <= index < len(self._spans):
                 continue
             self._formatted.add(number)
             ranges = []
-            for column, length, token in self._spans[number]:
+            for column, length, token in self._spans[index]:
                 r = QTextLayout.FormatRange()
                 r.start, r.length, r.format = column, length, self._format_for(token)
                 ranges.append(r)
@@ -207,73 +276,81 @@ class HloTextView(QPlainTextEdit):
     def line_number_width(self) -> int:
         # Room for 9,999 lines at least: a margin that grows and shrinks as passes
         # go by would resize the text, and lay it out again, on every step.
-        digits = max(4, len(str(self.blockCount())))
+        total = self.source.lines if self.source is not None else self.blockCount()
+        digits = max(4, len(str(total)))
         return 14 + self.fontMetrics().horizontalAdvance("9") * digits
 
     def _update_margin(self, _count: int = 0) -> None:
-        self.setViewportMargins(self.line_number_width(), 0, 0, 0)
+        outer = self.scroll.sizeHint().width() if self.scroll.isVisible() else 0
+        self.setViewportMargins(self.line_number_width(), 0, outer, 0)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         cr = self.contentsRect()
         self._numbers.setGeometry(QRect(cr.left(), cr.top(), self.line_number_width(), cr.height()))
+        width = self.scroll.sizeHint().width()
+        self.scroll.setGeometry(QRect(cr.right() - width + 1, cr.top(), width, cr.height()))
+        self._update_margin()
 
-    def paint_line_numbers(self, event: QPaintEvent) -> None:
-        painter = QPainter(self._numbers)
-        painter.fillRect(event.rect(), QColor("#f1f3f5"))
-        painter.setPen(QColor("#adb5bd"))
-        painter.setFont(self.font())
-        first = self.firstVisibleBlock()
-        top = self.blockBoundingGeometry(first).translated(self.contentOffset()).top()
-        metrics = self.fontMetrics()
-        count = sum(1 for _ in self._visible_blocks())
-        numbers = "\n".join(str(first.blockNumber() + 1 + i) for i in range(count))
-        width = self._numbers.width() - 6
-        # One call for the whole column: each call into Qt from Python waits for
-        # the GIL while workers run, and a column has dozens of lines.
-        if metrics.leading() == 0:
-            painter.drawText(QRectF(0, top, width, count * metrics.height()),
-                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop, numbers)
-        else:
-            for i, number in enumerate(numbers.split("\n")):
-                painter.drawText(0, round(top + i * metrics.height()), width, metrics.height(),
-                                 Qt.AlignmentFlag.AlignRight, number)
-        painter.end()
-
-    # -- selection ------------------------------------------------------------
+    # -- lines ----------------------------------------------------------------
     def show_span(self, line: int) -> None:
-        """Scroll so that ``line`` (1-based) is in view, a third from the top."""
-        block = self.document().findBlockByNumber(max(0, line - 1))
-        cursor = QTextCursor(block)
-        self.setTextCursor(cursor)
-        visible = max(1, self.viewport().height() // max(1, self.fontMetrics().height()))
-        self.verticalScrollBar().setValue(max(0, line - 1 - visible // 3))
+        """Scroll so that file line ``line`` (1-based) is in view, a third from the top."""
+        self.ensure_line(line)
+        block = self.document().findBlockByNumber(max(0, line - 1 - self.first))
+        self.setTextCursor(QTextCursor(block))
+        self.verticalScrollBar().setValue(max(0, line - 1 - self.first - self._visible_lines() // 3))
 
     def set_highlights(self, kind: str, lines: list[tuple[int, int]], colour: str) -> None:
-        """Background colour over line ranges (1-based, inclusive), by kind of highlight."""
-        selections = []
-        doc = self.document()
-        for first, last in lines:
-            start = doc.findBlockByNumber(first - 1)
-            end = doc.findBlockByNumber(last - 1)
-            if not start.isValid():
-                continue
-            sel = QTextEdit.ExtraSelection()
-            sel.format.setBackground(QColor(colour))
-            sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
-            cursor = QTextCursor(start)
-            if end.isValid() and end != start:
-                cursor.setPosition(end.position(), QTextCursor.MoveMode.KeepAnchor)
-            sel.cursor = cursor
-            selections.append(sel)
-        self._selections[kind] = selections
+        """Background colour over file line ranges (1-based, inclusive), by kind."""
+        self._marks[kind] = (list(lines), colour)
         self._refresh_selections()
 
     def _refresh_selections(self) -> None:
         # Later kinds paint over earlier ones: blocks, then neighbours, then the selection.
-        order = ("diff-added", "diff-changed", "block", "operands", "users", "search", "selection")
-        merged = [s for kind in order for s in self._selections.get(kind, [])]
-        self.setExtraSelections(merged)
+        doc, shown = self.document(), self.document().blockCount()
+        selections = []
+        for kind in _ORDER:
+            ranges, colour = self._marks.get(kind, ((), ""))
+            for first, last in ranges:
+                lo, hi = max(first - 1 - self.first, 0), min(last - 1 - self.first, shown - 1)
+                if lo > hi:
+                    continue
+                sel = QTextEdit.ExtraSelection()
+                sel.format.setBackground(QColor(colour))
+                sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
+                cursor = QTextCursor(doc.findBlockByNumber(lo))
+                if hi != lo:
+                    cursor.setPosition(doc.findBlockByNumber(hi).position(),
+                                       QTextCursor.MoveMode.KeepAnchor)
+                sel.cursor = cursor
+                selections.append(sel)
+        self.setExtraSelections(selections)
+
+    def line_of_cursor(self, cursor: QTextCursor) -> int:
+        """The file line (1-based) of a cursor in the document."""
+        return self.first + cursor.blockNumber() + 1
+
+    def offset_of_cursor(self, cursor: QTextCursor) -> int:
+        """The file offset of a cursor (for searches in a big text)."""
+        if self.source is None:
+            return cursor.position()
+        return self.source.starts[self.first + cursor.blockNumber()] + cursor.positionInBlock()
+
+    def select_range(self, offset: int, length: int) -> int:
+        """Select ``length`` characters at file offset ``offset``; its line (1-based)."""
+        line = (self.source.line_of(offset) if self.source is not None else
+                self.document().findBlock(offset).blockNumber()) + 1
+        self.ensure_line(line)
+        block = self.document().findBlockByNumber(line - 1 - self.first)
+        column = offset - (self.source.starts[line - 1] if self.source is not None
+                           else block.position())
+        cursor = QTextCursor(block)
+        cursor.setPosition(block.position() + min(column, block.length() - 1))
+        cursor.setPosition(min(cursor.position() + length, block.position() + block.length() - 1),
+                           QTextCursor.MoveMode.KeepAnchor)
+        self.setTextCursor(cursor)
+        self.centerCursor()
+        return line
 
     # -- mouse ----------------------------------------------------------------
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
@@ -284,7 +361,7 @@ class HloTextView(QPlainTextEdit):
         if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
             self._go_to_definition(cursor)
             return
-        owner = self._line_owner.get(cursor.blockNumber() + 1)
+        owner = self._line_owner.get(self.line_of_cursor(cursor))
         if owner is None:
             return
         computation, instruction = owner
@@ -306,7 +383,7 @@ class HloTextView(QPlainTextEdit):
         name = self.word_at(cursor)
         if not name or self.module is None:
             return
-        owner = self._line_owner.get(cursor.blockNumber() + 1)
+        owner = self._line_owner.get(self.line_of_cursor(cursor))
         comp_here = owner[0] if owner else None
         if self.module.has_computation(name):
             self.computation_clicked.emit(name)
@@ -323,91 +400,6 @@ class HloTextView(QPlainTextEdit):
         self.instruction_clicked.emit(comp.name, instr.name)
 
 
-class FindBar(QWidget):
-    """Ctrl+F: find in the text, Enter / Shift+Enter for next / previous."""
-
-    def __init__(self, view: HloTextView) -> None:
-        super().__init__(view.parentWidget())
-        self.view = view
-        self._counted: tuple[QTextDocument | None, str, int] = (None, "", 0)
-        layout = QHBoxLayout(self)
-        layout.setContentsMargins(4, 2, 4, 2)
-        self.edit = QLineEdit(self)
-        self.edit.setPlaceholderText("Find in text (Enter: next, Shift+Enter: previous)")
-        self.edit.setClearButtonEnabled(True)
-        self.count = QLabel(self)
-        close = QToolButton(self)
-        close.setText("✕")
-        close.setAutoRaise(True)
-        close.clicked.connect(self.close_bar)
-        layout.addWidget(self.edit, 1)
-        layout.addWidget(self.count)
-        layout.addWidget(close)
-        self.edit.returnPressed.connect(lambda: self.find(backward=False))
-        self.edit.textChanged.connect(self._on_text_changed)
-        QShortcut(QKeySequence("Shift+Return"), self.edit, lambda: self.find(backward=True))
-        QShortcut(QKeySequence("Escape"), self.edit, self.close_bar)
-        self.hide()
-
-    def open_bar(self) -> None:
-        self.show()
-        cursor = self.view.textCursor()
-        if cursor.hasSelection():
-            self.edit.setText(cursor.selectedText())
-        self.edit.setFocus()
-        self.edit.selectAll()
-
-    def close_bar(self) -> None:
-        self.view.set_highlights("search", [], theme.SELECTION)
-        self.hide()
-        self.view.setFocus()
-
-    def _on_text_changed(self, text: str) -> None:
-        if not text:
-            self.count.setText("")
-            self.view.set_highlights("search", [], theme.SELECTION)
-            return
-        self.find(backward=False, from_start=True)
-
-    def find(self, backward: bool = False, from_start: bool = False) -> bool:
-        text = self.edit.text()
-        if not text:
-            return False
-        doc = self.view.document()
-        flags = QTextDocument.FindFlag(0)
-        if backward:
-            flags |= QTextDocument.FindFlag.FindBackward
-        cursor = self.view.textCursor()
-        if from_start:
-            cursor.setPosition(cursor.selectionStart())
-        found = doc.find(text, cursor, flags)
-        if found.isNull():  # wrap around
-            start = QTextCursor(doc)
-            if backward:
-                start.movePosition(QTextCursor.MoveOperation.End)
-            found = doc.find(text, start, flags)
-        total = self._count(doc, text)
-        if found.isNull():
-            self.count.setText("no match")
-            return False
-        self.view.setTextCursor(found)
-        self.view.centerCursor()
-        line = found.blockNumber() + 1
-        self.view.set_highlights("search", [(line, line)], "#ffe066")
-        self.count.setText(f"{total} matches")
-        return True
-
-
-    def _count(self, doc: QTextDocument, text: str) -> int:
-        """Matches in ``doc``, without regard to case as `QTextDocument.find`;
-        counted once per query and document, not at each Enter."""
-        counted_doc, counted_text, total = self._counted
-        if counted_doc is not doc or counted_text != text:
-            total = doc.toPlainText().lower().count(text.lower())
-            self._counted = (doc, text, total)
-        return total
-
-
 class HloTextPanel(QWidget):
     """The text view with its find bar under it."""
 
@@ -417,8 +409,11 @@ class HloTextPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(0)
         self.view = HloTextView(self)
-        self.find_bar = FindBar(self.view)
+        self.find_bar = FindBar(self.view, self)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.find_bar)
         QShortcut(QKeySequence.StandardKey.Find, self, self.find_bar.open_bar,
                   context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+
+
+__all__ = ["HloTextPanel", "HloTextView", "build_document", "text_source"]

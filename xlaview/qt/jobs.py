@@ -4,6 +4,7 @@ thread so that the GUI thread only shows them."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from PySide6.QtCore import QCoreApplication
@@ -12,45 +13,71 @@ from PySide6.QtGui import QTextDocument
 from xlaview.analysis.diff import ModuleDiff, diff_modules
 from xlaview.analysis.graph import ComputationGraph, build_graph
 from xlaview.analysis.inspect import kernel_argument_map
-from xlaview.analysis.layout import GraphLayout
+from xlaview.analysis.layout import GraphLayout, LayoutStep
+from xlaview.analysis.pass_layout import step_layout
 from xlaview.dump.index import DumpFile, DumpModule
 from xlaview.dump.loader import LoadedModule, ModuleCache, ModuleReports, read_text
 from xlaview.hlo import Module
-from xlaview.qt.canvas_parts import CanvasParts, compute_layout, prepare_canvas
-from xlaview.qt.hlo_text import build_document
+from xlaview.qt.canvas_parts import CanvasParts, prepare_canvas
+from xlaview.qt.text_window import TextSource, source_document, text_source
 from xlaview.qt.levels import LoadedCode, load_code
+from xlaview.qt.transition import Transition, prepare_transition
 
-GraphResult = tuple[ComputationGraph, GraphLayout, CanvasParts]
+
+@dataclass(frozen=True, slots=True)
+class GraphResult:
+    """A computation's graph laid out, what its canvas paints, and (for a pass
+    step from a layout shown) what the step did and how to animate it."""
+
+    graph: ComputationGraph
+    layout: GraphLayout
+    parts: CanvasParts
+    step: LayoutStep | None = None
+    transition: Transition | None = None
+    base: GraphLayout | None = None  # the layout this one was stepped from
 
 
-def graph_and_layout(module: Module, computation: str, previous: dict[str, float] | None,
+def graph_and_layout(module: Module, computation: str, previous: GraphLayout | None,
                      progress=None) -> GraphResult:
-    """A computation's graph, laid out, with what its canvas paints."""
+    """The graph of ``computation``, laid out from ``previous`` (the layout of
+    it shown now, at another pass: what the pass did not touch stays where it
+    is; None: a fresh layout)."""
     graph = build_graph(module, computation)
-    layout = compute_layout(graph, previous, progress)
-    return graph, layout, prepare_canvas(graph, layout)
+    step = step_layout(previous, graph, progress=progress)
+    parts = prepare_canvas(graph, step.layout)
+    transition = prepare_transition(graph, step, previous, parts)
+    return GraphResult(graph, step.layout, parts, step if previous is not None else None,
+                       transition, previous)
 
 
 @dataclass
 class PreparedPass:
-    """A pass dump made ready off the GUI thread: parsed, its text document
-    built and moved to the GUI thread, its lines mapped to instructions."""
+    """A pass dump made ready off the GUI thread: parsed, its lines indexed and
+    mapped to instructions, the instructions of its entry built (the graph
+    reads them), and for a small text its whole document, moved to the GUI
+    thread (a big one is shown by windows the view builds)."""
 
     file: DumpFile
     loaded: LoadedModule
-    document: QTextDocument
-    line_owners: dict[int, tuple[str, str | None]]
+    source: TextSource
+    document: QTextDocument | None
+    line_owners: Mapping[int, tuple[str, str | None]]
 
 
 def prepare_pass(cache: ModuleCache, dump_file: DumpFile) -> PreparedPass:
     loaded = cache.load(dump_file)
-    document = build_document(loaded.module.text)
-    document.moveToThread(QCoreApplication.instance().thread())
-    return PreparedPass(dump_file, loaded, document, loaded.module.line_owners())
+    module = loaded.module
+    source = text_source(module.text)
+    document = source_document(source)
+    if document is not None:
+        document.moveToThread(QCoreApplication.instance().thread())
+    if module.entry is not None:
+        module.entry.instructions  # built here, not on the GUI thread  # noqa: B018
+    return PreparedPass(dump_file, loaded, source, document, module.line_owners())
 
 
 def prefetch(cache: ModuleCache, files: list[DumpFile], computation: str | None,
-             previous: dict[str, float] | None) -> list[tuple[PreparedPass, GraphResult | None]]:
+             previous: GraphLayout | None) -> list[tuple[PreparedPass, GraphResult | None]]:
     """Prepare the neighbouring passes (and their graphs) before the user steps."""
     out = []
     for dump_file in files:

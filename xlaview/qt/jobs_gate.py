@@ -66,7 +66,8 @@ class Jobs(QObject):
             on_done=lambda result: self.deliver(scope, stamp, on_done, result),
             on_error=lambda err, _trace: self.deliver(scope, stamp,
                                                       on_error or self._on_failure, err),
-            on_progress=on_progress, process=process)
+            on_progress=on_progress, process=process,
+            wanted=lambda: stamp == self.stamp(scope))
 
     def after_paint(self, scope: str, key: str, work: Callable[[], None]) -> None:
         """Run ``work`` once the window has painted (the newest of each ``key``),

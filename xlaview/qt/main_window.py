@@ -73,8 +73,8 @@ class MainWindow(QMainWindow):
         self._build()
         self._wire()
         self.follower = FolderFollower(self.model, self)
-        self.menus = Menus(self)
         self._restore_state()
+        self.menus = Menus(self)
 
     # ================================================================ building
     def _build(self) -> None:
@@ -137,7 +137,11 @@ class MainWindow(QMainWindow):
         policy.setRetainSizeWhenHidden(True)
         self.progress.setSizePolicy(policy)
         self.progress.hide()
-        self.statusBar().addWidget(self.status, 1)
+        self.graph_note = steady_label(self)  # a pass step laid the graph out afresh: why
+        self.graph_note.setObjectName("graphNote")
+        self.graph_note.setStyleSheet("color:#9c36b5")
+        self.statusBar().addWidget(self.status, 3)
+        self.statusBar().addWidget(self.graph_note, 2)
         self.statusBar().addPermanentWidget(self.progress)
 
     def _tabs(self, name: str, pages) -> QTabWidget:
@@ -169,6 +173,7 @@ class MainWindow(QMainWindow):
         model.pass_changed.connect(self.timeline.show_pass)
         model.selection_changed.connect(self._on_selection_changed)
         model.status.connect(self.show_status)
+        model.graph_note.connect(self.graph_note.setText)
         model.progress.connect(self._on_progress)
         self.bottom_tabs.shown_wanted.connect(self.problems_dock.show)
         self.bottom_tabs.room_wanted.connect(self._make_room)
@@ -326,6 +331,18 @@ class MainWindow(QMainWindow):
             self.open_dump(urls[0].toLocalFile())
             event.acceptProposedAction()
 
+    @property
+    def animates(self) -> bool:
+        """Whether a pass step moves the graph's nodes to their new places (a
+        setting, on by default)."""
+        return self.graph_pane.main.animate
+
+    def set_animate(self, on: bool) -> None:
+        for view in (self.graph_pane.main, self.graph_pane.fused):
+            view.animate = on
+        if self.persist:
+            self.settings.setValue("graph/animate", on)
+
     def reset_layout(self) -> None:
         """Docks where they start, text and graph sharing the width."""
         self.restoreState(self._default_state)
@@ -339,7 +356,8 @@ class MainWindow(QMainWindow):
 
     def _restore_state(self) -> None:
         self.reset_layout()
-        if not self.persist:
+        if not self.persist:  # headless exports show final pictures only
+            self.set_animate(False)
             self.resize(QSize(1600, 1000))
             return
         geometry = self.settings.value("geometry")
@@ -350,6 +368,7 @@ class MainWindow(QMainWindow):
         state = self.settings.value("windowState")
         if state is not None:
             self.restoreState(state)
+        self.set_animate(self.settings.value("graph/animate", True, type=bool))
         split = self.settings.value("mainSplit")
         if split is not None:
             self.main_split.restoreState(split)

@@ -18,8 +18,9 @@ class TextShown:
     pass_key: str
     file: DumpFile
     module: Any  # xlaview.hlo.Module
-    document: Any  # QTextDocument
-    line_owners: dict[int, tuple[str, str | None]]
+    source: Any  # xlaview.qt.text_window.TextSource
+    document: Any  # QTextDocument of a small text; None: the view shows windows of it
+    line_owners: Any  # Mapping: line (1-based) -> (computation, instruction or None)
 
 
 @dataclass(frozen=True, slots=True)

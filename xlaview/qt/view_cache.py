@@ -1,11 +1,13 @@
 """What the view model keeps of the passes it showed or prepared: laid-out
-graphs, text documents built ahead for the neighbouring passes, and where
-each computation's nodes stood (so that a pass step keeps them in place)."""
+graphs, text documents built ahead for the neighbouring passes, and the layout
+each computation was last shown with (a pass step starts from it, so that what
+the pass did not touch stays in place)."""
 
 from __future__ import annotations
 
 from collections import OrderedDict
 
+from xlaview.analysis.layout import GraphLayout
 from xlaview.qt.jobs import GraphResult, PreparedPass
 
 LAYOUT_CACHE = 24
@@ -16,18 +18,28 @@ class ViewCache:
     def __init__(self) -> None:
         self._layouts: OrderedDict[tuple[str, str], GraphResult] = OrderedDict()
         self._prepared: OrderedDict[str, PreparedPass] = OrderedDict()  # by file path
-        self._last_x: dict[str, dict[str, float]] = {}  # computation -> node x
+        self._shown: dict[str, GraphLayout] = {}  # computation -> the layout last shown
 
     def clear(self) -> None:
         self._layouts.clear()
         for prepared in self._prepared.values():
-            prepared.document.deleteLater()
+            if prepared.document is not None:
+                prepared.document.deleteLater()
         self._prepared.clear()
-        self._last_x.clear()
+        self._shown.clear()
 
     # -- graphs, by (file path, computation) -------------------------------------
     def layout(self, key: tuple[str, str]) -> GraphResult | None:
-        return self._layouts.get(key)
+        """A layout of the computation at that file, if it was laid out from the
+        layout shown now (one stepped from another history would jump)."""
+        result = self._layouts.get(key)
+        if result is None:
+            return None
+        shown = self._shown.get(key[1])
+        if result.base is not None and shown is not None and result.base is not shown \
+                and result.layout is not shown:
+            return None
+        return result
 
     def store_layout(self, key: tuple[str, str], result: GraphResult) -> None:
         self._layouts[key] = result
@@ -35,12 +47,12 @@ class ViewCache:
         while len(self._layouts) > LAYOUT_CACHE:
             self._layouts.popitem(last=False)
 
-    def node_x(self, computation: str | None) -> dict[str, float] | None:
-        """Where the nodes of ``computation`` stood when it was last shown."""
-        return self._last_x.get(computation or "")
+    def shown_layout(self, computation: str | None) -> GraphLayout | None:
+        """The layout ``computation`` was last shown with (a step starts there)."""
+        return self._shown.get(computation or "")
 
     def shown(self, computation: str, result: GraphResult) -> None:
-        self._last_x[computation] = {k: p[0] for k, p in result[1].positions.items()}
+        self._shown[computation] = result.layout
 
     # -- prepared passes, by file path ---------------------------------------------
     def take_prepared(self, path: str) -> PreparedPass | None:
@@ -53,4 +65,5 @@ class ViewCache:
         self._prepared[str(prepared.file.path)] = prepared
         while len(self._prepared) > PREPARED_PASSES:
             _, old = self._prepared.popitem(last=False)
-            old.document.deleteLater()
+            if old.document is not None:
+                old.document.deleteLater()

@@ -19,12 +19,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
 from xlaview.analysis import navigation
 from xlaview.analysis.kinds import kind_of
 from xlaview.dump.index import DumpFile, DumpIndex, DumpModule, Problem, index_dump, index_file
-from xlaview.dump.loader import SETTLE_SECONDS, LoadedModule, ModuleCache, recently_written
+from xlaview.dump.loader import LoadedModule, ModuleCache
 from xlaview.dump.main_module import default_module
 from xlaview.dump.points import ModulePoint
 from xlaview.errors import XlaviewError
@@ -56,6 +56,7 @@ class ViewModel(QObject):
     problems_added = Signal(object)  # list[Problem]
     line_requested = Signal(int)  # scroll the text to this line (a problem's)
     status = Signal(str)
+    graph_note = Signal(str)  # a pass step laid the graph out afresh: why ("" when kept)
     progress = Signal(str, object)  # what, fraction or None
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -247,11 +248,14 @@ class ViewModel(QObject):
         loaded, module = prepared.loaded, prepared.loaded.module
         self.loaded = loaded
         self.text_pass = self.pass_key
-        self.pass_shown.emit(TextShown(self.pass_key, prepared.file, module, prepared.document,
-                                       prepared.line_owners))
-        self.submit("pass", "lex", lex_text, module.text, "hlo", on_done=self.spans_ready.emit,
-                    on_progress=lambda f: self.progress.emit("highlighting", f), process="view")
-        self._report_parse_problems(loaded, prepared.file)
+        self.pass_shown.emit(TextShown(self.pass_key, prepared.file, module, prepared.source,
+                                       prepared.document, prepared.line_owners))
+        if prepared.document is not None:  # a big text is coloured window by window
+            self.submit("pass", "lex", lex_text, module.text, "hlo",
+                        on_done=self.spans_ready.emit,
+                        on_progress=lambda f: self.progress.emit("highlighting", f),
+                        process="view")
+        self.analyses.report_parse_problems(loaded, prepared.file)
         if self._reveal is not None and self._reveal[0] == self.pass_key:
             self.line_requested.emit(self._reveal[1])
         self._reveal = None
@@ -267,22 +271,6 @@ class ViewModel(QObject):
         self.analyses.pass_shown(prepared.file)
         self.status.emit(f"{prepared.file.rel}: {len(module.computations)} computations, "
                          f"{module.instruction_count} instructions")
-
-    def _report_parse_problems(self, loaded: LoadedModule, dump_file: DumpFile) -> None:
-        """A file's syntax errors, once it has stopped changing: a file a
-        program is still writing is cut short, not broken."""
-        if not loaded.problems:
-            return
-        if recently_written(dump_file.path):
-            def again(_: object) -> None:
-                self.analyses.refresh_requested.emit()  # a rewritten file is read again ...
-                self._report_parse_problems(loaded, dump_file)  # ... an unchanged one reported
-
-            QTimer.singleShot(int(SETTLE_SECONDS * 1000) + 100, self,
-                              lambda s=self.jobs.stamp("pass"): self.jobs.deliver("pass", s, again, None))
-            return
-        self.problems_added.emit([Problem(dump_file.rel, p.message, p.line)
-                                  for p in loaded.problems])
 
     def current_file_key(self) -> str:
         if self.module is None or self.pass_key is None:
@@ -300,7 +288,7 @@ class ViewModel(QObject):
         def show(result: GraphResult) -> None:
             self.views.store_layout(key, result)
             self.graph_pass = for_pass
-            self.views.shown(computation, result)
+            self._layout_shown(computation, result)
             self.graph_shown.emit(GraphShown(for_pass, path, result, keep_view))
 
         cached = self.views.layout(key)
@@ -308,7 +296,7 @@ class ViewModel(QObject):
             show(cached)
             return
         self.submit("graph", "graph", jobs.graph_and_layout, self.loaded.module, computation,
-                    self.views.node_x(computation), on_done=show,
+                    self.views.shown_layout(computation), on_done=show,
                     on_progress=lambda f: self.progress.emit("laying out the graph", f))
 
     def enter_computation(self, computation: str) -> None:
@@ -382,6 +370,7 @@ class ViewModel(QObject):
 
         def show(result: GraphResult) -> None:
             self.views.store_layout(key, result)
+            self._layout_shown(body, result)
             self.fusion_shown.emit(GraphShown(pass_shown, (body,), result, False, caller.name,
                                               kind))
 
@@ -390,7 +379,15 @@ class ViewModel(QObject):
             show(cached)
             return
         self.submit("selection", "fusion-graph", jobs.graph_and_layout, self.loaded.module,
-                    body, None, on_done=show)
+                    body, self.views.shown_layout(body), on_done=show)
+
+    def _layout_shown(self, computation: str, result: GraphResult) -> None:
+        """The next step of ``computation`` starts from this layout; a step too
+        large to keep the picture says so."""
+        self.views.shown(computation, result)
+        step = result.step
+        self.graph_note.emit(f"{computation}: {step.reason}" if step is not None and step.reason
+                             else "")
 
     def reveal(self, module: DumpModule, key: str | None, line: int | None) -> None:
         """Show ``module`` at pass ``key`` with the text scrolled to ``line``
@@ -418,13 +415,13 @@ class ViewModel(QObject):
             return
         computation = self.graph_path[-1] if self.graph_path else None
         self.submit("pass", "prefetch", jobs.prefetch, self.cache, wanted, computation,
-                    self.views.node_x(computation), on_done=self._prefetched)
+                    self.views.shown_layout(computation), on_done=self._prefetched)
 
     def _prefetched(self, results: list[tuple[PreparedPass, GraphResult | None]]) -> None:
         for prepared, graph in results:
             self.views.store_prepared(prepared)
             if graph is not None:
-                self.views.store_layout((str(prepared.file.path), graph[0].computation), graph)
+                self.views.store_layout((str(prepared.file.path), graph.graph.computation), graph)
         self.prefetch_neighbours()  # the other neighbour, if not ready yet
 
     # ================================================================ state

@@ -30,6 +30,7 @@ class _Relay(QObject):
     done = Signal(int, object)
     failed = Signal(int, object, str)
     progress = Signal(int, float)
+    dropped = Signal(int)  # not run: nobody wanted it by its turn
 
 
 class Cancelled(Exception):
@@ -153,6 +154,7 @@ class Worker(QObject):
         self._relay.done.connect(self._on_done)
         self._relay.failed.connect(self._on_failed)
         self._relay.progress.connect(self._on_progress)
+        self._relay.dropped.connect(self._finish)
         self._next = 0
         self._slots: dict[str, int] = {}
         self._callbacks: dict[int, tuple[Callable, Callable | None, Callable | None]] = {}
@@ -175,18 +177,30 @@ class Worker(QObject):
         on_error: Callable[[BaseException, str], None] | None = None,
         on_progress: Callable[[float], None] | None = None,
         process: str | None = None,
+        wanted: Callable[[], bool] = lambda: True,
     ) -> int:
         """Run ``fn(*args)`` (``fn(*args, progress=...)`` if ``on_progress``) on
         the worker thread, or in the helper process of lane ``process``: "view"
         (what is on screen) or "background" (scans of a whole folder). A process
-        job's ``fn``, arguments and result must pickle."""
+        job's ``fn``, arguments and result must pickle. A job that is no longer
+        ``wanted`` by its turn (the user moved on) does not run, and one that
+        reports progress stops at its next report."""
         token = self._register(slot, (on_done, on_error, on_progress))
+        callbacks, relay = self._callbacks, self._relay
+
+        def still_wanted(token: int) -> bool:  # on the worker's or the helper's thread
+            if token not in callbacks:
+                return False  # superseded by a newer job of its slot
+            if wanted():
+                return True
+            _emit(relay.dropped, token)
+            return False
+
         if process is None:
             self._pool.start(_Job(token, fn, args, self._relay, on_progress is not None,
-                                  self._callbacks.__contains__))
+                                  still_wanted))
             return token
         helper = _helpers.get(process) or _helpers.setdefault(process, HelperProcess())
-        relay, callbacks = self._relay, self._callbacks
 
         def deliver(ok: bool, value: Any, trace: str) -> None:  # on the helper's thread
             if ok:
@@ -195,7 +209,7 @@ class Worker(QObject):
                 _emit(relay.failed, token, value, trace)
 
         # A superseded job never starts: only the newest of a slot is wanted.
-        helper.submit(fn, args, deliver, wanted=lambda: token in callbacks,
+        helper.submit(fn, args, deliver, wanted=lambda: still_wanted(token),
                       progress=(lambda f: _emit(relay.progress, token, f)) if on_progress
                       else None)
         return token

@@ -1,0 +1,80 @@
+"""A big text is shown through a window of lines that follows the scroll bar:
+selection, search, highlights, colours and line numbers work on the whole
+file, and no overlong line is laid out whole. (The window sizes are made
+small here so that a real, small dump is 'big'.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from xlaview.qt import text_window
+
+
+@pytest.fixture
+def small_windows(monkeypatch):
+    monkeypatch.setattr(text_window, "FULL_LINES", 200)
+    monkeypatch.setattr(text_window, "WINDOW_LINES", 400)
+
+
+def test_a_big_text_is_shown_by_windows(small_windows, window, qtbot, gpt_dump) -> None:
+    window.open_dump(gpt_dump)
+    window.wait_idle()
+    view, module = window.text, window.model.loaded.module
+    lines = module.text.count("\n") + 1
+    assert lines > 2000, "a text several windows long"
+    assert view.document().blockCount() <= 400
+    assert view.scroll.isVisible() and view.scroll.maximum() > lines - 100
+    assert view.spans is not None, "the window got its colours"
+    # Selecting an instruction near the end moves the window to it.
+    last = module.entry.instructions[-1]
+    window.select_instruction(last.name)
+    window.wait_idle()
+    assert view.first < last.span.line <= view.first + view.document().blockCount()
+    assert view.line_of_cursor(view.textCursor()) == last.span.line
+    block = view.document().findBlockByNumber(last.span.line - 1 - view.first)
+    assert last.name in block.text()
+    # The outer scroll bar anywhere: the window follows, numbers are the file's.
+    view.scroll.setValue(lines // 2)
+    top = view.first + view.verticalScrollBar().value()
+    assert abs(top - lines // 2) <= 1
+    line = view.first + 1
+    assert view.document().firstBlock().text() == module.text.split("\n")[line - 1][:4000]
+    # A click on a line of the window selects that line's instruction.
+    owner = next((view.first + i + 1, o) for i in range(50)
+                 if (o := module.line_owner(view.first + i + 1)) and o[1])
+    window.select_instruction(owner[1][1], owner[1][0])
+    window.wait_idle()
+    assert window.view_state()["selection"] == owner[1][1]
+
+
+def test_find_in_a_big_text(small_windows, window, qtbot, gpt_dump) -> None:
+    window.open_dump(gpt_dump)
+    window.wait_idle()
+    view, module = window.text, window.model.loaded.module
+    target = module.entry.root.name
+    bar = window.code_tabs.text_panel.find_bar
+    bar.open_bar()
+    bar.edit.setText(f"ROOT %{target} ")
+    assert view.textCursor().selectedText() == f"ROOT %{target} "
+    assert view.line_of_cursor(view.textCursor()) == module.entry.root.span.line
+    assert bar.count.text() == "1 matches"
+
+
+def test_an_overlong_line_is_cut(window, qtbot, tmp_path: Path) -> None:
+    """A hand-written edge case: a constant a million characters long."""
+    folder = tmp_path / "dump"
+    folder.mkdir()
+    literal = ", ".join("1" for _ in range(330_000))
+    (folder / "module_0000.long.cpu_after_optimizations.txt").write_text(
+        "HloModule long\n\nENTRY %main () -> f32[330000] {\n"
+        f"  ROOT %c = f32[330000]{{0}} constant({{{literal}}})\n}}\n")
+    window.open_dump(folder)
+    window.wait_idle()
+    line = window.text.document().findBlockByNumber(3).text()
+    assert len(line) < text_window.MAX_LINE_CHARS + 100
+    assert "more characters]" in line
+    window.select_instruction("c")
+    window.wait_idle()
+    assert window.view_state()["selection"] == "c"

@@ -1,0 +1,107 @@
+"""Scrubbing shows change, not jitter: a pass step keeps in place the nodes
+the pass did not touch (graph_positions, the contract), says when it laid the
+graph out afresh, and animates the step unless told not to."""
+
+from __future__ import annotations
+
+import statistics
+
+import pytest
+from PySide6.QtCore import Qt
+
+from xlaview.analysis.diff import diff_modules
+from xlaview.dump.index import index_dump
+from xlaview.dump.loader import ModuleCache
+
+
+def changed_in(old, new, computation: str) -> set[str]:
+    diff = diff_modules(old, new)
+    names = {a.name for a in diff.added if a.computation == computation}
+    names |= {r.name for r in diff.removed if r.computation == computation}
+    names |= {c.name for c in diff.changed if c.computation == computation}
+    names |= {c.old_name for c in diff.changed if c.computation == computation and c.old_name}
+    return names
+
+
+@pytest.fixture
+def stepping(window, gpt_dump):
+    window.set_animate(False)
+    window.open_dump(gpt_dump)
+    window.wait_idle()
+    return window
+
+
+def test_small_steps_keep_unchanged_nodes_still(stepping, gpt_dump) -> None:
+    window = stepping
+    module = index_dump(gpt_dump).module(window.view_state()["module"])
+    points = module.points()
+    cache = ModuleCache()
+    small, checked = 0, 0
+    window.select_pass(points[0].key)
+    window.wait_idle()
+    before = window.graph_positions()
+    for old_point, point in zip(points, points[1:]):
+        window.select_pass(point.key)
+        window.wait_idle()
+        after = window.graph_positions()
+        old, new = cache.load(old_point.file).module, cache.load(point.file).module
+        entry = new.entry.name
+        if old.entry is None or old.entry.name != entry:
+            before = after
+            continue
+        changed = changed_in(old, new, entry)
+        common = [n for n in before.keys() & after.keys() if n not in changed]
+        moves = [abs(after[n][0] - before[n][0]) + abs(after[n][1] - before[n][1])
+                 for n in common]
+        if changed and len(changed) <= 5 and common and not window.graph_note.text():
+            small += 1
+            still = sum(m <= 1 for m in moves) / len(moves)
+            assert still >= 0.95, f"{point.title}: only {still:.1%} of unchanged nodes stayed"
+            assert statistics.median(moves) == 0, point.title
+        checked += 1
+        before = after
+    assert checked > 20 and small >= 3, (checked, small)
+
+
+def test_a_fresh_layout_is_announced(stepping) -> None:
+    """The fusion pass changes nearly every node: laid out afresh, and said."""
+    window = stepping
+    points = window.model.points
+    fusion = next(i for i, p in enumerate(points) if p.after == "fusion")
+    window.select_pass(points[fusion - 1].key)
+    window.wait_idle()
+    window.select_pass(points[fusion].key)
+    window.wait_idle()
+    assert "afresh" in window.graph_note.text()
+    window.select_pass(points[fusion + 1].key)
+    window.wait_idle()
+    assert window.graph_note.text() == "", "the note goes once a step keeps the picture"
+
+
+def test_a_step_is_animated_and_a_click_ends_it(window, qtbot, gpt_dump) -> None:
+    window.set_animate(True)
+    window.open_dump(gpt_dump)
+    window.wait_idle()
+    view = window.graph_pane.main
+    points = window.model.points
+    # A step that moves a few nodes: the first one whose layout was kept.
+    for old, new in zip(points[10:], points[11:]):
+        window.select_pass(old.key)
+        window.wait_idle()
+        view.finish_transition()
+        window.select_pass(new.key)
+        window.wait_idle()
+        if view.canvas.in_transition:
+            break
+    else:
+        pytest.fail("no pass step was animated")
+    final = window.graph_positions()
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.RightButton)
+    assert not view.canvas.in_transition, "a click ends the transition"
+    assert window.graph_positions() == final, "positions are the final ones throughout"
+    window.set_animate(False)
+    window.select_pass(points[0].key)
+    window.wait_idle()
+    window.select_pass(points[1].key)
+    window.wait_idle()
+    assert not view.canvas.in_transition, "animations off: none"
