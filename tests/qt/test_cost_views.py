@@ -7,8 +7,10 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QImage
 
 from xlaview.analysis.devices import DEVICES
+from xlaview.qt import export, theme
 from xlaview.resources import sample_dump
 
 BIG = "[8192,8192]"
@@ -102,7 +104,8 @@ def test_a_row_and_a_dot_select_their_op(window, qtbot) -> None:
     assert "268 MFLOP" in text and "120 µs" in text, text
 
 
-def test_heat_colours_the_nodes_and_follows_pass_steps_and_the_fused_pane(window) -> None:
+def test_heat_colours_the_nodes_and_follows_pass_steps_and_the_fused_pane(window,
+                                                                         tmp_path: Path) -> None:
     show_cost_tab(window)
     panel, pane = window.cost_panel, window.graph_pane
     panel.heat.setCurrentIndex(panel.heat.findData("estimate"))
@@ -121,6 +124,10 @@ def test_heat_colours_the_nodes_and_follows_pass_steps_and_the_fused_pane(window
     assert str(window.view_state()["graph_pass"]) == keys[-2]
     assert pane.main.canvas.fills, "the colouring survives a pass step"
     assert panel.shown.pass_key == keys[-2], "the Cost tab follows the pass"
+    hottest = QColor(theme.HEAT_COLORS[-1]).rgb()
+    image = QImage(str(export.graph_png(pane.main, tmp_path / "graph.png", scale=1.0)))
+    assert any(image.pixel(x, y) == hottest for x in range(0, image.width(), 2)
+               for y in range(0, image.height(), 2)), "the export shows the colours"
     panel.heat.setCurrentIndex(panel.heat.findData("off"))
     window.wait_idle()
     assert not pane.main.canvas.fills and pane.main.legend() is None

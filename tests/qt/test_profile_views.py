@@ -78,6 +78,16 @@ def test_a_collected_profile_fills_the_measured_views(window, collected: Path) -
     op = expected.op(top)
     assert f"{op.count} in 3 runs" in text and "Measured".upper() in text.upper(), text
     assert expected.device is None and "no device" in text, text
+    # A loop body's ops run once per iteration: the scan's trip count, 4.
+    assert "Executed (loop bodies × trip count)" in panel.summary.text()
+    assert any(texts[5].endswith("×4") for texts, _, _ in panel.model.rows), "loop body ops"
+    # Another pass: the measured figures are of the HLO that ran, not of it.
+    keys = [p.key for p in window.timeline.points]
+    window.select_pass(keys[-2])
+    window.wait_idle()
+    assert not panel.measured_shown(), "no measured columns on a pass that did not run"
+    assert "shown on the pass that ran (after)" in window.graph_pane.main.legend()[0]
+    assert "measured on pass after" in window.profile_panel.summary.text()
     assert listing(collected) == before, "opening a dump and its trace writes nothing there"
 
 

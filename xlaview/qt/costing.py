@@ -18,30 +18,27 @@ after-optimizations dump), so they apply to that pass only.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 
-from xlaview.analysis.cost import ModuleCost, module_cost
-from xlaview.analysis.devices import Device, DeviceChoice, detect_device
+from xlaview.analysis.cost import ModuleCost
+from xlaview.analysis.devices import Device, DeviceChoice
 from xlaview.analysis.devices import device as device_named
-from xlaview.analysis.roofline import Roofline, roofline
+from xlaview.analysis.roofline import Roofline
 from xlaview.dump.index import DumpFile, DumpIndex, DumpModule, Problem
-from xlaview.dump.loader import ModuleCache
 from xlaview.hlo import Module
-from xlaview.profile import (
-    ModuleProfile,
-    Trace,
-    combine,
-    executed_file,
-    find_trace,
-    measure_dump_module,
-    read_trace,
-    static_costs,
+from xlaview.profile import ModuleProfile, Trace, executed_file, read_trace
+from xlaview.qt.cost_records import (
+    CostShown,
+    Measured,
+    ProfileShown,
+    measure,
+    price,
+    profile_of,
+    read_found_trace,
 )
-from xlaview.profile.measure import ModuleTime
 from xlaview.qt.figures import seconds
 
 if TYPE_CHECKING:
@@ -49,92 +46,6 @@ if TYPE_CHECKING:
 
 COSTS_KEPT = 3  # priced module files kept: each holds its parsed module alive
 HEAT_MODES = ("off", "estimate", "measured")
-
-
-@dataclass(frozen=True, slots=True)
-class CostShown:
-    """The shown pass's ops priced and placed on a device's roofline.
-    ``detected`` is what the dump says of its device; ``chosen`` whether the
-    user picked the device instead."""
-
-    pass_key: str
-    file: DumpFile
-    module: Module
-    cost: ModuleCost
-    roof: Roofline
-    detected: DeviceChoice
-    chosen: bool
-
-    @property
-    def device(self) -> Device:
-        return self.roof.device
-
-
-@dataclass(frozen=True, slots=True)
-class Measured:
-    """A trace joined to a module of the dump: what it measured of the HLO
-    that ran (``file``), with that HLO's cost."""
-
-    dump_module: DumpModule
-    file: DumpFile
-    module: Module
-    cost: ModuleCost
-    detected: DeviceChoice
-    time: ModuleTime
-
-
-@dataclass(frozen=True, slots=True)
-class ProfileShown:
-    """A trace and what it measured of the shown module (``profile`` None: it
-    timed nothing of it). ``applies`` says the shown pass is the HLO that ran,
-    ``ran_pass`` which pass that is; ``notes`` what the join noticed."""
-
-    trace: Trace
-    profile: ModuleProfile | None
-    ran_pass: str | None
-    applies: bool
-    notes: tuple[str, ...]
-    kinds: dict[str, str]  # timed op -> its kind as the cost tables name it
-
-
-def price(module: Module, path: Path, device: Device | None,
-          cost: ModuleCost | None = None) -> tuple[ModuleCost, DeviceChoice, Roofline]:
-    """A module's cost (unless given), the device its dump names, and the
-    roofline on ``device`` (None: that one). Run off the GUI thread."""
-    cost = cost if cost is not None else module_cost(module)
-    detected = detect_device(module, path, cost.platform)
-    return cost, detected, roofline(cost, device or detected.device)
-
-
-def read_found_trace(root: Path) -> Trace | None:
-    """The trace `xlaview.collect(profile=N)` left in a dump folder, read (None: none)."""
-    found = find_trace(root)
-    return read_trace(found) if found is not None else None
-
-
-def measure(cache: ModuleCache, trace: Trace, index: DumpIndex, dump_module: DumpModule,
-            dump_file: DumpFile, cost: ModuleCost | None) -> Measured:
-    """What ``trace`` measured of ``dump_module`` (whose executed HLO is
-    ``dump_file``), with that HLO's cost. Run off the GUI thread."""
-    module = cache.load(dump_file).module
-    cost = cost if cost is not None else module_cost(module)
-    time = measure_dump_module(trace, index, dump_module, module,
-                               load=lambda f: cache.load(f).module)
-    return Measured(dump_module, dump_file, module, cost,
-                    detect_device(module, dump_file.path, cost.platform), time)
-
-
-def profile_of(measured: Measured, device: Device | None) -> tuple[ModuleProfile, dict[str, str]]:
-    """The measured time beside the static cost on ``device`` (None: no
-    roofline), as `xlaview.profile.profile_dump_module` joins them; and the
-    kind of each timed op."""
-    costs = static_costs(measured.module, device, measured.cost)
-    profile = combine(measured.time, costs, device.name if device is not None else None)
-    kinds = {}
-    for op in profile.ops:
-        priced = measured.cost.op(op.name)
-        kinds[op.name] = priced.kind if priced is not None else ""
-    return profile, kinds
 
 
 class Costing(QObject):
@@ -156,7 +67,8 @@ class Costing(QObject):
         self._kinds: dict[str, str] = {}
         self._wants: set[str] = set()
         self._costs: OrderedDict[DumpFile, tuple[Module, ModuleCost]] = OrderedDict()
-        self._asked: tuple[DumpFile, str | None] | None = None  # pricing in flight
+        # Pricing asked for (the file, the device, the pass's generation) and not back yet.
+        self._asked: tuple[DumpFile, str | None, tuple[int, ...]] | None = None
         self._root: Path | None = None
         model.index_changed.connect(self._on_index_changed)
         model.module_changed.connect(self._on_module_changed)
@@ -237,20 +149,21 @@ class Costing(QObject):
         if shown is not None and shown.file == dump_file and shown.chosen == (chosen is not None) \
                 and (chosen is None or shown.device == chosen):
             return
-        if self._asked == (dump_file, device):
+        if self._asked == (dump_file, device, self.model.jobs.stamp("pass")):
             return
         module = self.model.loaded.module
         cached = self._costs.get(dump_file)
         if cached is not None and cached[0] is module:
             self._submit_price(dump_file, module, cached[1])
             return
-        self._asked = (dump_file, device)
+        self._asked = (dump_file, device, self.model.jobs.stamp("pass"))
         self.model.jobs.after_paint(
             "pass", "cost", lambda: self._submit_price(dump_file, module, None))
 
     def _submit_price(self, dump_file: DumpFile, module: Module, cost: ModuleCost | None) -> None:
         pass_key = self.model.pass_key
-        self._asked = (dump_file, self.chosen.name if self.chosen else None)
+        self._asked = (dump_file, self.chosen.name if self.chosen else None,
+                       self.model.jobs.stamp("pass"))
         self.model.submit(
             "pass", "cost", price, module, dump_file.path, self.chosen, cost,
             on_done=lambda result: self._priced(pass_key, dump_file, module, *result),
@@ -313,8 +226,9 @@ class Costing(QObject):
         self.trace = trace
         if trace is None:
             return
-        self.model.status.emit(f"trace {trace.path}: {trace.events:,} events, "
-                               f"{len(trace.module_names)} modules timed")
+        timed = len(trace.module_names)
+        self.model.status.emit(f"trace {trace.path}: {trace.events:,} events, {timed} "
+                               f"module{'s' * (timed != 1)} timed")
         self._measure()
 
     def _measure(self) -> None:

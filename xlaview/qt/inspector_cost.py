@@ -34,7 +34,9 @@ def cost_html(d: dict[str, Any]) -> str:
     work = f"<span class='big'>{figures.count(c['flops'], 'FLOP')}</span>"
     if c["transcendentals"]:
         work += f" + {figures.count(c['transcendentals'])} transcendentals"
-    reads = " + ".join(figures.size(b) for b in c["bytes_read"]) or "0"
+    read = c["bytes_read"]
+    reads = (" + ".join(figures.size(b) for b in read) or "0") if len(read) <= 4 else (
+        f"{figures.size(sum(read))} from {len(read)} operands")
     moved = (f"<span class='big'>{figures.size(c['bytes_accessed'])}</span> "
              f"<span class='muted'>(reads {reads}; writes {figures.size(c['bytes_written'])})"
              "</span>")

@@ -12,7 +12,7 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QVBoxLa
 from xlaview.analysis.devices import DEVICES, Device
 from xlaview.profile import ModuleProfile
 from xlaview.qt import figures
-from xlaview.qt.costing import CostShown, ProfileShown
+from xlaview.qt.cost_records import CostShown, ProfileShown
 from xlaview.qt.panels.roofline import BOUND_COLORS, RooflinePlot
 from xlaview.qt.panels.tables import RowsModel, table_view
 from xlaview.qt.safe_text import esc, steady_label, tooltip
@@ -25,10 +25,10 @@ COLUMNS = (
     ("bytes", "Bytes read and written in main memory by one execution", 72),
     ("FLOP/B", "Arithmetic intensity: FLOPs per byte of main memory", 56),
     ("time", ("Roofline time of one execution: max(FLOPs / peak, bytes / bandwidth); "
-             "× N: it runs N times per step (a loop body). Sorted by time × N"), 82),
+             "× N: it runs N times per step (a loop body). Sorted by time × N"), 96),
     ("bound", "What bounds the roofline time: compute or memory", 64),
     ("share", "Share of the module's estimated time (loop bodies × trip count)", 54),
-    ("count", "Measured: how many times the trace timed it", 46),
+    ("count", "Measured: how many times the trace timed it", 56),
     ("measured", "Measured: its events' total time", 68),
     ("mean", "Measured: mean time per event", 64),
     ("of time", "Measured: share of the module's measured time", 56),

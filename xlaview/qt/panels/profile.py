@@ -5,12 +5,19 @@ instruction of the module listed last, not dropped."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QHBoxLayout, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import QModelIndex, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QPushButton,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from xlaview.qt import figures
-from xlaview.qt.costing import ProfileShown
+from xlaview.qt.cost_records import ProfileShown
 from xlaview.qt.panels.tables import RowsModel, table_view
 from xlaview.qt.safe_text import esc, steady_label, tooltip
 
@@ -19,7 +26,7 @@ COLUMNS = (
     ("op", "The instruction the trace timed", 240),
     ("kind", "Fusion kind, kCustom fusion name, custom-call target, or opcode", 130),
     ("self time", "Its events' time less the op events nested in them (a loop's body ops)", 84),
-    ("of time", "Self time as a share of the module's measured time", 64),
+    ("of time", "Self time as a share of the module's measured time", 110),
     ("count", "How many events the trace holds of it (runs × loop iterations)", 56),
     ("mean", "Mean time per event", 76),
     ("total", "Its events' total time, nested ops included", 80),
@@ -27,6 +34,7 @@ COLUMNS = (
     ("roofline", "Roofline time / mean measured time (100%: as fast as the peaks allow)", 66),
 )
 NUMERIC = (2, 3, 4, 5, 6, 7, 8)
+SHARE_COLUMN = 3
 NOT_IN_MODULE = "not in this module"
 NO_TRACE = ("No profile. File › Open Profile… reads a jax.profiler trace (the folder given to "
             "jax.profiler.start_trace, or its .xplane.pb / .trace.json.gz); "
@@ -50,6 +58,18 @@ class TimeRowsModel(RowsModel):
         if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal:
             return tooltip(COLUMNS[section][1])
         return super().headerData(section, orientation, role)
+
+
+class ShareBar(QStyledItemDelegate):
+    """The share of time as a bar behind its figure: where the time went, at a glance."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        share = index.model().rows[index.row()][1][SHARE_COLUMN]
+        if share and share > 0:
+            rect = QRectF(option.rect).adjusted(2, 3, -2, -3)
+            rect.setWidth(rect.width() * min(1.0, share))
+            painter.fillRect(rect, QColor("#ffd8a8"))
+        super().paint(painter, option, index)
 
 
 def time_rows(shown: ProfileShown) -> list[tuple]:
@@ -115,6 +135,9 @@ class ProfilePanel(QWidget):
                                 lambda name: name and self.instruction_requested.emit(name))
         for column, (_, _, width) in enumerate(COLUMNS):
             self.table.setColumnWidth(column, width)
+        self.table.horizontalHeader().setStretchLastSection(False)
+        self.bar = ShareBar(self.table)
+        self.table.setItemDelegateForColumn(SHARE_COLUMN, self.bar)
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
         top.addWidget(self.open_button, 0, Qt.AlignmentFlag.AlignTop)

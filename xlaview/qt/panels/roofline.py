@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QToolTip, QWidget
 
 from xlaview.profile import ModuleProfile
 from xlaview.qt import figures, theme
-from xlaview.qt.costing import CostShown
+from xlaview.qt.cost_records import CostShown
 from xlaview.qt.safe_text import tooltip
 
 BOUND_COLORS = {"memory": "#1c7ed6", "compute": "#e8590c", "unknown": "#868e96"}
@@ -49,7 +49,7 @@ class RooflinePlot(QWidget):
         # Small enough not to make the dock taller when its tab shows.
         self.setMinimumSize(300, 100)
         self.dots: list[Dot] = []
-        self.roofs: list[tuple[str, float]] = []  # (precision, FLOP/s) ceilings
+        self.roofs: list[tuple[str, float]] = []  # (precision and units, FLOP/s) ceilings
         self.bandwidth = 0.0
         self.device_title = ""
         self.left_out = 0
@@ -70,6 +70,7 @@ class RooflinePlot(QWidget):
         top = max(executed, default=0.0) or 1.0
         measured = {op.name: op for op in profile.ops} if profile is not None else {}
         precisions: dict[str, float] = {}
+        units: dict[str, set[str]] = {}  # precision -> the units its ops run on
         dots, achieved = [], []
         for op, placed, spent in zip(cost.ops, roof.ops, executed, strict=True):
             work = op.flops + op.transcendentals
@@ -77,6 +78,7 @@ class RooflinePlot(QWidget):
                 self.left_out += 1
                 continue
             precisions[placed.precision] = placed.peak_flops
+            units.setdefault(placed.precision, set()).add("matrix" if op.matrix else "vector")
             y = work / placed.time_s
             tip = (f"{op.name}\n{op.kind}  ·  {placed.bound}-bound ({placed.precision})\n"
                    f"{figures.count(work, 'FLOP')}, {figures.size(op.memory_bytes)} "
@@ -97,7 +99,9 @@ class RooflinePlot(QWidget):
                     f"{figures.percent(timed.roofline_fraction)} of the roofline"))
         # Largest first: small dots stay visible on top of big ones.
         self.dots = sorted(dots, key=lambda d: -d.radius) + achieved
-        self.roofs = sorted(precisions.items(), key=lambda kv: kv[1])
+        self.roofs = sorted(((p + (f", {next(iter(units[p]))} units" if len(units[p]) == 1
+                                    else ""), peak) for p, peak in precisions.items()),
+                            key=lambda kv: kv[1])
         self._range = self._ranges()
         self.update()
 
@@ -111,7 +115,7 @@ class RooflinePlot(QWidget):
         peak = max((p for _, p in self.roofs), default=1e12)
         ridge = peak / self.bandwidth if self.bandwidth else 100.0
         x0 = 10 ** math.floor(math.log10(min(min(xs), ridge / 100)))
-        x1 = 10 ** math.ceil(math.log10(max(max(xs), ridge * 10)))
+        x1 = 10 ** math.ceil(math.log10(max(max(xs) * 2, ridge * 3)))
         y0 = 10 ** math.floor(math.log10(max(min(min(ys), self.bandwidth * x0), peak / 1e7)))
         y1 = peak * 4  # room above the highest ceiling for its label
         return x0, x1, y0, y1
@@ -221,7 +225,7 @@ class RooflinePlot(QWidget):
             painter.setPen(pen)
             start = self._to_screen(peak / self.bandwidth, peak)
             painter.drawLine(start, self._to_screen(x1, peak))
-            label = f"{precision} peak {figures.rate(peak, 'FLOP/s')}"
+            label = f"{figures.rate(peak, 'FLOP/s')} ({precision})"
             width = painter.fontMetrics().horizontalAdvance(label)
             painter.drawText(QPointF(r.right() - width - 6, start.y() - 4), label)
         painter.restore()
