@@ -19,9 +19,9 @@ from xlaview.qt.safe_text import esc, steady_label, tooltip
 
 # (header, tooltip, width in pixels)
 COLUMNS = (
-    ("op", "The instruction (top level: fused ones fold into their fusion)", 180),
-    ("kind", "Fusion kind, kCustom fusion name, custom-call target, or opcode", 124),
-    ("FLOPs", "Floating-point operations of one execution (XLA's HloCostAnalysis)", 62),
+    ("op", "The instruction (top level: fused ones fold into their fusion)", 170),
+    ("kind", "Fusion kind, kCustom fusion name, custom-call target, or opcode", 116),
+    ("FLOPs", "Floating-point operations of one execution, XLA's HloCostAnalysis (G: 10⁹)", 58),
     ("bytes", "Bytes read and written in main memory by one execution", 72),
     ("FLOP/B", "Arithmetic intensity: FLOPs per byte of main memory", 56),
     ("time", ("Roofline time of one execution: max(FLOPs / peak, bytes / bandwidth); "
@@ -32,14 +32,15 @@ COLUMNS = (
     ("measured", "Measured: its events' total time", 68),
     ("mean", "Measured: mean time per event", 64),
     ("of time", "Measured: share of the module's measured time", 56),
-    ("FLOP/s", "Measured: FLOPs / mean time", 88),
-    ("bytes/s", "Measured: bytes accessed / mean time", 76),
+    ("FLOP/s", "Measured: FLOPs / mean time (G: 10⁹ FLOP/s)", 66),
+    ("bytes/s", "Measured: bytes accessed / mean time (G: 10⁹ bytes/s)", 66),
     ("roofline", "Measured: roofline time / mean time (100%: as fast as the peaks allow)", 62),
 )
 MEASURED = range(8, 15)
 TIME_COLUMN = 5
 NUMERIC = (2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14)
-PLOT_MIN_WIDTH = 400  # when the measured columns come, the plot keeps this much
+NAME_WIDTHS = (120, 170, 260)  # the op column: least, most beside measured columns, most
+PLOT_MIN_WIDTH = 380  # when the measured columns come, the plot keeps this much
 HEAT_CHOICES = (("off", "kind"), ("estimate", "estimated time"), ("measured", "measured time"))
 
 
@@ -94,8 +95,8 @@ def _row(op, placed, measured, name: str = "", kind: str = "") -> tuple:
     if measured is not None:
         timed = (str(measured.count), figures.seconds(measured.measured_s),
                  figures.seconds(measured.mean_s), figures.percent(measured.share),
-                 figures.rate(measured.achieved_flops_per_s, "FLOP/s"),
-                 figures.rate(measured.achieved_bytes_per_s, "B/s"),
+                 figures.count(measured.achieved_flops_per_s),
+                 figures.count(measured.achieved_bytes_per_s),
                  figures.percent(measured.roofline_fraction))
         timed_keys = (measured.count, measured.measured_s, measured.mean_s, measured.share,
                       measured.achieved_flops_per_s, measured.achieved_bytes_per_s,
@@ -190,7 +191,7 @@ class CostPanel(QWidget):
         self.shown: CostShown | None = None
         self.profile: ProfileShown | None = None
         self._sorted = False
-        self._split_fit: bool | None = None  # the measured columns the split was fitted to
+        self._split_fit: int | None = None  # the table width the split was fitted to
         for column, (_, _, width) in enumerate(COLUMNS):
             self.table.setColumnWidth(column, width)
             self.table.setColumnHidden(column, column in MEASURED)
@@ -213,8 +214,10 @@ class CostPanel(QWidget):
             self.device.setCurrentIndex(self.device.findData(device.name))
         shown = self.shown
         if chosen:
-            said = f"; the dump: {shown.detected.reason}" if shown is not None else ""
-            self.device_reason.setText(f"chosen{said}")
+            detected = shown.detected if shown is not None else None
+            said = "" if detected is None else f" ({detected.reason})" if not detected.detected \
+                else f" (the dump: {detected.reason})"
+            self.device_reason.setText(f"chosen by you{said}")
         elif shown is not None:
             detected = shown.detected
             self.device_reason.setText(detected.reason if detected.detected else
@@ -249,31 +252,46 @@ class CostPanel(QWidget):
             header.setSortIndicator(TIME_COLUMN, Qt.SortOrder.DescendingOrder)
         self.model.set_rows(cost_rows(shown, profile))
         self.model.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
+        self._fit_names(profile is not None)
+        self._fit_split()
         self.plot.set_data(shown, profile)
+
+    def _fit_names(self, narrow: bool) -> None:
+        """The op column as wide as the longest name of the first rows, within
+        bounds (narrower when the measured columns need the room)."""
+        metrics = self.table.fontMetrics()
+        longest = max((metrics.horizontalAdvance(row[0][0]) for row in self.model.rows[:500]),
+                      default=0)
+        widest = NAME_WIDTHS[1] if narrow else NAME_WIDTHS[2]
+        self.table.setColumnWidth(0, max(NAME_WIDTHS[0], min(widest, longest + 16)))
 
     def _show_measured(self, on: bool) -> None:
         if on == self.measured_shown():
             return
         for column in MEASURED:
             self.table.setColumnHidden(column, not on)
-        if self.isVisible():
-            self._fit_split()
+        self._fit_names(on)
+        self._fit_split()
+
+    def _needed(self) -> int:
+        return sum(self.table.columnWidth(c) for c in range(len(COLUMNS))
+                   if not self.table.isColumnHidden(c)) + 24
 
     def _fit_split(self) -> None:
         """The table as wide as its columns (the plot at least its minimum),
-        the plot the rest: done when the columns shown change."""
-        self._split_fit = self.measured_shown()
+        the plot the rest: done when the columns' width changes (a user's
+        drag of the splitter stays until then)."""
+        if not self.isVisible() or self._split_fit == self._needed():
+            return
+        self._split_fit = needed = self._needed()
         total = self.split.width()
-        needed = sum(self.table.columnWidth(c) for c in range(len(COLUMNS))
-                     if not self.table.isColumnHidden(c)) + 24
         table = max(min(needed, total - PLOT_MIN_WIDTH), total // 3)
         self.split.setSizes([table, max(0, total - table)])
 
     # -- on screen or not ---------------------------------------------------------
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        if self._split_fit != self.measured_shown():
-            self._fit_split()
+        self._fit_split()
         self.shown_changed.emit(True)
 
     def hideEvent(self, event: QHideEvent) -> None:

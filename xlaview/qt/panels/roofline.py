@@ -99,9 +99,8 @@ class RooflinePlot(QWidget):
                     f"{figures.percent(timed.roofline_fraction)} of the roofline"))
         # Largest first: small dots stay visible on top of big ones.
         self.dots = sorted(dots, key=lambda d: -d.radius) + achieved
-        self.roofs = sorted(((p + (f", {next(iter(units[p]))} units" if len(units[p]) == 1
-                                    else ""), peak) for p, peak in precisions.items()),
-                            key=lambda kv: kv[1])
+        self.roofs = sorted(((p + (f" {next(iter(units[p]))}" if len(units[p]) == 1 else ""),
+                             peak) for p, peak in precisions.items()), key=lambda kv: kv[1])
         self._range = self._ranges()
         self.update()
 
@@ -225,7 +224,7 @@ class RooflinePlot(QWidget):
             painter.setPen(pen)
             start = self._to_screen(peak / self.bandwidth, peak)
             painter.drawLine(start, self._to_screen(x1, peak))
-            label = f"{figures.rate(peak, 'FLOP/s')} ({precision})"
+            label = f"{figures.rate(peak, 'FLOP/s')} {precision}"
             width = painter.fontMetrics().horizontalAdvance(label)
             painter.drawText(QPointF(r.right() - width - 6, start.y() - 4), label)
         painter.restore()
