@@ -18,7 +18,7 @@ included. Times and the roofline are in `xlaview.analysis.devices`.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -193,17 +193,19 @@ class ModuleCost:
 
 
 def module_cost(module: Module, *, xla_compatible: bool = False,
-                platform: str | None = None) -> ModuleCost:
+                platform: str | None = None,
+                progress: Callable[[float], None] | None = None) -> ModuleCost:
     """Price every instruction of ``module`` (linear in its size).
 
     ``xla_compatible=True`` reproduces XLA:CPU's ``HloCostAnalysis`` exactly
     (custom calls unknown, ``-1``; asynchronous ``-done`` ops priced like any
     op); the default adds what that model cannot see (see the module docstring).
     ``platform`` (``tpu``, ``gpu``, ``cpu``) names the memory spaces; by default
-    it is read from the module.
+    it is read from the module. ``progress`` hears the share done now and
+    then (raising there stops the work).
     """
     with no_gc():
-        return _module_cost(module, xla_compatible, platform)
+        return _module_cost(module, xla_compatible, platform, progress)
 
 
 @contextmanager
@@ -220,8 +222,10 @@ def no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _module_cost(module: Module, xla_compatible: bool, platform: str | None) -> ModuleCost:
+def _module_cost(module: Module, xla_compatible: bool, platform: str | None,
+                 progress: Callable[[float], None] | None) -> ModuleCost:
     model = CostModel(module, xla_compatible=xla_compatible)
+    model.progress = progress
     platform = platform or memory_platform(module)
     # Only a module whose layouts name memory spaces needs them looked up per operand.
     spaces = ")S(" in module.text or ":S(" in module.text

@@ -28,7 +28,6 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from functools import partial
 
 from xlaview.analysis.cost_rules import RULES, ZERO, Props, Totals
 from xlaview.analysis.custom_calls import library_call_cost
@@ -95,14 +94,10 @@ class CostModel:
         # computation -> the computation whose instruction first called it
         self.callers: dict[str, str] = {}
         self._visiting: list[str] = []
-        self._handlers: dict[str, Callable[[Instruction, Computation], Props]] = {
-            op: partial(rule, self) for op, rule in RULES.items()
-        }
-        self._handlers.update({
-            "custom-call": self._custom_call, "while": self._while,
-            "conditional": self._conditional, "call": self._call,
-            "async-start": self._async_start,
-        })
+        # Called with the share of computations priced so far, now and then (a
+        # caller that raises there stops a long pricing).
+        self.progress: Callable[[float], None] | None = None
+        self._entered = 0
 
     def parameter_users(self, comp: Computation) -> FusedBody:
         """`fusion_bytes.parameter_users` of ``comp``, built once."""
@@ -177,7 +172,7 @@ class CostModel:
         comp = self.module.computation(name)
         flops = transcendentals = 0.0
         elements = self.elements
-        handlers = self._handlers
+        handlers = _HANDLERS
         for instr in comp.instructions:
             op = instr.opcode
             if op in ELEMENTWISE:
@@ -196,6 +191,9 @@ class CostModel:
         return totals
 
     def _enter(self, name: str) -> None:
+        self._entered += 1
+        if self.progress is not None and self._entered % 256 == 0:
+            self.progress(min(1.0, self._entered / max(1, len(self.module.computations))))
         if self._visiting:
             self.callers.setdefault(name, self._visiting[-1])
         self._visiting.append(name)
@@ -226,12 +224,12 @@ class CostModel:
                 return Props(0.0, 0.0, 0.0, (0.0,) * len(instr.operand_names), 0.0)
             if op in START_RESULT:
                 return self._start(instr, comp, START_RESULT[op])
-        handler = self._handlers.get(op)
+        handler = _HANDLERS.get(op)
         if handler is None and op.endswith(ASYNC_SUFFIXES) and op not in NATIVE_ASYNC:
             return self._async_sugar(instr, comp)
         if handler is None:
             return self.default(instr, comp)
-        return handler(instr, comp)
+        return handler(self, instr, comp)
 
     # -- helpers --------------------------------------------------------------
     def operands(self, instr: Instruction, comp: Computation) -> list[Instruction | None]:
@@ -365,3 +363,15 @@ def _cpu_shape_size(shape: Shape) -> int:
     if any(shape.dynamic):
         size += 4 * shape.rank  # each dynamic dimension's size, as an s32
     return size
+
+
+# The rule of each opcode, called with the model: one table for every model
+# (bound per model, the rules would tie each model in a reference cycle).
+_HANDLERS: dict[str, Callable[[CostModel, Instruction, Computation], Props]] = {
+    **RULES,
+    "custom-call": CostModel._custom_call,
+    "while": CostModel._while,
+    "conditional": CostModel._conditional,
+    "call": CostModel._call,
+    "async-start": CostModel._async_start,
+}

@@ -180,6 +180,7 @@ def analyze_traffic(
     module: Module,
     reports: ModuleReports | Callable[[], ModuleReports | None] | None = None,
     cost: ModuleCost | None = None,
+    progress: Callable[[float], None] | None = None,
 ) -> Traffic:
     """Bytes per top-level op and the materialized intermediates of a module.
 
@@ -187,9 +188,10 @@ def analyze_traffic(
     buffer in place; it may be a function that reads them, called only if the
     module has an in-place candidate (reading a big dump's reports costs more
     than this analysis). ``cost`` is `module_cost` of the module when the
-    caller has it already.
+    caller has it already. ``progress`` hears the share done now and then
+    (raising there stops the work: a pass the user stepped away from).
     """
-    cost = cost or module_cost(module)
+    cost = cost or module_cost(module, progress=progress)
     steps = step_computations(module)
     candidates = {
         comp.name: {i.name: k for i in comp.instructions

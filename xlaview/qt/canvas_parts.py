@@ -14,21 +14,43 @@ from xlaview.analysis.kinds import Kind
 from xlaview.analysis.layout import GraphLayout
 
 
+# The scene is cut in horizontal bands: a paint draws the bands it exposes. A
+# 48-layer train step's entry is 256,000 px tall with 93,000 edges: drawn whole,
+# one frame at a readable zoom takes 150-200 ms; a band or two, a few ms.
+BAND = 2000.0
+
+
 @dataclass(frozen=True, slots=True)
-class CanvasParts:
-    """What a canvas paints, made from the layout on a worker thread (painter
-    paths and plain values), so the GUI thread only paints: the edges as
-    painter paths, the boxes of each kind of node as one painter path (a few
-    Qt calls paint thousands of nodes), and the node boxes in rows by y, for
-    culling and hit tests."""
+class Band:
+    """What one band of the scene paints: its edges (and stubs and arrow heads)
+    as painter paths, the boxes of each kind of node as one painter path (a
+    few Qt calls paint thousands of nodes), the roots' outlines."""
 
     edges: QPainterPath
     stubs: QPainterPath
     arrows: QPainterPath
     boxes: list[tuple[Kind, bool, QPainterPath]]  # kind, is a copy, its boxes
-    roots: QPainterPath  # the outline around each computation's root
+    roots: QPainterPath
+
+
+@dataclass(frozen=True, slots=True)
+class CanvasParts:
+    """What a canvas paints, made from the layout on a worker thread (painter
+    paths and plain values), so the GUI thread only paints: the scene's bands,
+    the node boxes in rows by y (for culling and hit tests), and the edges
+    passing through each band (for finding the edge under the mouse)."""
+
+    bands: list[Band]
     placed: dict[str, Placed]  # by node key
     rows: list[tuple[float, list[Placed]]]
+    band_routes: list[list[int]]  # band -> indices of the edge routes through it
+    node_routes: dict[str, list[int]]  # node key -> indices of the routes into or out of it
+
+    def band_range(self, top: float, bottom: float) -> range:
+        """The bands overlapping ``top``..``bottom``, and one either side (a box
+        or a curve may reach over a band's edge)."""
+        lo = max(0, int(top // BAND) - 1)
+        return range(lo, min(len(self.bands), int(bottom // BAND) + 2))
 
 
 def add_polyline(path: QPainterPath, points) -> None:
@@ -54,37 +76,72 @@ def add_arrow(path: QPainterPath, tip) -> None:
     path.closeSubpath()
 
 
-def prepare_canvas(graph: ComputationGraph, layout: GraphLayout,
-                   leave_out: frozenset[str] = frozenset()) -> CanvasParts:
-    """The painter paths of ``layout`` (``leave_out``: node keys whose boxes
-    are left out of the kinds' paths, for a transition that draws them apart)."""
-    edges, stubs, arrows = QPainterPath(), QPainterPath(), QPainterPath()
-    for route in layout.edges:
-        add_polyline(stubs if route.stub else edges, route.points)
+def _band(y: float) -> int:
+    return max(0, int(y // BAND))
+
+
+class _BandPaths:
+    def __init__(self) -> None:
+        self.edges, self.stubs, self.arrows = QPainterPath(), QPainterPath(), QPainterPath()
+        self.boxes: dict[tuple[Kind, bool], QPainterPath] = {}
+        self.roots = QPainterPath()
+
+    def done(self) -> Band:
+        return Band(self.edges, self.stubs, self.arrows,
+                    [(k, c, p) for (k, c), p in self.boxes.items()], self.roots)
+
+
+def _add_route_segments(bands: list[_BandPaths], which: str, points, index: int,
+                        routes: list[set[int]]) -> None:
+    """A polyline's segments, each in the bands it crosses (a segment joins two
+    adjacent layers, so it is in one band or two); curved as `add_polyline`
+    curves them."""
+    curved = len(points) > 2
+    for (x0, y0), (x1, y1) in zip(points, points[1:]):
+        for b in range(min(len(bands) - 1, _band(min(y0, y1))),
+                       min(len(bands) - 1, _band(max(y0, y1))) + 1):
+            path = getattr(bands[b], which)
+            path.moveTo(x0, y0)
+            if curved:
+                mid = (y0 + y1) / 2
+                path.cubicTo(x0, mid, x1, mid, x1, y1)
+            else:
+                path.lineTo(x1, y1)
+            routes[b].add(index)
+
+
+def prepare_canvas(graph: ComputationGraph, layout: GraphLayout) -> CanvasParts:
+    """The painter paths of ``layout``, band by band (on a worker thread)."""
+    count = _band(layout.height) + 1
+    bands = [_BandPaths() for _ in range(count)]
+    routes: list[set[int]] = [set() for _ in range(count)]
+    node_routes: dict[str, list[int]] = {}
+    for i, route in enumerate(layout.edges):
+        node_routes.setdefault(route.source, []).append(i)
+        node_routes.setdefault(route.target, []).append(i)
+        _add_route_segments(bands, "stubs" if route.stub else "edges", route.points, i, routes)
         if route.stub:
-            add_polyline(stubs, route.target_stub)
-            add_arrow(arrows, route.target_stub[-1] if route.target_stub else route.points[-1])
+            _add_route_segments(bands, "stubs", route.target_stub, i, routes)
+            tip = route.target_stub[-1] if route.target_stub else route.points[-1]
         else:
-            add_arrow(arrows, route.points[-1])
+            tip = route.points[-1]
+        add_arrow(bands[min(count - 1, _band(tip[1]))].arrows, tip)
     by_key = {n.key: n for n in graph.nodes}
     placed: dict[str, Placed] = {}
     rows: dict[float, list[Placed]] = {}
-    boxes: dict[tuple[Kind, bool], QPainterPath] = {}
-    roots = QPainterPath()
     for key, (x, y) in layout.positions.items():
         node = by_key[key]
         w, h = node_width(node), node_height(node)
         box = placed[key] = Placed(node, x - w / 2, y - h / 2, w, h)
         rows.setdefault(round(y, 1), []).append(box)
-        if key in leave_out:
-            continue
-        path = boxes.get((node.kind, node.is_copy)) or boxes.setdefault(
+        band = bands[min(count - 1, _band(y))]
+        path = band.boxes.get((node.kind, node.is_copy)) or band.boxes.setdefault(
             (node.kind, node.is_copy), QPainterPath())
         path.addRoundedRect(box.left, box.top, w, h, 6, 6)
         if node.is_root:
-            roots.addRoundedRect(box.left - 3, box.top - 3, w + 6, h + 6, 8, 8)
-    return CanvasParts(edges, stubs, arrows, [(k, c, p) for (k, c), p in boxes.items()],
-                       roots, placed, sorted(rows.items()))
+            band.roots.addRoundedRect(box.left - 3, box.top - 3, w + 6, h + 6, 8, 8)
+    return CanvasParts([b.done() for b in bands], placed, sorted(rows.items()),
+                       [sorted(r) for r in routes], node_routes)
 
 
 @dataclass(slots=True)

@@ -63,14 +63,10 @@ class GraphCanvas(QGraphicsItem):
         # Set through set_marks / set_diff / set_traffic / set_hover_edge only.
         parts = parts or prepare_canvas(graph, layout)
         self.placed = parts.placed
-        self._boxes = parts.boxes
-        self._roots = parts.roots
+        self._parts = parts
         self._marks: tuple[tuple, dict[str, str], list[tuple[QPen, QPainterPath]]] | None = None
         self._rows = parts.rows
         self._row_ys = [y for y, _ in self._rows]
-        self._edges_path = parts.edges
-        self._stubs_path = parts.stubs
-        self._arrows = parts.arrows
         self._bounds = QRectF(-40, -40, layout.width + 80, layout.height + 80)
         self._font = QFont()
         self._font.setPointSizeF(9)
@@ -173,7 +169,10 @@ class GraphCanvas(QGraphicsItem):
         """Index of the edge route passing within ``tolerance`` of ``pos``."""
         best, best_d = None, tolerance
         px, py = pos.x(), pos.y()
-        for i, route in enumerate(self.layout.edges):
+        bands = self._parts.band_range(py - tolerance, py + tolerance)
+        candidates = {i for b in bands for i in self._parts.band_routes[b]}
+        for i in candidates:
+            route = self.layout.edges[i]
             pts = route.points if not route.stub else route.points + route.target_stub
             for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
                 if not (min(y0, y1) - tolerance <= py <= max(y0, y1) + tolerance):
@@ -186,6 +185,11 @@ class GraphCanvas(QGraphicsItem):
                     best, best_d = i, d
         return best
 
+    def routes_of(self, keys: set[str]) -> list[int]:
+        """Indices of the edge routes into or out of the nodes ``keys``."""
+        routes = self._parts.node_routes
+        return sorted({i for key in keys for i in routes.get(key, ())})
+
     # -- painting -------------------------------------------------------------
     def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
         exposed = option.exposedRect
@@ -193,31 +197,36 @@ class GraphCanvas(QGraphicsItem):
         show_text = self.force_text or scale >= TEXT_MIN_SCALE
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, scale > 0.2 or self.force_text)
         moving = self._transition
+        bands = [self._parts.bands[b] for b in self._parts.band_range(exposed.top(),
+                                                                       exposed.bottom())]
         # Mid-transition the edges fade in where they end; moving boxes travel.
         painter.setOpacity(self._progress if moving else 1.0)
         edge_pen = QPen(QColor(theme.EDGE), 1.1)
         edge_pen.setCosmetic(scale < 1)
-        painter.setPen(edge_pen)
-        painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.drawPath(self._edges_path)
         stub_pen = QPen(QColor("#adb5bd"), 1.0, Qt.PenStyle.DashLine)
         stub_pen.setCosmetic(True)
-        painter.setPen(stub_pen)
-        painter.drawPath(self._stubs_path)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for band in bands:
+            painter.setPen(edge_pen)
+            painter.drawPath(band.edges)
+            painter.setPen(stub_pen)
+            painter.drawPath(band.stubs)
         painter.setPen(Qt.PenStyle.NoPen)
         painter.setBrush(QColor(theme.EDGE))
-        painter.drawPath(self._arrows)
+        for band in bands:
+            painter.drawPath(band.arrows)
         painter.setOpacity(1.0)
-        self._paint_overlays(painter)
+        self._paint_overlays(painter, exposed)
         self._paint_ghosts(painter, show_text)
-        for kind, is_copy, path in moving.still.boxes if moving else self._boxes:
-            fill = QColor(theme.KIND_COLORS[kind])
-            pen = QPen(fill.darker(150), 1.0)
-            if is_copy:
-                pen.setStyle(Qt.PenStyle.DashLine)
-            painter.setPen(pen)
-            painter.setBrush(fill)
-            painter.drawPath(path)
+        for band in bands:
+            for kind, is_copy, path in band.boxes:
+                fill = QColor(theme.KIND_COLORS[kind])
+                pen = QPen(fill.darker(150), 1.0)
+                if is_copy:
+                    pen.setStyle(Qt.PenStyle.DashLine)
+                painter.setPen(pen)
+                painter.setBrush(fill)
+                painter.drawPath(path)
         for colour, path in self._fill_path_list():
             fill = QColor(colour)
             painter.setPen(QPen(fill.darker(150), 1.0))
@@ -226,6 +235,9 @@ class GraphCanvas(QGraphicsItem):
         if moving is not None:
             self._paint_transition(painter, moving, show_text)
         painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(QPen(QColor("#495057"), 1))
+        for band in bands:
+            painter.drawPath(band.roots)
         for pen, path in self._mark_paths():
             painter.setPen(pen)
             painter.drawPath(path)
@@ -242,10 +254,12 @@ class GraphCanvas(QGraphicsItem):
                         placed.node.key not in animated):
                     self._paint_label(painter, placed)
 
-    def _paint_overlays(self, painter: QPainter) -> None:
+    def _paint_overlays(self, painter: QPainter, exposed: QRectF) -> None:
         """Traffic widths, the selection's edges (long ones whole), the hovered edge."""
         if self.traffic:
-            for route in self.layout.edges:
+            bands = self._parts.band_range(exposed.top(), exposed.bottom())
+            for i in sorted({i for b in bands for i in self._parts.band_routes[b]}):
+                route = self.layout.edges[i]
                 width = self.traffic.get((route.source, route.target))
                 if not width:
                     continue
@@ -257,8 +271,7 @@ class GraphCanvas(QGraphicsItem):
                 add_polyline(path, route.points if not route.stub else
                                    (route.points[0], route.target_stub[-1]))
                 painter.drawPath(path)
-        keys = set(self.graph.nodes_of.get(self.selected or "", ()))
-        indices = [i for i, r in enumerate(self.layout.edges) if r.source in keys or r.target in keys]
+        indices = self.routes_of(set(self.graph.nodes_of.get(self.selected or "", ())))
         if self.hover_edge is not None:
             indices.append(self.hover_edge)
         for i in indices:
@@ -316,7 +329,7 @@ class GraphCanvas(QGraphicsItem):
                 if box is not None:
                     path = paths.setdefault((*style, box.node.is_copy), QPainterPath())
                     path.addRoundedRect(box.left, box.top, box.width, box.height, 6, 6)
-        marks = [(QPen(QColor("#495057"), 1), self._roots)]
+        marks = []
         for (colour, width, is_copy), path in paths.items():
             pen = QPen(QColor(colour), width)
             if is_copy:
@@ -335,6 +348,11 @@ class GraphCanvas(QGraphicsItem):
         """The boxes that move or appear, where they are at this frame, and the
         removed ones fading out."""
         p = self._progress
+        # Their boxes are in the bands' paths where they end: covered until they get there.
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(theme.GRAPH_BACKGROUND))
+        for placed in [pl for pl, _ in t.moving] + list(t.appearing):
+            painter.drawRect(placed.rect.adjusted(-2, -2, 2, 2))
         painter.setOpacity(1.0 - p)
         painter.setPen(QPen(QColor("#adb5bd"), 1.0, Qt.PenStyle.DashLine))
         painter.setBrush(QColor("#f1f3f5"))

@@ -16,6 +16,7 @@ from xlaview.qt.graph_canvas import (
     CanvasParts,
     GraphCanvas,
 )
+from xlaview.qt import theme
 from xlaview.qt.safe_text import tooltip
 from xlaview.qt.transition import DURATION_MS, Transition
 
@@ -35,7 +36,7 @@ class GraphView(QGraphicsView):
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.SmartViewportUpdate)
-        self.setBackgroundBrush(QColor("#fcfcfd"))
+        self.setBackgroundBrush(QColor(theme.GRAPH_BACKGROUND))
         self.setMouseTracking(True)
         # Scroll bars that come and go resize the view (and repaint it) as passes go by.
         self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)

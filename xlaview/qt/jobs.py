@@ -35,6 +35,14 @@ class GraphResult:
     step: LayoutStep | None = None
     transition: Transition | None = None
     base: GraphLayout | None = None  # the layout this one was stepped from
+    source: object = None  # what it was built from: the parse of the computation's text
+
+
+def text_identity(module: Module, computation: str) -> object:
+    """What a computation was parsed from: two passes whose copies of it have
+    the same text share one parse (xlaview.hlo.store), and so one graph."""
+    comp = module.computation(computation)
+    return comp.parsed if comp.parsed is not None else comp
 
 
 def graph_and_layout(module: Module, computation: str, previous: GraphLayout | None,
@@ -45,9 +53,9 @@ def graph_and_layout(module: Module, computation: str, previous: GraphLayout | N
     graph = build_graph(module, computation)
     step = step_layout(previous, graph, progress=progress)
     parts = prepare_canvas(graph, step.layout)
-    transition = prepare_transition(graph, step, previous, parts)
+    transition = prepare_transition(step, previous, parts)
     return GraphResult(graph, step.layout, parts, step if previous is not None else None,
-                       transition, previous)
+                       transition, previous, text_identity(module, computation))
 
 
 @dataclass

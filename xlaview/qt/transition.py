@@ -9,9 +9,8 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QRectF
 
-from xlaview.analysis.graph import ComputationGraph
 from xlaview.analysis.layout import GraphLayout, LayoutStep
-from xlaview.qt.canvas_parts import CanvasParts, Placed, prepare_canvas
+from xlaview.qt.canvas_parts import CanvasParts, Placed
 
 DURATION_MS = 200
 # A step that moves more nodes than this is not animated: a fresh layout (the
@@ -22,18 +21,16 @@ MAX_ANIMATED = 600
 
 @dataclass(frozen=True, slots=True)
 class Transition:
-    """``still``: the canvas parts with the moving and added boxes left out;
-    ``moving``: (where a node ends, its old top left); ``appearing``: added
+    """``moving``: (where a node ends, its old top left); ``appearing``: added
     nodes; ``vanishing``: the old boxes of removed nodes."""
 
-    still: CanvasParts
     moving: tuple[tuple[Placed, tuple[float, float]], ...]
     appearing: tuple[Placed, ...]
     vanishing: tuple[QRectF, ...]
 
 
-def prepare_transition(graph: ComputationGraph, step: LayoutStep,
-                       previous: GraphLayout | None, parts: CanvasParts) -> Transition | None:
+def prepare_transition(step: LayoutStep, previous: GraphLayout | None,
+                       parts: CanvasParts) -> Transition | None:
     """What to animate from ``previous`` to ``step.layout`` (None: nothing to
     animate, or too much)."""
     if previous is None or step.fresh:
@@ -53,6 +50,4 @@ def prepare_transition(graph: ComputationGraph, step: LayoutStep,
         centre, size = previous.positions.get(key), previous.sizes.get(key)
         if centre is not None and size is not None:
             vanishing.append(QRectF(centre[0] - size[0] / 2, centre[1] - size[1] / 2, *size))
-    leave_out = frozenset(p.node.key for p, _ in moving) | frozenset(p.node.key for p in appearing)
-    still = prepare_canvas(graph, step.layout, leave_out)
-    return Transition(still, tuple(moving), appearing, tuple(vanishing))
+    return Transition(tuple(moving), appearing, tuple(vanishing))

@@ -18,7 +18,7 @@ class ViewCache:
     def __init__(self) -> None:
         self._layouts: OrderedDict[tuple[str, str], GraphResult] = OrderedDict()
         self._prepared: OrderedDict[str, PreparedPass] = OrderedDict()  # by file path
-        self._shown: dict[str, GraphLayout] = {}  # computation -> the layout last shown
+        self._shown: dict[str, GraphResult] = {}  # computation -> the graph last shown
 
     def clear(self) -> None:
         self._layouts.clear()
@@ -35,11 +35,17 @@ class ViewCache:
         result = self._layouts.get(key)
         if result is None:
             return None
-        shown = self._shown.get(key[1])
+        shown = self.shown_layout(key[1])
         if result.base is not None and shown is not None and result.base is not shown \
                 and result.layout is not shown:
             return None
         return result
+
+    def same_graph(self, computation: str, source: object) -> GraphResult | None:
+        """The graph shown for ``computation`` if it was built from the same
+        text (a pass that did not touch it): shown again as it is."""
+        shown = self._shown.get(computation)
+        return shown if shown is not None and shown.source is source else None
 
     def store_layout(self, key: tuple[str, str], result: GraphResult) -> None:
         self._layouts[key] = result
@@ -49,10 +55,11 @@ class ViewCache:
 
     def shown_layout(self, computation: str | None) -> GraphLayout | None:
         """The layout ``computation`` was last shown with (a step starts there)."""
-        return self._shown.get(computation or "")
+        shown = self._shown.get(computation or "")
+        return shown.layout if shown is not None else None
 
     def shown(self, computation: str, result: GraphResult) -> None:
-        self._shown[computation] = result.layout
+        self._shown[computation] = result
 
     # -- prepared passes, by file path ---------------------------------------------
     def take_prepared(self, path: str) -> PreparedPass | None:

@@ -291,7 +291,7 @@ class ViewModel(QObject):
             self._layout_shown(computation, result)
             self.graph_shown.emit(GraphShown(for_pass, path, result, keep_view))
 
-        cached = self.views.layout(key)
+        cached = self.views.layout(key) or self._unchanged_graph(computation)
         if cached is not None:
             show(cached)
             return
@@ -374,12 +374,20 @@ class ViewModel(QObject):
             self.fusion_shown.emit(GraphShown(pass_shown, (body,), result, False, caller.name,
                                               kind))
 
-        cached = self.views.layout(key)
+        cached = self.views.layout(key) or self._unchanged_graph(body)
         if cached is not None:
             show(cached)
             return
         self.submit("selection", "fusion-graph", jobs.graph_and_layout, self.loaded.module,
                     body, self.views.shown_layout(body), on_done=show)
+
+    def _unchanged_graph(self, computation: str) -> GraphResult | None:
+        """The graph shown for ``computation``, when this pass did not touch its
+        text: shown again as it is (no layout, nothing moves)."""
+        assert self.loaded is not None
+        same = self.views.same_graph(computation,
+                                     jobs.text_identity(self.loaded.module, computation))
+        return None if same is None else replace(same, step=None, transition=None)
 
     def _layout_shown(self, computation: str, result: GraphResult) -> None:
         """The next step of ``computation`` starts from this layout; a step too
