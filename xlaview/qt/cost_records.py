@@ -4,6 +4,7 @@ device's roofline, a trace joined to a module of the dump."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,11 +72,13 @@ class ProfileShown:
     kinds: dict[str, str]  # timed op -> its kind as the cost tables name it
 
 
-def price(module: Module, path: Path, device: Device | None,
-          cost: ModuleCost | None = None) -> tuple[ModuleCost, DeviceChoice, Roofline]:
+def price(module: Module, path: Path, device: Device | None, cost: ModuleCost | None = None,
+          progress: Callable[[float], None] | None = None,
+          ) -> tuple[ModuleCost, DeviceChoice, Roofline]:
     """A module's cost (unless given), the device its dump names, and the
-    roofline on ``device`` (None: that one). Run off the GUI thread."""
-    cost = cost if cost is not None else module_cost(module)
+    roofline on ``device`` (None: that one). Run off the GUI thread;
+    ``progress`` may stop it (see `module_cost`)."""
+    cost = cost if cost is not None else module_cost(module, progress=progress)
     detected = detect_device(module, path, cost.platform)
     return cost, detected, roofline(cost, device or detected.device)
 
@@ -87,11 +90,12 @@ def read_found_trace(root: Path) -> Trace | None:
 
 
 def measure(cache: ModuleCache, trace: Trace, index: DumpIndex, dump_module: DumpModule,
-            dump_file: DumpFile, cost: ModuleCost | None) -> Measured:
+            dump_file: DumpFile, cost: ModuleCost | None,
+            progress: Callable[[float], None] | None = None) -> Measured:
     """What ``trace`` measured of ``dump_module`` (whose executed HLO is
     ``dump_file``), with that HLO's cost. Run off the GUI thread."""
     module = cache.load(dump_file).module
-    cost = cost if cost is not None else module_cost(module)
+    cost = cost if cost is not None else module_cost(module, progress=progress)
     time = measure_dump_module(trace, index, dump_module, module,
                                load=lambda f: cache.load(f).module)
     return Measured(dump_module, dump_file, module, cost,

@@ -18,6 +18,7 @@ after-optimizations dump), so they apply to that pass only.
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -164,10 +165,11 @@ class Costing(QObject):
         pass_key = self.model.pass_key
         self._asked = (dump_file, self.chosen.name if self.chosen else None,
                        self.model.jobs.stamp("pass"))
+        # Reporting progress lets a step away stop it (half a second on a 45 MB pass).
         self.model.submit(
             "pass", "cost", price, module, dump_file.path, self.chosen, cost,
             on_done=lambda result: self._priced(pass_key, dump_file, module, *result),
-            on_error=self._price_failed)
+            on_error=self._price_failed, on_progress=lambda _fraction: None)
 
     def _price_failed(self, error: BaseException) -> None:
         self._asked = None
@@ -190,8 +192,18 @@ class Costing(QObject):
             self.device_changed.emit(roof.device, self.chosen is not None)
         self.cost_ready.emit(self.shown)
         self._emit_heat()
-        if self.model.selection is not None:
-            self.model.redescribe_selection()
+        self._redescribe()
+
+    def _redescribe(self) -> None:
+        """The selection described again with what came (its cost, its measured
+        time): the inspector shows it; nothing else moves."""
+        model = self.model
+        selection, loaded = model.selection, model.loaded
+        if selection is None or loaded is None or model.text_pass != model.pass_key:
+            return
+        described = model.analyses.describe(loaded.module, selection.name, selection.computation)
+        model.selection = replace(selection, described=described, center=False)
+        model.selection_changed.emit(model.selection)
 
     # ================================================================ profile
     def _on_pass_shown(self, _shown: object) -> None:
@@ -242,7 +254,8 @@ class Costing(QObject):
             return
         cached = self._costs.get(ran)
         model.submit("module", "measure", measure, model.cache, trace, model.index,
-                     dump_module, ran, cached[1] if cached else None, on_done=self._set_measured)
+                     dump_module, ran, cached[1] if cached else None, on_done=self._set_measured,
+                     on_progress=lambda _fraction: None)
 
     def _set_measured(self, measured: Measured | None) -> None:
         self.measured = measured
@@ -272,8 +285,7 @@ class Costing(QObject):
             timed = ", ".join(self.trace.module_names[:8]) if self.trace else ""
             self._say(f"the trace times no op of {profile.module} "
                       f"(it timed: {timed or 'no HLO op at all'})", problem=True)
-        if self.model.selection is not None:
-            self.model.redescribe_selection()
+        self._redescribe()
 
     def _emit_profile(self) -> None:
         if self.trace is None or self.measured is None or self.profile is None:

@@ -346,13 +346,6 @@ class ViewModel(QObject):
         self._request_fusion(navigation.fused_computation(module, instr), instr)
         self.analyses.selection_shown(self.selection)
 
-    def redescribe_selection(self) -> None:
-        """Describe the selection again: what it shows (its cost) came later."""
-        sel, loaded = self.selection, self.loaded
-        if sel is not None and loaded is not None and self.text_pass == self.pass_key:
-            described = self.analyses.describe(loaded.module, sel.name, sel.computation)
-            self._set_selection(replace(sel, described=described, center=False))
-
     def _set_selection(self, selection: Selection | None) -> None:
         self.selection = selection
         if selection is None:
