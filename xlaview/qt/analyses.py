@@ -36,6 +36,7 @@ from xlaview.dump.loader import (
 from xlaview.dump.points import previous_point
 from xlaview.hlo import Module
 from xlaview.qt import jobs
+from xlaview.qt.boundaries_job import BoundariesJob
 from xlaview.qt.levels import load_code
 
 if TYPE_CHECKING:
@@ -84,6 +85,7 @@ class Analyses(QObject):
         self._sizes_timer.setSingleShot(True)
         self._sizes_timer.setInterval(CHANGE_SIZES_DELAY_MS)
         self._sizes_timer.timeout.connect(self._request_change_sizes)
+        self.boundaries = BoundariesJob(model, self.traffic_ready)  # after the traffic, when wanted
 
     def reset(self) -> None:
         """A new folder."""

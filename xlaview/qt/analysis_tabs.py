@@ -54,6 +54,9 @@ class AnalysisTabs(QTabWidget):
         analyses, select = model.analyses, model.select_instruction
         analyses.traffic_ready.connect(self.traffic.set_traffic)
         self.traffic.instruction_requested.connect(select)
+        analyses.boundaries.boundaries_ready.connect(self.traffic.set_boundaries)
+        self.traffic.wanted_changed.connect(analyses.boundaries.set_wanted)
+        self.traffic.fusion_requested.connect(model.show_fusion)
         analyses.memory_ready.connect(self.memory.set_timeline)
         self.memory.instruction_requested.connect(select)
         costing = model.costing

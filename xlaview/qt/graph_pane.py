@@ -8,6 +8,7 @@ its traffic) and hands clicks back to it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import reduce
 
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
@@ -144,6 +145,7 @@ class GraphPane(QWidget):
         self._apply_heat()
         self.fused.canvas.set_emphasis(self._emphasis[1])
         self._apply_selection(self.fused, center=False)
+        self._center_on_emphasis()
 
     def _on_selection_changed(self, selection: Selection | None) -> None:
         self._selection = selection
@@ -173,6 +175,14 @@ class GraphPane(QWidget):
         for view, names in ((self.main, main), (self.fused, fused)):
             if view.canvas is not None:
                 view.canvas.set_emphasis(names)
+        self._center_on_emphasis()
+
+    def _center_on_emphasis(self) -> None:
+        """The fused pane shows the ops a panel points at inside it."""
+        canvas = self.fused.canvas
+        rects = [r for r in map(canvas.rect_of, self._emphasis[1]) if r is not None] if canvas else []
+        if rects:
+            self.fused.centerOn(reduce(QRectF.united, rects).center())
 
     def set_traffic_overlay(self, on: bool) -> None:
         """Draw the traffic as edge widths (the Traffic tab's switch)."""

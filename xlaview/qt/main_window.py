@@ -195,6 +195,7 @@ class MainWindow(QMainWindow):
         self.changes.instruction_requested.connect(select)
         self.changes.point_requested.connect(model.select_pass)
         self.traffic_panel.overlay_toggled.connect(self.graph_pane.set_traffic_overlay)
+        self.traffic_panel.emphasis_requested.connect(self.graph_pane.set_emphasis)
         model.costing.heat_changed.connect(self.graph_pane.set_heat)
         self.profile_panel.open_requested.connect(lambda: self.menus.open_profile())
 

@@ -36,7 +36,7 @@ from xlaview.qt.jobs_gate import Jobs
 from xlaview.qt.paint_gate import PaintGate
 from xlaview.qt.shown import GraphShown, Selection, TextShown
 from xlaview.qt.view_cache import ViewCache
-from xlaview.qt.workers import Worker
+from xlaview.qt.workers import Worker, settle
 from xlaview.text.spans import lex_text
 
 
@@ -290,6 +290,7 @@ class ViewModel(QObject):
             self.graph_pass = for_pass
             self._layout_shown(computation, result)
             self.graph_shown.emit(GraphShown(for_pass, path, result, keep_view))
+            settle()  # the pass is loaded
 
         cached = self.views.layout(key) or self._unchanged_graph(computation)
         if cached is not None:
@@ -389,6 +390,13 @@ class ViewModel(QObject):
         step = result.step
         self.graph_note.emit(f"{computation}: {step.reason}" if step is not None and step.reason
                              else "")
+
+    def show_fusion(self, caller: str) -> None:
+        """Show the body of fusion ``caller`` in the fused pane, whatever is selected."""
+        found = navigation.locate(self.loaded.module, caller) if self.loaded else None
+        body = found and navigation.fused_computation(self.loaded.module, found[1])
+        if body and self.text_pass == self.pass_key:
+            self._request_fusion(body, found[1])
 
     def reveal(self, module: DumpModule, key: str | None, line: int | None) -> None:
         """Show ``module`` at pass ``key`` with the text scrolled to ``line``

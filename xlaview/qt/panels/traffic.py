@@ -1,65 +1,265 @@
 """The Traffic tab: intermediates materialized in memory, ranked by the bytes
-they move, and a switch to draw that traffic on the graph."""
+they move, why each one is there (its boundary's reason, a filter by reason,
+the evidence beside the table), and a switch to draw that traffic on the graph."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QVBoxLayout, QWidget
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QColor, QHideEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
-from xlaview.analysis.traffic import Traffic
-from xlaview.qt.inspector import human_bytes
+from xlaview.analysis.boundaries import REASONS, Boundary
+from xlaview.analysis.traffic import Intermediate, Traffic
+from xlaview.qt.boundaries_job import BoundariesShown
+from xlaview.qt.panels.boundary_detail import REASON_COLORS, BoundaryDetailView, OpLink, human
 from xlaview.qt.panels.tables import RowsModel, table_view
 from xlaview.qt.safe_text import esc, steady_label
 
+REASON_COLUMN = 5
+PICK_HINT = "Click a row to see why its value is materialized and what would remove it."
+
+
+class TrafficRowsModel(RowsModel):
+    """The traffic rows, each reason in its colour."""
+
+    def data(self, index: QModelIndex | QPersistentModelIndex,
+             role: int = Qt.ItemDataRole.DisplayRole):
+        if role == Qt.ItemDataRole.ForegroundRole and index.column() == REASON_COLUMN:
+            colours = REASON_COLORS.get(self.rows[index.row()][0][REASON_COLUMN])
+            return QColor(colours[1]) if colours else None
+        return super().data(index, role)
+
 
 class TrafficPanel(QWidget):
-    """Materialized intermediates ranked by traffic; per-op bytes; an overlay switch."""
+    """Materialized intermediates ranked by traffic, with the reason each is
+    there; the selected one's evidence beside the table; an overlay switch."""
 
     instruction_requested = Signal(str)
     overlay_toggled = Signal(bool)
+    emphasis_requested = Signal(object, object)  # names in the main graph, in the fused pane
+    fusion_requested = Signal(str)  # a fusion whose body the fused pane should show
+    wanted_changed = Signal(bool)  # the panel is on screen (its boundaries are wanted) or not
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("traffic")
         self.summary = steady_label(self, lines=2, rich=True)
+        self.reasons = QComboBox(self)
+        self.reasons.setObjectName("reasonFilter")
+        self.reasons.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.reasons.setMinimumContentsLength(38)
+        self.reasons.currentIndexChanged.connect(self._on_reason_chosen)
         self.overlay = QCheckBox("Show on the graph", self)
         self.overlay.toggled.connect(self.overlay_toggled)
-        self.model = RowsModel(["traffic", "bytes", "shape", "producer", "kind", "read by"], self,
-                               numeric=(0, 1))
-        self.table = table_view(self.model, self, "trafficTable", self.instruction_requested.emit)
+        self.model = TrafficRowsModel(
+            ["traffic", "bytes", "shape", "producer", "kind", "reason", "read by"], self,
+            numeric=(0, 1))
+        self.table = table_view(self.model, self, "trafficTable", self._on_row_picked)
+        self.detail = BoundaryDetailView(self)
+        # Scroll bars that come and go as rows do would resize the views on every pass step.
+        for view in (self.table, self.detail):
+            view.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOn)
+        self.detail.op_activated.connect(self._on_op_activated)
+        self.detail.reason_activated.connect(self.set_reason_filter)
+        self.split = QSplitter(Qt.Orientation.Horizontal, self)
+        self.split.setObjectName("trafficSplit")
+        self.split.addWidget(self.table)
+        self.split.addWidget(self.detail)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        self.split.setChildrenCollapsible(False)
         row = QHBoxLayout()
         row.addWidget(self.summary, 1)
+        row.addWidget(self.reasons)
         row.addWidget(self.overlay)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(row)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(self.split, 1)
         self.traffic: Traffic | None = None
+        self.shown = BoundariesShown(None, None, None)
+        self._rows: list[tuple[tuple[str, ...], tuple[object, ...], object]] = []
+        self._big: set[int] = set()
+        self._reason: str | None = None  # the filter
+        self._picked: str | None = None  # the value whose boundary the detail shows
+        self._emphasis = False  # whether the graph marks what this panel points at
+        self._filling = False
+        self._fill_reasons()
+        self.detail.show_message("")
 
+    # -- what the model says --------------------------------------------------
     def set_traffic(self, traffic: Traffic | None) -> None:
         self.traffic = traffic
+        self._refresh()
+
+    def set_boundaries(self, shown: BoundariesShown) -> None:
+        """The boundaries of the shown pass (or why there are none yet)."""
+        self.shown = shown
+        if shown.traffic is None and shown.pass_key is not None:
+            self.traffic = None  # a pass step: the rows were the pass before's
+        self._refresh()
+
+    # -- requests -------------------------------------------------------------
+    def set_reason_filter(self, reason: str | None) -> None:
+        """Show only the boundaries of ``reason`` (None: every row)."""
+        index = self.reasons.findData(reason)
+        self.reasons.setCurrentIndex(max(0, index))
+
+    def reason_filter(self) -> str | None:
+        return self._reason
+
+    def pick(self, value: str) -> None:
+        """Show the boundary of ``value`` (a producer, or ``name#index``) as a
+        click on its row does: select its producer, mark its readers and evidence."""
+        boundary = self._boundaries_by_value().get(value)
+        row = next((r for r, row in enumerate(self.model.rows)
+                    if getattr(row[2], "producer", None) == value), None)
+        if row is not None:
+            self.table.selectRow(row)
+        self.instruction_requested.emit(value.split("#")[0])
+        if boundary is not None:
+            self._show(boundary, point=True)
+
+    # -- drawing --------------------------------------------------------------
+    def _refresh(self) -> None:
+        traffic = self.traffic
+        by_value = self._boundaries_by_value()
+        self._fill_summary()
+        self._rows, self._big = [], set()
+        for i in traffic.intermediates if traffic is not None else ():  # ranked by traffic
+            boundary = by_value.get(i.producer)
+            reason = boundary.reason if boundary is not None else ""
+            row = ((human(i.traffic_bytes), human(i.bytes), i.shape, i.producer,
+                    i.producer_kind, reason, ", ".join(i.consumers)),
+                   (i.traffic_bytes, i.bytes, i.shape, i.producer, i.producer_kind,
+                    REASONS.index(reason) if reason else None, len(i.consumers)),
+                   i)
+            self._rows.append(row)
+            if i.bytes >= 64 << 20:
+                self._big.add(id(row))
+        self._fill_reasons()
+        self._fill_rows()
+        picked = by_value.get(self._picked) if self._picked else None
+        if picked is not None:
+            self._show(picked, point=False)
+        else:
+            self._clear_emphasis()
+            self._show_state()
+
+    def _fill_summary(self) -> None:
+        traffic = self.traffic
         if traffic is None:
-            self.summary.setText("")
-            self.model.set_rows([])
+            self.summary.setText(esc(self.shown.message) if self.shown.pass_key else "")
             return
         counts = ", ".join(f"{esc(k)} {v}" for k, v in traffic.fusion_counts.items() if v) or "no fusions"
         self.summary.setText(
-            f"<b>{human_bytes(traffic.total_traffic_bytes)}</b> read and written by top-level ops; "
-            f"<b>{human_bytes(traffic.intermediate_traffic_bytes)}</b> through "
+            f"<b>{human(traffic.total_traffic_bytes)}</b> read and written by top-level ops; "
+            f"<b>{human(traffic.intermediate_traffic_bytes)}</b> through "
             f"{len(traffic.intermediates)} intermediates materialized in memory. Fusions: {counts}."
         )
-        rows = []
-        big = set()
-        for i in traffic.intermediates:  # already ranked by traffic
-            row = ((human_bytes(i.traffic_bytes), human_bytes(i.bytes), i.shape, i.producer,
-                    i.producer_kind, ", ".join(i.consumers)),
-                   (i.traffic_bytes, i.bytes, i.shape, i.producer, i.producer_kind,
-                    len(i.consumers)),
-                   i.producer_instruction)
-            rows.append(row)
-            if i.bytes >= 64 << 20:
-                big.add(id(row))
-        self.model.set_rows(rows, big)
-        self.table.horizontalHeader().setSortIndicator(0, Qt.SortOrder.DescendingOrder)
-        for column, width in enumerate((90, 80, 170, 200, 80)):
+
+    def _fill_reasons(self) -> None:
+        """The filter: every reason with its boundaries' count, bytes and savings."""
+        boundaries = self._boundaries()
+        self._filling = True
+        self.reasons.clear()
+        if boundaries is None:
+            self.reasons.addItem("All reasons", None)
+        else:
+            by_reason, saved = boundaries.by_reason(), boundaries.saved_by_reason()
+            counts = dict.fromkeys(REASONS, 0)
+            for b in boundaries.boundaries:
+                counts[b.reason] += 1
+            self.reasons.addItem(f"All reasons · {len(boundaries.boundaries)} · "
+                                 f"{human(sum(by_reason.values()))}", None)
+            for reason in REASONS:
+                self.reasons.addItem(
+                    f"{reason} · {counts[reason]} · {human(by_reason[reason])}, "
+                    f"saves {human(saved[reason])}" if counts[reason] else
+                    f"{reason} · none", reason)
+        self.reasons.setCurrentIndex(max(0, self.reasons.findData(self._reason)))
+        self.reasons.setEnabled(boundaries is not None)
+        self._filling = False
+
+    def _fill_rows(self) -> None:
+        shown = [r for r in self._rows if self._reason is None or r[0][REASON_COLUMN] == self._reason]
+        self.model.set_rows(shown, self._big)
+        header = self.table.horizontalHeader()
+        if self.model.rows:
+            self.model.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
+        for column, width in enumerate((84, 80, 160, 190, 92, 96)):
             self.table.setColumnWidth(column, width)
+
+    def _show_state(self) -> None:
+        boundaries = self._boundaries()
+        if boundaries is not None:
+            self.detail.show_totals(boundaries, PICK_HINT)
+        elif self.traffic is not None and not self.traffic.intermediates:
+            self.detail.show_message("No intermediate is materialized in memory in this pass.")
+        else:
+            self.detail.show_message(self.shown.message)
+
+    def _show(self, boundary: Boundary, point: bool) -> None:
+        """The detail of ``boundary``; mark its readers and evidence in the graph,
+        and (``point``) show the fused computation its evidence lives in."""
+        self._picked = boundary.value
+        self.detail.show_boundary(boundary, self.shown.callers)
+        main = {boundary.producer, *boundary.consumers}
+        fused: set[str] = set()
+        for evidence in boundary.evidence:
+            for op in evidence.ops:
+                (main if op.computation == boundary.computation else fused).add(op.instruction)
+        self._emphasis = True
+        self.emphasis_requested.emit(main, fused)
+        if point:
+            body = next((op.computation for e in boundary.evidence for op in e.ops
+                         if op.computation in self.shown.callers), None)
+            if body is not None:
+                self.fusion_requested.emit(self.shown.callers[body])
+
+    def _clear_emphasis(self) -> None:
+        if self._emphasis:
+            self._emphasis = False
+            self.emphasis_requested.emit(set(), set())
+
+    def _boundaries(self):
+        shown = self.shown
+        if shown.boundaries is None or shown.traffic is None or shown.traffic is not self.traffic:
+            return None  # reasons are shown only beside the traffic they explain
+        return shown.boundaries
+
+    def _boundaries_by_value(self) -> dict[str, Boundary]:
+        boundaries = self._boundaries()
+        return {b.value: b for b in boundaries.boundaries} if boundaries is not None else {}
+
+    # -- what the user does ---------------------------------------------------
+    def _on_row_picked(self, intermediate: object) -> None:
+        assert isinstance(intermediate, Intermediate)
+        self.pick(intermediate.producer)
+
+    def _on_reason_chosen(self, index: int) -> None:
+        if self._filling:
+            return
+        self._reason = self.reasons.itemData(index)
+        self._fill_rows()
+
+    def _on_op_activated(self, link: OpLink) -> None:
+        if link.caller is not None:
+            self.fusion_requested.emit(link.caller)  # its body, the op marked in it
+        else:
+            self.instruction_requested.emit(link.instruction)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.wanted_changed.emit(True)
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        super().hideEvent(event)
+        self.wanted_changed.emit(False)
