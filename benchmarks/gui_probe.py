@@ -58,8 +58,9 @@ def shown(window, what: str):
     return window.view_state()[what]
 
 
-def tree_rss_mb(pid: int) -> float:
-    """Resident memory of a process and its children (the helper processes)."""
+def tree_rss_mb(pid: int, parts: dict[int, float] | None = None) -> float:
+    """Resident memory of a process and its children (the helper processes);
+    ``parts`` gets each one's, when given."""
     total = 0
     pids = [pid]
     for entry in os.listdir("/proc"):
@@ -73,9 +74,12 @@ def tree_rss_mb(pid: int) -> float:
     for p in pids:
         try:
             with open(f"/proc/{p}/statm") as f:
-                total += int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+                rss = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
         except OSError:
-            pass
+            continue
+        total += rss
+        if parts is not None:
+            parts[p] = max(parts.get(p, 0), rss / 1e6)
     return total / 1e6
 
 
@@ -83,10 +87,11 @@ def scrub(window, folder: str, beat: Heartbeat, back: int = 8) -> dict:
     """Open the dump, then visit every pass from the first and back through
     the middle, a step done when the text and the graph of the asked pass
     show; the longest GUI stalls and the memory of the window and its helpers."""
-    peak = [tree_rss_mb(os.getpid())]
+    parts: dict[int, float] = {}
+    peak = [tree_rss_mb(os.getpid(), parts)]
     sampler = QTimer()
     sampler.setInterval(100)
-    sampler.timeout.connect(lambda: peak.append(tree_rss_mb(os.getpid())))
+    sampler.timeout.connect(lambda: peak.append(tree_rss_mb(os.getpid(), parts)))
     sampler.start()
     beat.start()
     t0 = time.perf_counter()
@@ -115,6 +120,8 @@ def scrub(window, folder: str, beat: Heartbeat, back: int = 8) -> dict:
     peak.append(tree_rss_mb(os.getpid()))
     return {"text_s": text, "text_and_graph_s": graph, "open_stall_ms": open_stall,
             "steps_s": steps, "scrub_stall_ms": scrub_stall, "peak_mb": max(peak),
+            "peak_mb_by_process": {("window" if p == os.getpid() else f"helper {p}"): round(v)
+                                   for p, v in parts.items()},
             "instructions": window.model.loaded.module.instruction_count}
 
 

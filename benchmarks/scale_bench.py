@@ -253,8 +253,32 @@ def step_figures(folder: Path) -> list[Figure]:
 
 
 def gui_figures(folder: Path) -> list[Figure]:
-    """Text and graph on screen, GUI stalls, window + helper memory: not yet."""
-    return []
+    """The window on the dump, in a fresh offscreen process (gui_probe.py
+    scale): open it, then visit every pass from the first and back through the
+    middle, a step done when the text and the graph of the asked pass show; a
+    5 ms heartbeat on the GUI thread; the resident memory of the window and its
+    helper processes sampled every 100 ms."""
+    out = subprocess.run([sys.executable, str(HERE / "gui_probe.py"), "scale", str(folder)],
+                         check=True, capture_output=True, text=True).stdout
+    r = json.loads(out.strip().splitlines()[-1])
+    reference = subprocess.run([sys.executable, str(HERE / "gui_probe.py"), "reference-window"],
+                               check=True, capture_output=True, text=True).stdout
+    empty = json.loads(reference.strip().splitlines()[-1])["visible_s"]
+    ref = f"an empty Qt window shows in {empty:.2f} s"
+    steps = sorted(r["steps_s"])
+    print(f"  {len(steps)} steps over the {r['instructions']:,}-instruction module")
+    return [
+        Figure("window: HLO text on screen after open", r["text_s"], "s", 1.5, ref),
+        Figure("window: text and graph on screen", r["text_and_graph_s"], "s", 3.0, ref),
+        Figure("window: step, median", statistics.median(steps), "s", 0.5, ref),
+        Figure("window: step, worst", steps[-1], "s", 2.0, ref),
+        Figure("window: longest GUI stall, open", r["open_stall_ms"] / 1000, "s", 0.1,
+               "5 ms heartbeat"),
+        Figure("window: longest GUI stall, scrub", r["scrub_stall_ms"] / 1000, "s", 0.1,
+               "5 ms heartbeat"),
+        Figure("window + helpers: resident memory, peak", r["peak_mb"], "MB", 2000,
+               "sampled every 100 ms"),
+    ]
 
 
 def scale(folder: Path, small: Path) -> None:

@@ -200,11 +200,16 @@ def test_names_with_markup_stay_text(qtbot) -> None:
 
 
 def test_a_big_module_is_explained_in_the_helper(window, qtbot, monkeypatch) -> None:
-    """Above the threshold the helper process reads the file again: same reasons, same detail."""
+    """Above the threshold the helper process reads the file again, once the
+    user stays on the pass: same reasons, same detail."""
     from xlaview.qt import boundaries_job
 
     monkeypatch.setattr(boundaries_job, "IN_HELPER_ABOVE", 0)
     open_sample(window)
+    assert "once you stay on this pass" in window.traffic_panel.detail.toPlainText()
+    qtbot.waitUntil(lambda: bool(table_reasons(window.traffic_panel).get("dot_general.6")),
+                    timeout=30000)
+    window.wait_idle()
     reasons = table_reasons(window.traffic_panel)
     assert reasons["wrapped_convert.3"] == "multi-pass" and reasons["dot_general.6"] == "library-call"
     click_row(window, qtbot, "wrapped_convert.3")

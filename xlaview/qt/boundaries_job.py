@@ -18,7 +18,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Signal, SignalInstance
+from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
 
 from xlaview.analysis.boundaries import Boundaries
 from xlaview.analysis.boundary_file import FileBoundaries, explained, file_boundaries
@@ -31,6 +31,10 @@ if TYPE_CHECKING:
 CACHED_FILES = 16  # a pass stepped back to shows its reasons at once
 # Instructions above which the helper process works them out (~1 s of work on the worker).
 IN_HELPER_ABOVE = 60_000
+# ... and only once the user has stayed on the pass this long: scrubbing through
+# the passes of a 45 MB module would otherwise read and parse each one again in
+# the helper, taking a core (of two) from the steps.
+SETTLE_MS = 1200
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +64,10 @@ class BoundariesJob(QObject):
         # What the shown pass's boundaries need: its file (path, size, mtime) and traffic.
         self._pending: tuple[tuple[str, int, int], Module, Traffic] | None = None
         self._running = False
+        self._settle = QTimer(self)
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(SETTLE_MS)
+        self._settle.timeout.connect(lambda: self.request(settled=True))
         traffic_ready.connect(self._on_traffic_ready)
         model.pass_changed.connect(self._on_pass_changed)
 
@@ -69,11 +77,18 @@ class BoundariesJob(QObject):
         if wanted:
             self.request()
 
-    def request(self) -> None:
-        """Work out the shown pass's boundaries now, if they are not yet."""
+    def request(self, settled: bool = False) -> None:
+        """Work out the shown pass's boundaries now, if they are not yet (a big
+        module's once the user stays on the pass: ``settled``)."""
         if self._pending is None or self._running:
             return
         key, module, traffic = self._pending
+        if module.instruction_count > IN_HELPER_ABOVE and not settled:
+            self._say(BoundariesShown(self.model.pass_key, traffic, None,
+                                      message="Finding why each value is materialized "
+                                              "once you stay on this pass …"))
+            self._settle.start()
+            return
         self._running = True
         pass_key = self.model.pass_key
         self._say(BoundariesShown(pass_key, traffic, None,
@@ -92,8 +107,9 @@ class BoundariesJob(QObject):
     def _on_pass_changed(self, key: str) -> None:
         if key == self.shown.pass_key and self.shown.traffic is not None:
             return  # the same pass said again (a folder re-indexed, its file unchanged)
+        self._settle.stop()
         if self._running:
-            self.model.worker.cancel("boundaries")  # stopped once its file is read, if not sooner
+            self.model.jobs.worker.cancel("boundaries")  # stopped once its file is read, if not sooner
         self._pending, self._running = None, False
         self._say(BoundariesShown(key, None, None, message=f"Pass {key}: finding its traffic …"))
 

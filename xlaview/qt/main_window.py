@@ -69,7 +69,7 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.settings = settings or QSettings("xlaview", "xlaview")
         self.model = ViewModel(self)
-        self.model.gate.watch(self)
+        self.model.jobs.gate.watch(self)
         self._build()
         self._wire()
         self.follower = FolderFollower(self.model, self)
@@ -177,7 +177,7 @@ class MainWindow(QMainWindow):
         model.progress.connect(self._on_progress)
         self.bottom_tabs.shown_wanted.connect(self.problems_dock.show)
         self.bottom_tabs.room_wanted.connect(self._make_room)
-        model.worker.busy_changed.connect(self._on_busy_changed)
+        model.jobs.worker.busy_changed.connect(self._on_busy_changed)
         self.modules.module_selected.connect(
             lambda module: model.select_module(module) if module is not model.module else None)
         self.timeline.pass_selected.connect(model.select_pass)
@@ -312,7 +312,7 @@ class MainWindow(QMainWindow):
             self.progress.hide()
 
     def _show_busy_if_still(self) -> None:
-        if self.model.worker.busy:
+        if self.model.jobs.worker.busy:
             self.progress.set_fraction(None)
             self.progress.show()
 

@@ -11,6 +11,10 @@ from xlaview.analysis.layout import GraphLayout
 from xlaview.qt.jobs import GraphResult, PreparedPass
 
 LAYOUT_CACHE = 24
+# Laid-out graphs kept, by their nodes and edges: a 48-layer train step's entry
+# (19,000 nodes, 93,000 edges) holds about 50 MB of layout and painter paths,
+# and 24 of those would be most of the window's memory goal.
+LAYOUT_BUDGET = 300_000
 PREPARED_PASSES = 4  # documents built ahead for the neighbouring passes
 
 
@@ -50,8 +54,11 @@ class ViewCache:
     def store_layout(self, key: tuple[str, str], result: GraphResult) -> None:
         self._layouts[key] = result
         self._layouts.move_to_end(key)
-        while len(self._layouts) > LAYOUT_CACHE:
-            self._layouts.popitem(last=False)
+        weight = sum(_weight(r) for r in self._layouts.values())
+        while len(self._layouts) > 1 and (len(self._layouts) > LAYOUT_CACHE
+                                          or weight > LAYOUT_BUDGET):
+            _, old = self._layouts.popitem(last=False)
+            weight -= _weight(old)
 
     def shown_layout(self, computation: str | None) -> GraphLayout | None:
         """The layout ``computation`` was last shown with (a step starts there)."""
@@ -74,3 +81,7 @@ class ViewCache:
             _, old = self._prepared.popitem(last=False)
             if old.document is not None:
                 old.document.deleteLater()
+
+
+def _weight(result: GraphResult) -> int:
+    return len(result.layout.positions) + len(result.layout.edges)

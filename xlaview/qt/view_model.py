@@ -33,10 +33,9 @@ from xlaview.qt.analyses import Analyses
 from xlaview.qt.costing import Costing
 from xlaview.qt.jobs import GraphResult, PreparedPass
 from xlaview.qt.jobs_gate import Jobs
-from xlaview.qt.paint_gate import PaintGate
 from xlaview.qt.shown import GraphShown, Selection, TextShown
 from xlaview.qt.view_cache import ViewCache
-from xlaview.qt.workers import Worker, settle
+from xlaview.qt.workers import settle
 from xlaview.text.spans import lex_text
 
 
@@ -96,14 +95,6 @@ class ViewModel(QObject):
         message = str(getattr(error, "message", None) or error)
         self.problems_added.emit([Problem(str(where), message, getattr(error, "line", None))])
         self.status.emit(f"{where}: {message}")
-
-    @property
-    def worker(self) -> Worker:
-        return self.jobs.worker
-
-    @property
-    def gate(self) -> PaintGate:
-        return self.jobs.gate
 
     @property
     def busy(self) -> bool:

@@ -101,7 +101,7 @@ def relayout(
     small = changes <= max(SMALL_CHANGE, SMALL_CHANGE_SHARE * n)
     step = step_from(previous, nodes, match, long_edge_layers, layer_gap, node_gap,
                  scaled(report, 0.0, 1.0 if small else 0.3))
-    if small:
+    if small or _unmoved(step, len(edges), n):
         return step
     fresh = _fresh(previous, nodes, edges, names, "", long_edge_layers, layer_gap, node_gap,
                    scaled(report, 0.3, 0.95))
@@ -110,6 +110,16 @@ def relayout(
         return replace(fresh, reason=f"kept in place, {worse}: laid out afresh")
     report(1.0)
     return step
+
+
+def _unmoved(step: LayoutStep, edges: int, n: int) -> bool:
+    """Whether a step changed many instructions but hardly the picture (their
+    attributes or layouts, say): a few boxes moved, added or removed, and
+    hardly any edge pointing up. The picture shown is kept, with no fresh
+    layout to weigh it against (on a 19,000-node entry that takes a second)."""
+    touched = len(step.moved) + len(step.added) + len(step.removed)
+    return (touched <= max(SMALL_CHANGE, SMALL_CHANGE_SHARE * n)
+            and step.upward <= max(MAX_UPWARD, MAX_UPWARD_SHARE * edges))
 
 
 def _worse(step: LayoutStep, fresh: GraphLayout) -> str:

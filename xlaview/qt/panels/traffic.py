@@ -192,7 +192,11 @@ class TrafficPanel(QWidget):
         shown = [r for r in self._rows if self._reason is None or r[0][REASON_COLUMN] == self._reason]
         self.model.set_rows(shown, self._big)
         header = self.table.horizontalHeader()
-        if self.model.rows:
+        # The rows come ranked by traffic: sorted again only if the user sorts
+        # by something else (a Python key per row, on the GUI thread, competes
+        # for the GIL with the worker: half a second for 3,600 rows).
+        if self.model.rows and (header.sortIndicatorSection(), header.sortIndicatorOrder()) != (
+                0, Qt.SortOrder.DescendingOrder):
             self.model.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
         for column, width in enumerate((84, 80, 160, 190, 92, 96)):
             self.table.setColumnWidth(column, width)
