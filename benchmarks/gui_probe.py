@@ -215,6 +215,25 @@ def main() -> None:
                           "gui_blocked_max_ms": beat.stop(),
                           "lines": kernel.document().blockCount()}))
         return
+    if task == "cost":  # the Cost tab on the shown (after-optimizations) module
+        window.open_dump(folder)
+        window.wait_idle()
+        panel, costing = window.cost_panel, window.model.costing
+        beat.start()
+        t0 = time.perf_counter()
+        window.bottom_tabs.setCurrentWidget(panel)
+        wait_until(lambda: panel.shown is not None and bool(panel.model.rows), timeout=300)
+        filled = time.perf_counter() - t0
+        wait_until(lambda: not window.busy)
+        t0 = time.perf_counter()
+        costing.set_device("mi300x")
+        wait_until(lambda: panel.shown is not None and panel.shown.device.name == "mi300x")
+        device = time.perf_counter() - t0
+        wait_until(lambda: not window.busy)
+        print(json.dumps({"cost_table_s": filled, "device_switch_s": device,
+                          "gui_blocked_max_ms": beat.stop(), "ops": len(panel.model.rows),
+                          "instructions": window.model.loaded.module.instruction_count}))
+        return
     raise SystemExit(f"unknown task {task}")
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xlaview.analysis.kinds import Kind, kind_of
+from xlaview.analysis.kinds import Kind, kind_of, op_label
 from xlaview.analysis.layout import LayoutNode
 from xlaview.hlo import Computation, Module
 
@@ -37,6 +37,9 @@ class GraphNode:
     is_root: bool = False
     is_copy: bool = False
     called: tuple[str, ...] = ()  # computations a double-click can open
+    # What the node says it does: ``fusion kLoop``, ``custom-call __cublas$lt$matmul``
+    # (`xlaview.analysis.kinds.op_label`); "" for a node built without it.
+    label: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +85,7 @@ def build_graph(module: Module | None, computation: Computation | str) -> Comput
     for instr in comp.instructions:
         kind = kind_of(instr)
         called = instr.called_computations if instr.attribute_text else ()
+        label = op_label(instr, module)
         copies = len(users.get(instr.name, ())) > 1 and _is_cheap(instr, by_name)
         if copies:
             shared.add(instr.name)
@@ -89,13 +93,13 @@ def build_graph(module: Module | None, computation: Computation | str) -> Comput
                 key = f"{instr.name}@{user}"
                 nodes.append(
                     GraphNode(key, instr.name, instr.opcode, str(instr.shape), kind,
-                              instr.is_root, True, called)
+                              instr.is_root, True, called, label)
                 )
                 keys_of.setdefault(instr.name, []).append(key)
         else:
             nodes.append(
                 GraphNode(instr.name, instr.name, instr.opcode, str(instr.shape), kind,
-                          instr.is_root, False, called)
+                          instr.is_root, False, called, label)
             )
             keys_of.setdefault(instr.name, []).append(instr.name)
     edges: list[GraphEdge] = []
@@ -119,7 +123,8 @@ MAX_NODE_WIDTH = 320.0
 
 
 def node_width(node: GraphNode) -> float:
-    text = max(len(node.instruction), len(node.opcode) + 10, min(len(node.shape), 36))
+    text = max(len(node.instruction), len(node.opcode) + 10, len(node.label) + 2,
+               min(len(node.shape), 36))
     width = 20 + NAME_CHAR * text
     if node.is_copy:
         width *= 0.8

@@ -39,6 +39,7 @@ class Menus:
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self._add(file_menu, "&Reload", window.reload, QKeySequence.StandardKey.Refresh)
         self._add(file_menu, "Compare &With Folder…", self.compare_folder)
+        self._add(file_menu, "Open &Profile…", self.open_profile)
         file_menu.addSeparator()
         self._add(file_menu, "Export Window as &PNG…", lambda: self.export("window-png"), "Ctrl+E")
         self._add(file_menu, "Export &Graph as PNG (2x)…", lambda: self.export("graph-png"))
@@ -100,6 +101,13 @@ class Menus:
             self.window, "Compare with another dump folder", str(Path(self._start()).parent))
         if folder:
             self.window.compare_with(folder)
+
+    def open_profile(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self.window, "Open a jax.profiler trace (in plugins/profile/<run>/)", self._start(),
+            "Traces (*.xplane.pb *.trace.json.gz *.json.gz *.json);;All files (*)")
+        if path:
+            self.window.open_profile(path)
 
     def export(self, kind: str) -> None:
         window = self.window

@@ -219,8 +219,11 @@ class Analyses(QObject):
     # ================================================================ selection
     def describe(self, module: Module, name: str, computation: str) -> dict[str, Any]:
         """What the inspector shows for an instruction of the shown pass."""
-        described = describe_instruction(module, name, self.reports_for_pass(), self.levels)
+        cost, roof = self.model.costing.priced(module)
+        described = describe_instruction(module, name, self.reports_for_pass(), self.levels,
+                                         cost=cost, roof=roof)
         described["computation"] = computation
+        described["measured"] = self.model.costing.measured_of(name)
         return described
 
     def selection_shown(self, selection: Selection | None) -> None:

@@ -400,8 +400,8 @@ class GraphCanvas(QGraphicsItem):
         painter.drawText(QRectF(inner.left(), inner.top(), inner.width(), line_h),
                          _LEFT, title)
         painter.setFont(self._font)
-        opcode = node.opcode
-        if is_fusion_kind(node.kind):
+        opcode = " · ".join(node.label.split(" ")) if node.label else node.opcode
+        if not node.label and is_fusion_kind(node.kind):
             opcode = f"{node.opcode} · {node.kind.value.split()[0]}"
         painter.setPen(QColor("#495057"))
         painter.drawText(QRectF(inner.left(), inner.top() + line_h, inner.width(), line_h),

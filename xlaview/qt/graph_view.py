@@ -92,6 +92,10 @@ class GraphView(QGraphicsView):
         self._legend = (title, list(stops)) if title else None
         self.viewport().update()
 
+    def legend(self) -> tuple[str, list[tuple[str, str]]] | None:
+        """The legend shown: its title and (colour, label) stops; None: none."""
+        return self._legend
+
     def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 (Qt's name)
         if self._legend is None:
             return
@@ -217,7 +221,7 @@ class GraphView(QGraphicsView):
         self.canvas.set_hover_edge(edge)
         if placed is not None:
             n = placed.node
-            tip = f"{n.instruction}\n{n.opcode}  {n.shape}"
+            tip = f"{n.instruction}\n{n.label or n.opcode}  {n.shape}"
             if n.called:
                 tip += "\ncalls " + ", ".join(n.called) + "  (double-click to open)"
             QToolTip.showText(event.globalPosition().toPoint(), tooltip(tip), self)

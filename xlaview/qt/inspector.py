@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QTextBrowser, QWidget
 from xlaview import units
 from xlaview.analysis.kinds import Kind
 from xlaview.qt import theme
+from xlaview.qt.inspector_cost import buffers_html, cost_html, measured_html
 
 _CSS = """
 body { font-family: sans-serif; font-size: 9.5pt; color: #212529; }
@@ -66,11 +67,13 @@ def render(described: dict[str, Any], kind: Kind | None = None) -> str:
     """HTML for one `describe_instruction` result."""
     d = described
     colour = theme.KIND_COLORS.get(kind, "#f1f3f5") if kind else "#f1f3f5"
-    kind_label = d["fusion_kind"] or (kind.value if kind else d["opcode"])
+    label = d.get("label") or d["opcode"]  # custom-call __cublas$lt$matmul, fusion kLoop
+    kind_label = "" if d["fusion_kind"] or d.get("custom_call_target") or not kind else (
+        f"{_e(kind.value)} · ")
     head = (
         f"<table width='100%'><tr><td style='background:{colour};padding:6px'>"
         f"<h2 class='mono'>{_e(d['name'])}</h2>"
-        f"<span class='mono'>{_e(d['opcode'])}</span> · {_e(kind_label)} · "
+        f"<span class='mono'>{_e(label)}</span> · {kind_label}"
         f"<span class='muted'>{_e(d['computation'])}, line {d['line']}</span></td></tr></table>"
     )
     parts = [head]
@@ -87,6 +90,7 @@ def render(described: dict[str, Any], kind: Kind | None = None) -> str:
         ("reads", f"<span class='big'>{human_bytes(d['bytes']['operands'])}</span> "
                   f"<span class='muted'>({_count(len(d['operands']), 'operand')})</span>"),
     ]))  # fmt: skip
+    parts.append(cost_html(d) + measured_html(d))
     parts.append("<h3>Memory</h3>")
     a = d["allocation"]
     if a:
@@ -104,6 +108,7 @@ def render(described: dict[str, Any], kind: Kind | None = None) -> str:
     else:
         parts.append("<p class='muted'>No buffer-assignment entry: reports describe the "
                      "after-optimizations module only (or this value lives inside a fusion).</p>")
+    parts.append(buffers_html(d))
     if d["operand_layouts"]:
         parts.append("<h3>Operands</h3>")
         rows = []

@@ -94,6 +94,8 @@ class MainWindow(QMainWindow):
         self.search_panel = self.bottom_tabs.search
         self.problems = self.bottom_tabs.problems
         self.compare = self.bottom_tabs.compare
+        self.cost_panel = self.bottom_tabs.cost
+        self.profile_panel = self.bottom_tabs.profile
 
         self.main_split = QSplitter(Qt.Orientation.Horizontal, self)
         self.main_split.setObjectName("mainSplit")
@@ -174,6 +176,7 @@ class MainWindow(QMainWindow):
         model.graph_note.connect(self.graph_note.setText)
         model.progress.connect(self._on_progress)
         self.bottom_tabs.shown_wanted.connect(self.problems_dock.show)
+        self.bottom_tabs.room_wanted.connect(self._make_room)
         model.jobs.worker.busy_changed.connect(self._on_busy_changed)
         self.modules.module_selected.connect(
             lambda module: model.select_module(module) if module is not model.module else None)
@@ -193,6 +196,8 @@ class MainWindow(QMainWindow):
         self.changes.point_requested.connect(model.select_pass)
         self.traffic_panel.overlay_toggled.connect(self.graph_pane.set_traffic_overlay)
         self.traffic_panel.emphasis_requested.connect(self.graph_pane.set_emphasis)
+        model.costing.heat_changed.connect(self.graph_pane.set_heat)
+        self.profile_panel.open_requested.connect(lambda: self.menus.open_profile())
 
     # ================================================================ contract
     def open_dump(self, path: str | Path, *, module: str | None = None,
@@ -245,6 +250,11 @@ class MainWindow(QMainWindow):
         self.bottom_tabs.setCurrentWidget(self.compare)
         self.model.analyses.compare_with(folder)
 
+    def open_profile(self, path: str | Path) -> None:
+        """Read a ``jax.profiler`` trace taken elsewhere and join it to the dump."""
+        self.bottom_tabs.setCurrentWidget(self.profile_panel)
+        self.model.costing.open_trace(path)
+
     def focus_search(self) -> None:
         self.problems_dock.show()
         self.bottom_tabs.setCurrentWidget(self.search_panel)
@@ -289,6 +299,11 @@ class MainWindow(QMainWindow):
     def _on_history(self, name, events, titles) -> None:
         self.timeline.set_changed_marks({e.point for e in events})
         self.changes.set_history(name, events, titles)
+
+    def _make_room(self, height: int) -> None:
+        """The Analysis dock at least ``height`` high, if the window can spare it."""
+        if self.problems_dock.height() < height and self.height() >= 2.4 * height:
+            self.resizeDocks([self.problems_dock], [height], Qt.Orientation.Vertical)
 
     def _on_busy_changed(self, busy: bool) -> None:
         if busy:

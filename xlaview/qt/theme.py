@@ -51,7 +51,8 @@ FUSED_BLOCK = "#f3f0ff"
 EDGE = "#868e96"
 EDGE_HIGHLIGHT = "#e8590c"
 # A heat scale, coolest first: estimated or measured time per op.
-HEAT_COLORS = ["#fff5eb", "#fdd0a2", "#fdae6b", "#fd8d3c", "#e6550d", "#a63603"]
+# The hottest stays light enough for a node's dark text to read on it.
+HEAT_COLORS = ["#fff5eb", "#fee6ce", "#fdd0a2", "#fdae6b", "#fd8d3c", "#f16913"]
 GRAPH_BACKGROUND = "#fcfcfd"
 EMPHASIS_BORDER = "#ae3ec9"  # what a panel points at in the graph
 STAGE_COLOR = "#b197fc"  # whole-module snapshots on the timeline

@@ -30,6 +30,7 @@ from xlaview.dump.points import ModulePoint
 from xlaview.errors import XlaviewError
 from xlaview.qt import jobs
 from xlaview.qt.analyses import Analyses
+from xlaview.qt.costing import Costing
 from xlaview.qt.jobs import GraphResult, PreparedPass
 from xlaview.qt.jobs_gate import Jobs
 from xlaview.qt.shown import GraphShown, Selection, TextShown
@@ -76,6 +77,7 @@ class ViewModel(QObject):
         self._step_direction = 1
         self.views = ViewCache()
         self.analyses = Analyses(self)
+        self.costing = Costing(self)
 
     # ================================================================ jobs
     def submit(self, scope: str, slot: str, fn: Callable[..., Any], *args: Any,

@@ -54,9 +54,11 @@ class RowsModel(QAbstractTableModel):
         return None
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        """Rows without a figure (None) last, in either order."""
         self.layoutAboutToBeChanged.emit()
-        self.rows.sort(key=lambda r: (r[1][column] is None, r[1][column]),
-                       reverse=order == Qt.SortOrder.DescendingOrder)
+        known = [r for r in self.rows if r[1][column] is not None]
+        known.sort(key=lambda r: r[1][column], reverse=order == Qt.SortOrder.DescendingOrder)
+        self.rows = known + [r for r in self.rows if r[1][column] is None]
         self.layoutChanged.emit()
 
     def payload(self, row: int) -> object:

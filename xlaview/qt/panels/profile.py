@@ -1,0 +1,164 @@
+"""The Profile tab: where the time went. The ops a ``jax.profiler`` trace
+timed in the shown module, ranked by their own measured time (less the ops
+timed inside them), beside their estimate; the timed ops that name no
+instruction of the module listed last, not dropped."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QPainter
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QPushButton,
+    QStyledItemDelegate,
+    QStyleOptionViewItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from xlaview.qt import figures
+from xlaview.qt.cost_records import ProfileShown
+from xlaview.qt.panels.tables import RowsModel, table_view
+from xlaview.qt.safe_text import esc, steady_label, tooltip
+
+# (header, tooltip, width in pixels)
+COLUMNS = (
+    ("op", "The instruction the trace timed", 240),
+    ("kind", "Fusion kind, kCustom fusion name, custom-call target, or opcode", 130),
+    ("self time", "Its events' time less the op events nested in them (a loop's body ops)", 84),
+    ("of time", "Self time as a share of the module's measured time", 110),
+    ("count", "How many events the trace holds of it (runs × loop iterations)", 56),
+    ("mean", "Mean time per event", 76),
+    ("total", "Its events' total time, nested ops included", 80),
+    ("estimate", "Roofline time of one execution on the chosen device", 80),
+    ("roofline", "Roofline time / mean measured time (100%: as fast as the peaks allow)", 66),
+)
+NUMERIC = (2, 3, 4, 5, 6, 7, 8)
+SHARE_COLUMN = 3
+NOT_IN_MODULE = "not in this module"
+NO_TRACE = ("No profile. File › Open Profile… reads a jax.profiler trace (the folder given to "
+            "jax.profiler.start_trace, or its .xplane.pb / .trace.json.gz); "
+            "xlaview.collect(fn, *args, profile=N) stores one in the dump's trace/ folder, "
+            "which opens with the dump.")
+
+
+class TimeRowsModel(RowsModel):
+    """Timed ops; those naming no instruction of the module greyed."""
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        row = self.rows[index.row()]
+        if role == Qt.ItemDataRole.ForegroundRole and row[2] is None:
+            return QColor("#868e96")
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() in (0, 1):
+            return tooltip(row[0][index.column()])
+        return super().data(index, role)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,
+                   role: int = Qt.ItemDataRole.DisplayRole):
+        if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal:
+            return tooltip(COLUMNS[section][1])
+        return super().headerData(section, orientation, role)
+
+
+class ShareBar(QStyledItemDelegate):
+    """The share of time as a bar behind its figure: where the time went, at a glance."""
+
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
+        share = index.model().rows[index.row()][1][SHARE_COLUMN]
+        if share and share > 0:
+            rect = QRectF(option.rect).adjusted(2, 3, -2, -3)
+            rect.setWidth(rect.width() * min(1.0, share))
+            painter.fillRect(rect, QColor("#ffd8a8"))
+        super().paint(painter, option, index)
+
+
+def time_rows(shown: ProfileShown) -> list[tuple]:
+    """The timed ops, most self time first, then those the module lacks."""
+    profile = shown.profile
+    if profile is None:
+        return []
+    total = profile.measured_s or 1.0
+    rows = []
+    for op in sorted(profile.ops, key=lambda o: (-o.self_s, o.name)):
+        texts = (op.name, shown.kinds.get(op.name, ""), figures.seconds(op.self_s),
+                 figures.percent(op.self_s / total), str(op.count), figures.seconds(op.mean_s),
+                 figures.seconds(op.measured_s), figures.seconds(op.time_s),
+                 figures.percent(op.roofline_fraction))
+        keys = (op.name, texts[1], op.self_s, op.self_s / total, op.count, op.mean_s,
+                op.measured_s, op.time_s, op.roofline_fraction)
+        rows.append((texts, keys, op.name))
+    for t in profile.unmatched:
+        texts = (t.name, NOT_IN_MODULE, figures.seconds(t.self_s), figures.percent(t.self_s / total),
+                 str(t.count), figures.seconds(t.mean_s), figures.seconds(t.measured_s), "", "")
+        keys = (t.name, NOT_IN_MODULE, -1.0, -1.0, t.count, t.mean_s, t.measured_s, None, None)
+        rows.append((texts, keys, None))
+    return rows
+
+
+def summary_html(shown: ProfileShown) -> str:
+    trace, profile = shown.trace, shown.profile
+    files = ", ".join(f.path.name for f in trace.files)
+    lines = [(f"Trace <b>{esc(files)}</b> ({esc(trace.format)}, {trace.events:,} events) "
+             f"<span style='color:#868e96'>in {esc(trace.files[0].path.parent if trace.files else trace.path)}</span>")]
+    if profile is None or not (profile.ops or profile.unmatched):
+        lines.append(f"It times no op of this module; it timed: "
+                     f"{esc(', '.join(trace.module_names[:6]) or 'no HLO op at all')}.")
+    else:
+        share = profile.matched_s / profile.measured_s if profile.measured_s else 0.0
+        where = profile.trace_device or ", ".join(profile.devices) or "no device"
+        lines.append(
+            f"<b>{esc(profile.module)}</b>: {profile.runs} runs on {esc(where)}, "
+            f"<b>{figures.seconds(profile.measured_s)}</b> measured "
+            f"({figures.seconds(profile.measured_s / max(profile.runs, 1))} per run), "
+            f"{figures.percent(share)} in ops of the dump; joined by {esc(profile.matched_by)}; "
+            f"roofline on {esc(profile.device or 'no device')}"
+            + ("" if shown.applies else
+               f" · <b>measured on pass {esc(shown.ran_pass)}</b>, not the pass shown"))
+    lines.append("<span style='color:#868e96'>" + esc(" · ".join(shown.notes)) + "</span>")
+    return "<br>".join(lines)
+
+
+class ProfilePanel(QWidget):
+    """See the module docstring. Fed by `Costing.profile_ready`."""
+
+    instruction_requested = Signal(str)
+    open_requested = Signal()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("profile")
+        self.summary = steady_label(self, lines=3, rich=True)
+        self.open_button = QPushButton("Open Profile…", self)
+        self.open_button.clicked.connect(self.open_requested)
+        self.model = TimeRowsModel([c[0] for c in COLUMNS], self, numeric=NUMERIC)
+        self.table = table_view(self.model, self, "timeTable",
+                                lambda name: name and self.instruction_requested.emit(name))
+        for column, (_, _, width) in enumerate(COLUMNS):
+            self.table.setColumnWidth(column, width)
+        self.table.horizontalHeader().setStretchLastSection(False)
+        self.bar = ShareBar(self.table)
+        self.table.setItemDelegateForColumn(SHARE_COLUMN, self.bar)
+        top = QHBoxLayout()
+        top.addWidget(self.summary, 1)
+        top.addWidget(self.open_button, 0, Qt.AlignmentFlag.AlignTop)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.table, 1)
+        self.shown: ProfileShown | None = None
+        self.set_profile(None)
+
+    def set_profile(self, shown: ProfileShown | None) -> None:
+        self.shown = shown
+        if shown is None:
+            self.summary.setText(f"<span style='color:#868e96'>{esc(NO_TRACE)}</span>")
+            self.model.set_rows([])
+            return
+        self.summary.setText(summary_html(shown))
+        self.model.set_rows(time_rows(shown))
+        self.table.horizontalHeader().setSortIndicator(2, Qt.SortOrder.DescendingOrder)
+        self.model.sort(2, Qt.SortOrder.DescendingOrder)
+
+    def ranked(self) -> list[str]:
+        """The ops as listed, top first (the timed ones that name an instruction)."""
+        return [row[2] for row in self.model.rows if row[2] is not None]
