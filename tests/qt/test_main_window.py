@@ -161,6 +161,30 @@ def test_select_fusion_from_text_fills_the_inspector(window, qtbot) -> None:
     assert window.graph_pane.fusion_box.isVisible()
 
 
+def test_many_operands_are_listed_on_demand(window, gpt_dump) -> None:
+    """The root tuple of a train step has more operands than the inspector
+    lists at once (150 KB of HTML for 900 on gpt48): the first ones, then a
+    link that lists them all."""
+    from xlaview.qt.inspector import OPERANDS_SHOWN
+
+    window.open_dump(gpt_dump)
+    window.wait_idle()
+    module = window.model.loaded.module
+    widest = max(module.entry.instructions, key=lambda i: len(i.operand_names))
+    operands = list(widest.operand_names)
+    assert len(operands) > OPERANDS_SHOWN + 1, "the train step has a wide tuple"
+    window.select_instruction(widest.name)
+    window.wait_idle()
+    text = window.inspector.toPlainText()
+    assert f"Show all {len(operands):,} operands" in text
+    listed = set(re.findall(r"^(\S+)$", text, re.M))
+    assert operands[OPERANDS_SHOWN - 1] in listed and operands[-1] not in listed
+    window.inspector.anchorClicked.emit(QUrl("more:operands"))
+    text = window.inspector.toPlainText()
+    assert "Show all" not in text
+    assert set(operands) <= set(re.findall(r"^(\S+)$", text, re.M))
+
+
 def test_select_from_graph_and_enter_fusion(window, qtbot) -> None:
     window.open_dump(SAMPLE)
     window.wait_idle()

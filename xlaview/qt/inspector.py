@@ -30,6 +30,9 @@ a { color: #1971c2; text-decoration: none; }
 """
 
 
+OPERANDS_SHOWN = 40  # operand rows before "show all" (a 900-operand fusion is 150 KB of HTML)
+
+
 def human_bytes(n: float | None) -> str:
     return units.human_bytes(n, digits=2, missing="–")
 
@@ -63,8 +66,9 @@ def _layout_text(layout: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
-def render(described: dict[str, Any], kind: Kind | None = None) -> str:
-    """HTML for one `describe_instruction` result."""
+def render(described: dict[str, Any], kind: Kind | None = None, all_operands: bool = False) -> str:
+    """HTML for one `describe_instruction` result (the first `OPERANDS_SHOWN`
+    operands unless ``all_operands``)."""
     d = described
     colour = theme.KIND_COLORS.get(kind, "#f1f3f5") if kind else "#f1f3f5"
     label = d.get("label") or d["opcode"]  # custom-call __cublas$lt$matmul, fusion kLoop
@@ -111,12 +115,17 @@ def render(described: dict[str, Any], kind: Kind | None = None) -> str:
     parts.append(buffers_html(d))
     if d["operand_layouts"]:
         parts.append("<h3>Operands</h3>")
+        operands = d["operand_layouts"]
+        shown = operands if all_operands else operands[:OPERANDS_SHOWN]
         rows = []
-        for op in d["operand_layouts"]:
+        for op in shown:
             rows.append((f"<a href='instr:{_e(op['name'])}' class='mono'>{_e(op['name'])}</a>",
                          f"<span class='mono'>{_e(op['shape'])}</span><br>{_layout_text(op)}"
                          f" · {human_bytes(op['bytes'])}"))
         parts.append(_rows(rows))
+        if len(shown) < len(operands):
+            parts.append(f"<p><a href='more:operands'>Show all {len(operands):,} operands</a> "
+                         f"<span class='muted'>({len(operands) - len(shown):,} more)</span></p>")
     if d["called_computations"]:
         parts.append("<h3>Calls</h3>")
         parts.append(" ".join(f"<a href='comp:{_e(c)}' class='mono'>{_e(c)}</a>"
@@ -144,14 +153,17 @@ class InspectorView(QTextBrowser):
         super().__init__(parent)
         self.setObjectName("inspector")
         self.setOpenLinks(False)
+        self._shown: tuple[dict[str, Any], Kind | None] | None = None
         self.document().setDefaultStyleSheet(_CSS)
         self.anchorClicked.connect(self._on_anchor)
         self.show_message("Select an instruction in the text or the graph.")
 
     def show_message(self, text: str) -> None:
+        self._shown = None
         self.setHtml(f"<p class='muted'>{_e(text)}</p>")
 
     def show_instruction(self, described: dict[str, Any], kind: Kind | None) -> None:
+        self._shown = (described, kind)
         self.setHtml(render(described, kind))
 
     def _on_anchor(self, url) -> None:
@@ -160,3 +172,7 @@ class InspectorView(QTextBrowser):
             self.instruction_requested.emit(target[6:])
         elif target.startswith("comp:"):
             self.computation_requested.emit(target[5:])
+        elif target == "more:operands" and self._shown is not None:
+            position = self.verticalScrollBar().value()
+            self.setHtml(render(*self._shown, all_operands=True))
+            self.verticalScrollBar().setValue(position)
