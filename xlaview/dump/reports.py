@@ -122,10 +122,16 @@ class BufferAssignment:
         """
         return [(a, v) for _, a, v in self._slices(instruction)]
 
-    def _slices(self, instruction: str) -> list[tuple[str, Allocation, BufferValue]]:
-        """``(position shape index, allocation, value)`` for each value ``instruction`` holds."""
+    def index(self) -> None:
+        """Build the lookup by instruction now (half a second for a 45 MB module's
+        report): a loader in a worker thread calls this, so that the viewer's
+        first question is answered at once."""
         if self._holders is None:
             object.__setattr__(self, "_holders", self._index_holders())
+
+    def _slices(self, instruction: str) -> list[tuple[str, Allocation, BufferValue]]:
+        """``(position shape index, allocation, value)`` for each value ``instruction`` holds."""
+        self.index()
         assert self._holders is not None
         return self._holders.get(instruction, [])
 

@@ -352,6 +352,8 @@ class Module:
         "_finds",
         "_callers",
         "_line_owners",
+        "_count",
+        "_offsets",
     )
 
     def __init__(
@@ -377,6 +379,8 @@ class Module:
         self._finds = 0
         self._callers: dict[str, list[Instruction]] | None = None
         self._line_owners: LineOwners | None = None
+        self._count: int | None = None
+        self._offsets: list[int] | None = None
 
     # -- header ---------------------------------------------------------------
     @property
@@ -456,9 +460,11 @@ class Module:
         return (comp, instr) if instr.span.offset == start + 2 else None
 
     def _computation_offsets(self) -> list[int]:
-        offsets = [c.span.offset for c in self.computations]
-        # Inline computations sit inside their caller: no order to bisect.
-        return offsets if all(a < b for a, b in pairwise(offsets)) else []
+        if self._offsets is None:
+            offsets = [c.span.offset for c in self.computations]
+            # Inline computations sit inside their caller: no order to bisect.
+            self._offsets = offsets if all(a < b for a, b in pairwise(offsets)) else []
+        return self._offsets
 
     def _index_names(self) -> dict[str, int]:
         """Instruction name -> position in the module (first definition wins).
@@ -499,7 +505,9 @@ class Module:
 
     @property
     def instruction_count(self) -> int:
-        return sum(len(c) for c in self.computations)
+        if self._count is None:
+            self._count = sum(len(c) for c in self.computations)
+        return self._count
 
     def callers(self, computation: str) -> list[Instruction]:
         """Instructions that call ``computation`` (fusions, whiles, reduces...)."""
