@@ -56,16 +56,6 @@ class ComputationGraph:
     edges: tuple[GraphEdge, ...]
     nodes_of: dict[str, tuple[str, ...]] = field(default_factory=dict)  # instruction -> keys
 
-    def operands_of(self, instruction: str) -> set[str]:
-        keys = set(self.nodes_of.get(instruction, ()))
-        by_key = {n.key: n for n in self.nodes}
-        return {by_key[e.source].instruction for e in self.edges if e.target in keys}
-
-    def users_of(self, instruction: str) -> set[str]:
-        keys = set(self.nodes_of.get(instruction, ()))
-        by_key = {n.key: n for n in self.nodes}
-        return {by_key[e.target].instruction for e in self.edges if e.source in keys}
-
 
 def build_graph(module: Module | None, computation: Computation | str) -> ComputationGraph:
     """The graph of ``computation`` (a name needs its ``module``)."""

@@ -4,14 +4,16 @@ rows by y (for culling and hit tests). The GUI thread only paints them."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
-from PySide6.QtCore import QRectF
-from PySide6.QtGui import QPainterPath
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtGui import QColor, QPainterPath, QPen
 
 from xlaview.analysis.graph import ComputationGraph, GraphNode, node_height, node_width
 from xlaview.analysis.kinds import Kind
-from xlaview.analysis.layout import GraphLayout
+from xlaview.analysis.layout import EdgeRoute, GraphLayout
 
 
 # The scene is cut in horizontal bands: a paint draws the bands it exposes. A
@@ -68,6 +70,25 @@ def add_polyline(path: QPainterPath, points) -> None:
         path.cubicTo(x0, mid, x1, mid, x1, y1)
 
 
+def outlines(boxes: Iterable[Placed], style_of: Callable[[str], tuple[str, float] | None]
+             ) -> list[tuple[QPen, QPainterPath]]:
+    """Borders over the boxes ``style_of`` gives a (colour, width) for, one
+    path per style (dashed for a copy)."""
+    paths: dict[tuple[str, float, bool], QPainterPath] = {}
+    for box in boxes:
+        style = style_of(box.node.instruction)
+        if style is not None:
+            path = paths.setdefault((*style, box.node.is_copy), QPainterPath())
+            path.addRoundedRect(box.left, box.top, box.width, box.height, 6, 6)
+    marks = []
+    for (colour, width, is_copy), path in paths.items():
+        pen = QPen(QColor(colour), width)
+        if is_copy:
+            pen.setStyle(Qt.PenStyle.DashLine)
+        marks.append((pen, path))
+    return marks
+
+
 def add_arrow(path: QPainterPath, tip) -> None:
     x, y = tip
     path.moveTo(x, y)
@@ -91,23 +112,37 @@ class _BandPaths:
                     [(k, c, p) for (k, c), p in self.boxes.items()], self.roots)
 
 
-def _add_route_segments(bands: list[_BandPaths], which: str, points, index: int,
-                        routes: list[set[int]]) -> None:
-    """A polyline's segments, each in the bands it crosses (a segment joins two
-    adjacent layers, so it is in one band or two); curved as `add_polyline`
-    curves them."""
+def add_banded(paths: list[QPainterPath], points, index: int = -1,
+               routes: list[set[int]] | None = None, only: int | None = None) -> None:
+    """A polyline's segments, each in the paths of the bands it crosses (a
+    segment joins two adjacent layers, so it is in one band or two), curved as
+    `add_polyline` curves them; ``routes[band]`` gets ``index``. With ``only``,
+    the pieces in that band alone (``paths`` still has a path per band)."""
     curved = len(points) > 2
+    last = len(paths) - 1
     for (x0, y0), (x1, y1) in zip(points, points[1:]):
-        for b in range(min(len(bands) - 1, _band(min(y0, y1))),
-                       min(len(bands) - 1, _band(max(y0, y1))) + 1):
-            path = getattr(bands[b], which)
-            path.moveTo(x0, y0)
+        lo, hi = min(last, _band(min(y0, y1))), min(last, _band(max(y0, y1)))
+        for b in range(lo, hi + 1) if only is None else (only,) if lo <= only <= hi else ():
+            path = paths[b]
             if curved:
+                path.moveTo(x0, y0)
                 mid = (y0 + y1) / 2
                 path.cubicTo(x0, mid, x1, mid, x1, y1)
-            else:
+            elif hi - lo < 2:
+                path.moveTo(x0, y0)
                 path.lineTo(x1, y1)
-            routes[b].add(index)
+            else:  # a long straight line: each band gets its own piece of it
+                top, bottom = max(min(y0, y1), b * BAND), min(max(y0, y1), (b + 1) * BAND)
+                if b == last:
+                    bottom = max(y0, y1)
+                path.moveTo(_x_at(x0, y0, x1, y1, top), top)
+                path.lineTo(_x_at(x0, y0, x1, y1, bottom), bottom)
+            if routes is not None:
+                routes[b].add(index)
+
+
+def _x_at(x0: float, y0: float, x1: float, y1: float, y: float) -> float:
+    return x0 if y1 == y0 else x0 + (x1 - x0) * (y - y0) / (y1 - y0)
 
 
 def prepare_canvas(graph: ComputationGraph, layout: GraphLayout) -> CanvasParts:
@@ -116,12 +151,13 @@ def prepare_canvas(graph: ComputationGraph, layout: GraphLayout) -> CanvasParts:
     bands = [_BandPaths() for _ in range(count)]
     routes: list[set[int]] = [set() for _ in range(count)]
     node_routes: dict[str, list[int]] = {}
+    edges, stubs = [b.edges for b in bands], [b.stubs for b in bands]
     for i, route in enumerate(layout.edges):
         node_routes.setdefault(route.source, []).append(i)
         node_routes.setdefault(route.target, []).append(i)
-        _add_route_segments(bands, "stubs" if route.stub else "edges", route.points, i, routes)
+        add_banded(stubs if route.stub else edges, route.points, i, routes)
         if route.stub:
-            _add_route_segments(bands, "stubs", route.target_stub, i, routes)
+            add_banded(stubs, route.target_stub, i, routes)
             tip = route.target_stub[-1] if route.target_stub else route.points[-1]
         else:
             tip = route.points[-1]
@@ -158,3 +194,24 @@ class Placed:
 
     def contains(self, x: float, y: float) -> bool:
         return self.left <= x <= self.left + self.width and self.top <= y <= self.top + self.height
+
+
+def edge_near(parts: CanvasParts, routes: Sequence[EdgeRoute], x: float, y: float,
+              tolerance: float) -> int | None:
+    """Index of the edge route passing within ``tolerance`` of (x, y) (the
+    routes through the bands there only)."""
+    best, best_d = None, tolerance
+    bands = parts.band_range(y - tolerance, y + tolerance)
+    for i in {i for b in bands for i in parts.band_routes[b]}:
+        route = routes[i]
+        pts = route.points if not route.stub else route.points + route.target_stub
+        for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+            if not (min(y0, y1) - tolerance <= y <= max(y0, y1) + tolerance):
+                continue
+            dx, dy = x1 - x0, y1 - y0
+            length = dx * dx + dy * dy
+            t = 0.0 if length == 0 else max(0.0, min(1.0, ((x - x0) * dx + (y - y0) * dy) / length))
+            d = math.hypot(x - (x0 + t * dx), y - (y0 + t * dy))
+            if d < best_d:
+                best, best_d = i, d
+    return best

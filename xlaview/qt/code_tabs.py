@@ -62,21 +62,21 @@ class CodeTabs(QTabWidget):
             if view.source is source and view.first == first else None)
 
     def _on_diff_ready(self, shown: DiffShown) -> None:
-        self.text.set_highlights("diff-added", list(shown.marks.added_lines), "#ebfbee")
-        self.text.set_highlights("diff-changed", list(shown.marks.changed_lines), "#fff9db")
+        self.text.set_highlights({"diff-added": (list(shown.marks.added_lines), "#ebfbee"),
+                                  "diff-changed": (list(shown.marks.changed_lines), "#fff9db")})
 
     def _on_selection_changed(self, selection: Selection | None) -> None:
         module = self.text.module
         if selection is None or module is None or not module.has_computation(
                 selection.computation):
-            for kind in ("selection", "block", "operands", "users"):
-                self.text.set_highlights(kind, [], theme.SELECTION)
+            self.text.set_highlights({kind: ([], theme.SELECTION)
+                                      for kind in ("selection", "block", "operands", "users")})
             return
         lines = selection_lines(module, selection.computation, selection.name)
-        self.text.set_highlights("selection", list(lines.selection), theme.SELECTION)
-        self.text.set_highlights("block", list(lines.blocks), theme.FUSED_BLOCK)
-        self.text.set_highlights("operands", list(lines.operands), theme.OPERAND)
-        self.text.set_highlights("users", list(lines.users), theme.USER)
+        self.text.set_highlights({"selection": (list(lines.selection), theme.SELECTION),
+                                  "block": (list(lines.blocks), theme.FUSED_BLOCK),
+                                  "operands": (list(lines.operands), theme.OPERAND),
+                                  "users": (list(lines.users), theme.USER)})
         if selection.center:
             self.text.show_span(lines.selection[0][0])
         if self.currentWidget() is self.kernel:

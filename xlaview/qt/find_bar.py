@@ -54,14 +54,14 @@ class FindBar(QWidget):
         self.edit.selectAll()
 
     def close_bar(self) -> None:
-        self.view.set_highlights("search", [], theme.SELECTION)
+        self.view.set_highlights({"search": ([], theme.SELECTION)})
         self.hide()
         self.view.setFocus()
 
     def _on_text_changed(self, text: str) -> None:
         if not text:
             self.count.setText("")
-            self.view.set_highlights("search", [], theme.SELECTION)
+            self.view.set_highlights({"search": ([], theme.SELECTION)})
             return
         self.find(backward=False, from_start=True)
 
@@ -77,7 +77,7 @@ class FindBar(QWidget):
         if line is None:
             self.count.setText("no match")
             return False
-        self.view.set_highlights("search", [(line, line)], FOUND)
+        self.view.set_highlights({"search": ([(line, line)], FOUND)})
         self.count.setText(f"{self._count(needle)} matches")
         return True
 

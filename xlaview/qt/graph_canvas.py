@@ -10,7 +10,6 @@ when one of their ends is selected.
 from __future__ import annotations
 
 import bisect
-import math
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
@@ -30,7 +29,16 @@ from xlaview.analysis.graph import NODE_HEIGHT, ComputationGraph
 from xlaview.analysis.kinds import is_fusion_kind
 from xlaview.analysis.layout import GraphLayout
 from xlaview.qt import theme
-from xlaview.qt.canvas_parts import CanvasParts, Placed, add_polyline, prepare_canvas
+from xlaview.qt.canvas_parts import (
+    BAND,
+    CanvasParts,
+    Placed,
+    add_banded,
+    add_polyline,
+    edge_near,
+    outlines,
+    prepare_canvas,
+)
 from xlaview.qt.transition import Transition
 
 TEXT_MIN_SCALE = 0.42  # below this zoom, text is unreadable: boxes only
@@ -64,7 +72,11 @@ class GraphCanvas(QGraphicsItem):
         parts = parts or prepare_canvas(graph, layout)
         self.placed = parts.placed
         self._parts = parts
-        self._marks: tuple[tuple, dict[str, str], list[tuple[QPen, QPainterPath]]] | None = None
+        self._highlighted: tuple[tuple, list[int], list[QPainterPath | None]] | None = None  # see _highlighted_edges
+        # The borders' paths, band by band as they are painted: (what they mark,
+        # the diff, band -> [(pen, path)]).
+        self._marks: tuple[tuple, dict[str, str],
+                           dict[int, list[tuple[QPen, QPainterPath]]]] | None = None
         self._rows = parts.rows
         self._row_ys = [y for y, _ in self._rows]
         self._bounds = QRectF(-40, -40, layout.width + 80, layout.height + 80)
@@ -167,23 +179,20 @@ class GraphCanvas(QGraphicsItem):
 
     def edge_near(self, pos: QPointF, tolerance: float) -> int | None:
         """Index of the edge route passing within ``tolerance`` of ``pos``."""
-        best, best_d = None, tolerance
-        px, py = pos.x(), pos.y()
-        bands = self._parts.band_range(py - tolerance, py + tolerance)
-        candidates = {i for b in bands for i in self._parts.band_routes[b]}
-        for i in candidates:
+        return edge_near(self._parts, self.layout.edges, pos.x(), pos.y(), tolerance)
+
+    def links_of(self, instruction: str) -> tuple[set[str], set[str]]:
+        """The operands and the users of ``instruction`` that edges of this
+        graph join it to (its routes only, not every edge of a 93,000-edge graph)."""
+        keys = set(self.graph.nodes_of.get(instruction, ()))
+        operands, users = set(), set()
+        for i in self.routes_of(keys):
             route = self.layout.edges[i]
-            pts = route.points if not route.stub else route.points + route.target_stub
-            for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
-                if not (min(y0, y1) - tolerance <= py <= max(y0, y1) + tolerance):
-                    continue
-                dx, dy = x1 - x0, y1 - y0
-                length = dx * dx + dy * dy
-                t = 0.0 if length == 0 else max(0.0, min(1.0, ((px - x0) * dx + (py - y0) * dy) / length))
-                d = math.hypot(px - (x0 + t * dx), py - (y0 + t * dy))
-                if d < best_d:
-                    best, best_d = i, d
-        return best
+            if route.target in keys:
+                operands.add(self.placed[route.source].node.instruction)
+            if route.source in keys:
+                users.add(self.placed[route.target].node.instruction)
+        return operands, users
 
     def routes_of(self, keys: set[str]) -> list[int]:
         """Indices of the edge routes into or out of the nodes ``keys``."""
@@ -197,8 +206,8 @@ class GraphCanvas(QGraphicsItem):
         show_text = self.force_text or scale >= TEXT_MIN_SCALE
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, scale > 0.2 or self.force_text)
         moving = self._transition
-        bands = [self._parts.bands[b] for b in self._parts.band_range(exposed.top(),
-                                                                       exposed.bottom())]
+        exposed_bands = self._parts.band_range(exposed.top(), exposed.bottom())
+        bands = [self._parts.bands[b] for b in exposed_bands]
         # Mid-transition the edges fade in where they end; moving boxes travel.
         painter.setOpacity(self._progress if moving else 1.0)
         edge_pen = QPen(QColor(theme.EDGE), 1.1)
@@ -238,7 +247,7 @@ class GraphCanvas(QGraphicsItem):
         painter.setPen(QPen(QColor("#495057"), 1))
         for band in bands:
             painter.drawPath(band.roots)
-        for pen, path in self._mark_paths():
+        for pen, path in self._mark_paths(exposed_bands):
             painter.setPen(pen)
             painter.drawPath(path)
         if not show_text:
@@ -271,19 +280,32 @@ class GraphCanvas(QGraphicsItem):
                 add_polyline(path, route.points if not route.stub else
                                    (route.points[0], route.target_stub[-1]))
                 painter.drawPath(path)
-        indices = self.routes_of(set(self.graph.nodes_of.get(self.selected or "", ())))
-        if self.hover_edge is not None:
-            indices.append(self.hover_edge)
-        for i in indices:
-            route = self.layout.edges[i]
-            path = QPainterPath()
-            points = route.points if not route.stub else (route.points[0], route.target_stub[-1])
-            add_polyline(path, points)
-            pen = QPen(QColor(theme.EDGE_HIGHLIGHT), 2.2)
-            pen.setCosmetic(True)
-            painter.setPen(pen)
-            painter.setBrush(Qt.BrushStyle.NoBrush)
-            painter.drawPath(path)
+        pen = QPen(QColor(theme.EDGE_HIGHLIGHT), 2.2)
+        pen.setCosmetic(True)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for band in self._parts.band_range(exposed.top(), exposed.bottom()):
+            painter.drawPath(self._highlighted_edges(band))
+
+    def _highlighted_edges(self, band: int) -> QPainterPath:
+        """The selection's edges and the hovered one in ``band`` (a 900-operand
+        fusion's edges cross the whole graph: each band's pieces are built when
+        it is first painted)."""
+        key = (self.selected, self.hover_edge)
+        if self._highlighted is None or self._highlighted[0] != key:
+            indices = self.routes_of(set(self.graph.nodes_of.get(self.selected or "", ())))
+            if self.hover_edge is not None:
+                indices.append(self.hover_edge)
+            self._highlighted = (key, indices, [None] * len(self._parts.bands))
+        _, indices, paths = self._highlighted
+        if paths[band] is None:
+            pieces = [QPainterPath() for _ in paths]
+            for i in indices:
+                route = self.layout.edges[i]
+                add_banded(pieces, route.points if not route.stub else
+                           (route.points[0], route.target_stub[-1]), only=band)
+            paths[band] = pieces[band]
+        return paths[band]
 
     def _paint_ghosts(self, painter: QPainter, show_text: bool) -> None:
         for name, rect in self.ghosts:
@@ -314,29 +336,27 @@ class GraphCanvas(QGraphicsItem):
             return "#e67700", 2.4
         return None
 
-    def _mark_paths(self) -> list[tuple[QPen, QPainterPath]]:
-        """Borders drawn over the boxes (the selection, its operands and users,
-        the pass's changes, the root), one path per style: a fusion pass changes
-        thousands of nodes. Kept until what they mark changes."""
+    def _mark_paths(self, bands: range) -> list[tuple[QPen, QPainterPath]]:
+        """Borders drawn over the boxes of ``bands`` (the selection, its operands
+        and users, the pass's changes, the root), one path per style and band: a
+        fusion pass changes thousands of nodes, and a paint draws a band or two.
+        Kept until what they mark changes."""
         key = (self.selected, frozenset(self.operands), frozenset(self.users), self.emphasis)
-        if self._marks is not None and self._marks[0] == key and self._marks[1] is self.diff:
-            return self._marks[2]
-        paths: dict[tuple[str, float, bool], QPainterPath] = {}
-        for name in {self.selected, *self.operands, *self.users, *self.emphasis, *self.diff}:
-            style = self._mark_style(name) if name else None
-            for node_key in self.graph.nodes_of.get(name or "", ()) if style else ():
-                box = self.placed.get(node_key)
-                if box is not None:
-                    path = paths.setdefault((*style, box.node.is_copy), QPainterPath())
-                    path.addRoundedRect(box.left, box.top, box.width, box.height, 6, 6)
+        if self._marks is None or self._marks[0] != key or self._marks[1] is not self.diff:
+            self._marks = (key, self.diff, {})
+        built = self._marks[2]
         marks = []
-        for (colour, width, is_copy), path in paths.items():
-            pen = QPen(QColor(colour), width)
-            if is_copy:
-                pen.setStyle(Qt.PenStyle.DashLine)
-            marks.append((pen, path))
-        self._marks = (key, self.diff, marks)
+        for band in bands:
+            if band not in built:
+                built[band] = self._band_marks(band)
+            marks += built[band]
         return marks
+
+    def _band_marks(self, band: int) -> list[tuple[QPen, QPainterPath]]:
+        lo = bisect.bisect_left(self._row_ys, band * BAND)
+        last = band == len(self._parts.bands) - 1
+        hi = len(self._rows) if last else bisect.bisect_left(self._row_ys, (band + 1) * BAND)
+        return outlines((box for _, row in self._rows[lo:hi] for box in row), self._mark_style)
 
     def _animated_keys(self) -> frozenset[str]:
         t = self._transition

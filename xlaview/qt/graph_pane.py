@@ -223,7 +223,7 @@ class GraphPane(QWidget):
             return
         name = self._selection.name if self._selection else None
         if name is not None and name in graph.nodes_of:
-            view.set_selection(name, graph.operands_of(name), graph.users_of(name), center=center)
+            view.set_selection(name, *view.canvas.links_of(name), center=center)
             if center and view is self.main:
                 self._center_pending = False
         else:

@@ -300,9 +300,11 @@ class HloTextView(QPlainTextEdit):
         self.setTextCursor(QTextCursor(block))
         self.verticalScrollBar().setValue(max(0, line - 1 - self.first - self._visible_lines() // 3))
 
-    def set_highlights(self, kind: str, lines: list[tuple[int, int]], colour: str) -> None:
-        """Background colour over file line ranges (1-based, inclusive), by kind."""
-        self._marks[kind] = (list(lines), colour)
+    def set_highlights(self, kinds: dict[str, tuple[list[tuple[int, int]], str]]) -> None:
+        """Background colour over file line ranges (1-based, inclusive), by kind:
+        ``{kind: (ranges, colour)}``, the kinds not named kept."""
+        for kind, (lines, colour) in kinds.items():
+            self._marks[kind] = (_merged(lines), colour)
         self._refresh_selections()
 
     def _refresh_selections(self) -> None:
@@ -417,3 +419,15 @@ class HloTextPanel(QWidget):
 
 
 __all__ = ["HloTextPanel", "HloTextView", "build_document", "text_source"]
+
+
+def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Line ranges with the touching ones joined (a fusion pass changes
+    thousands of consecutive lines: one highlight, not thousands)."""
+    merged: list[tuple[int, int]] = []
+    for first, last in sorted(ranges):
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(last, merged[-1][1]))
+        else:
+            merged.append((first, last))
+    return merged

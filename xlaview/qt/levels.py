@@ -98,7 +98,8 @@ class CodePanel(QWidget):
         self.view.set_document(None, code.document, {})
         if code.jump_line:
             self.view.show_span(code.jump_line)
-            self.view.set_highlights("selection", [(code.jump_line, code.jump_line)], "#fff3bf")
+            jump = [(code.jump_line, code.jump_line)]
+            self.view.set_highlights({"selection": (jump, "#fff3bf")})
 
 
 class KernelPanel(CodePanel):
