@@ -6,8 +6,10 @@ A small change (a few instructions) is always laid out incrementally
 is also laid out afresh, and the fresh layout wins when keeping things in
 place would leave the picture clearly worse (more crossings, longer edges,
 wider, edges pointing up); when the pass rebuilt the computation (the fusion
-pass keeps a fifth of the nodes) there is nothing to keep. A fresh layout
-says why, which the GUI shows in the status bar.
+pass keeps a fifth of the nodes) there is nothing to keep. On a big graph a
+step as good as the fresh layout it descends from (per edge) is kept without
+laying out afresh to compare. A fresh layout says why, which the GUI shows in
+the status bar.
 """
 
 from __future__ import annotations
@@ -42,6 +44,9 @@ CROSSINGS_SLACK = 10
 CROSSINGS_SLACK_PER_EDGE = 0.005
 LENGTH_FACTOR = 1.25
 WIDTH_FACTOR = 1.5
+# From this many nodes a fresh layout takes a second or more: a step as good
+# as the fresh layout it descends from is kept without one to weigh it against.
+BIG_GRAPH = 3000
 # Edges a step may leave pointing up before a fresh layout is better: a few,
 # or a small share of the edges.
 MAX_UPWARD = 12
@@ -101,7 +106,7 @@ def relayout(
     small = changes <= max(SMALL_CHANGE, SMALL_CHANGE_SHARE * n)
     step = step_from(previous, nodes, match, long_edge_layers, layer_gap, node_gap,
                  scaled(report, 0.0, 1.0 if small else 0.3))
-    if small or _unmoved(step, len(edges), n):
+    if small or _unmoved(step, len(edges), n) or n >= BIG_GRAPH and _as_good(step):
         return step
     fresh = _fresh(previous, nodes, edges, names, "", long_edge_layers, layer_gap, node_gap,
                    scaled(report, 0.3, 0.95))
@@ -120,6 +125,29 @@ def _unmoved(step: LayoutStep, edges: int, n: int) -> bool:
     touched = len(step.moved) + len(step.added) + len(step.removed)
     return (touched <= max(SMALL_CHANGE, SMALL_CHANGE_SHARE * n)
             and step.upward <= max(MAX_UPWARD, MAX_UPWARD_SHARE * edges))
+
+
+def _as_good(step: LayoutStep) -> bool:
+    """Whether a step's layout is as good as the fresh layout it descends from
+    (per edge, within the margins `_worse` weighs a fresh one by): on a big
+    graph no fresh layout is then made to weigh it against (a second on a
+    19,000-node entry). One that drifted further is weighed, and a fresh
+    layout resets the reference."""
+    ours = step.layout
+    if ours.reference is None:
+        return False
+    crossings, length, width = ours.reference
+    edges = len({id(route) for route in ours.edges})
+    slack = CROSSINGS_SLACK + CROSSINGS_SLACK_PER_EDGE * edges
+    return (step.upward <= max(MAX_UPWARD, MAX_UPWARD_SHARE * edges)
+            and ours.crossings <= CROSSINGS_FACTOR * crossings * edges + slack
+            and edge_length(ours) <= LENGTH_FACTOR * length * edges
+            and ours.width <= WIDTH_FACTOR * width)
+
+
+def _reference(layout: GraphLayout) -> tuple[float, float, float]:
+    edges = max(1, len({id(route) for route in layout.edges}))
+    return (layout.crossings / edges, edge_length(layout) / edges, layout.width)
 
 
 def _worse(step: LayoutStep, fresh: GraphLayout) -> str:
@@ -159,6 +187,7 @@ def _fresh(
     # same picture, and a fresh layout is chosen when keeping was worse.
     layout = layered_layout(nodes, edges, long_edge_layers=long_edge_layers,
                             layer_gap=layer_gap, node_gap=node_gap, progress=report)
+    layout = replace(layout, reference=_reference(layout))
     old = previous.positions if previous else {}
     known = {renamed.get(node.key, node.key) for node in nodes}
     shifted = tuple(

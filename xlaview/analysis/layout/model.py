@@ -49,7 +49,9 @@ class GraphLayout:
     centre y of every layer, empty ones included, ``sizes`` the (width,
     height) of every node, and ``former_places`` the (layer, x) where nodes
     moved or removed by recent steps stood, so that a node coming back
-    returns there.
+    returns there. ``reference`` is the quality of the fresh layout this one
+    descends from, per distinct edge (crossings, length) and its width: a
+    step as good as that needs no fresh layout to be weighed against.
     """
 
     positions: dict[str, Point]
@@ -62,6 +64,7 @@ class GraphLayout:
     layer_y: tuple[float, ...] = ()
     sizes: dict[str, tuple[float, float]] = field(default_factory=dict)
     former_places: dict[str, tuple[int, float]] = field(default_factory=dict)
+    reference: tuple[float, float, float] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

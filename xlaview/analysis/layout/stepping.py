@@ -191,6 +191,7 @@ def _assemble(
         layer_y=tuple(layer_y),
         sizes=sizes,
         former_places=former,
+        reference=previous.reference,
     )
 
 
