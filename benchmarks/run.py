@@ -99,6 +99,7 @@ def parse(folder: Path) -> None:
     module = parse_module(text)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
+    del module
     print(f"parse: peak Python memory {peak / 1e6:.1f} MB for a {len(text) / 1e6:.1f} MB text "
           f"({peak / len(text):.1f}x the text, which is not counted)")
 

@@ -251,3 +251,32 @@ def test_quit_while_a_job_runs(tmp_path: Path) -> None:
         helpers = {pid for pid in helpers if Path(f"/proc/{pid}").exists()
                    and "Z" not in (Path(f"/proc/{pid}/stat").read_text().split()[2:3] or ["Z"])}
     assert not helpers, f"helper processes outlived the window: {helpers}"
+
+
+def test_scrubbing_prepares_each_pass_once(window, qtbot, gpt_dump, monkeypatch, hooked) -> None:
+    """Stepping forward as fast as passes show: a pass the prefetch is preparing
+    when the user steps to it is waited for, not read a second time."""
+    from xlaview.qt import jobs
+
+    prepared: list[str] = []
+    real = jobs.prepare_pass
+
+    def counted(cache, dump_file):
+        prepared.append(dump_file.rel)
+        return real(cache, dump_file)
+
+    monkeypatch.setattr(jobs, "prepare_pass", counted)
+    module = opened(window, gpt_dump)
+    keys = [p.key for p in module.points()]
+    window.select_pass(keys[0])
+    window.wait_idle()
+    prepared.clear()
+    for key in keys[1:]:
+        window.select_pass(key)
+        want = int(key) if key.isdigit() else key
+        qtbot.waitUntil(lambda: window.view_state()["text_pass"] == want
+                        and window.view_state()["graph_pass"] == want, timeout=60000)
+    window.wait_idle()
+    twice = {rel for rel in prepared if prepared.count(rel) > 1}
+    assert not twice, f"read twice: {sorted(twice)}"
+    assert not hooked

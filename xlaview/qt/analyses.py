@@ -29,7 +29,6 @@ from xlaview.dump.loader import (
     SETTLE_SECONDS,
     LoadedModule,
     ModuleReports,
-    load_reports,
     recently_written,
     sniff,
 )
@@ -118,7 +117,7 @@ class Analyses(QObject):
             self._reports_read(module, cached)
         else:
             self.memory_ready.emit(None)
-            self.model.submit("module", f"reports-{module.id}-{module.dump}", load_reports,
+            self.model.submit("module", f"reports-{module.id}-{module.dump}", jobs.read_reports,
                               module, on_done=lambda r, m=module: self._reports_read(m, r))
         self._sizes_timer.start()
 
@@ -214,7 +213,7 @@ class Analyses(QObject):
     def _traffic_read(self, traffic) -> None:
         self.traffic = traffic
         self.traffic_ready.emit(traffic)
-        self.model.jobs.after_paint("pass", "prefetch", self.model.prefetch_neighbours)
+        self.model.jobs.after_paint("pass", "prefetch", self.model.prefetch.neighbours)
 
     # ================================================================ selection
     def describe(self, module: Module, name: str, computation: str) -> dict[str, Any]:

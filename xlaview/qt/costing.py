@@ -74,6 +74,8 @@ class Costing(QObject):
         model.index_changed.connect(self._on_index_changed)
         model.module_changed.connect(self._on_module_changed)
         model.pass_shown.connect(self._on_pass_shown)
+        # Priced once the pass's graph is drawn: the worker lays that out first.
+        model.graph_shown.connect(lambda _shown: self._request())
         model.selection_changed.connect(lambda selection: selection and self._request())
         model.fusion_shown.connect(lambda _shown: self._emit_heat())
 
@@ -203,11 +205,10 @@ class Costing(QObject):
             return
         described = model.analyses.describe(loaded.module, selection.name, selection.computation)
         model.selection = replace(selection, described=described, center=False)
-        model.selection_changed.emit(model.selection)
+        model.selection_described.emit(model.selection)
 
     # ================================================================ profile
     def _on_pass_shown(self, _shown: object) -> None:
-        self._request()
         if self.measured is not None:
             self._emit_profile()
             if self.heat_mode == "measured":

@@ -30,6 +30,7 @@ SCOPES: dict[str, tuple[str, ...]] = {
     "selection": ("folder", "module", "pass"),
     "kernel": ("folder", "module", "pass", "selection"),
     "history": ("folder", "module"),
+    "prefetch": ("folder", "module"),
     "search": ("folder", "module", "pass"),
     "compare": ("folder",),
 }
@@ -96,10 +97,12 @@ class Jobs(QObject):
         while True:
             self.gate.flush()
             before()
-            remaining = max(1, int((deadline - time.monotonic()) * 1000))
-            done = self.worker.wait(remaining)
-            if not done or not self.busy:
-                return done and not self.busy
+            self.worker.wait(max(1, int((deadline - time.monotonic()) * 1000)))
+            # A result may have started more work (a prefetched pass shown, its graph).
+            if not self.busy:
+                return True
+            if time.monotonic() > deadline:
+                return False
 
     def shutdown(self) -> None:
         """Drop everything pending (the window closes)."""

@@ -172,6 +172,7 @@ class MainWindow(QMainWindow):
         model.module_changed.connect(self._on_module_changed)
         model.pass_changed.connect(self.timeline.show_pass)
         model.selection_changed.connect(self._on_selection_changed)
+        model.selection_described.connect(self._on_selection_changed)
         model.status.connect(self.show_status)
         model.graph_note.connect(self.graph_note.setText)
         model.progress.connect(self._on_progress)

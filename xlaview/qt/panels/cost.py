@@ -192,6 +192,7 @@ class CostPanel(QWidget):
         self.profile: ProfileShown | None = None
         self._sorted = False
         self._split_fit: int | None = None  # the table width the split was fitted to
+        self._stale = False  # set while hidden: filled again when shown
         for column, (_, _, width) in enumerate(COLUMNS):
             self.table.setColumnWidth(column, width)
             self.table.setColumnHidden(column, column in MEASURED)
@@ -237,6 +238,10 @@ class CostPanel(QWidget):
         return p.profile if p is not None and p.applies else None
 
     def _fill(self) -> None:
+        if not self.isVisible():  # 4,000 rows of a 45 MB pass: filled when looked at
+            self._stale = True
+            return
+        self._stale = False
         shown, profile = self.shown, self._applied_profile()
         self._show_measured(profile is not None)
         if shown is None:
@@ -291,6 +296,8 @@ class CostPanel(QWidget):
     # -- on screen or not ---------------------------------------------------------
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        if self._stale:
+            self._fill()
         self._fit_split()
         self.shown_changed.emit(True)
 
