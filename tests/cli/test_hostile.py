@@ -253,3 +253,11 @@ def test_compare_with_nothing_to_compare_fails(dump: Path, tmp_path: Path, left:
                                       for p in (left, right)))
     check_run(run, "compare", False)
     assert message.encode() in run.stderr, run
+
+
+@pytest.mark.parametrize("setting", ["XLAVIEW_MEMORY_BUDGET", "XLAVIEW_MAX_FILE_SIZE"])
+def test_the_window_with_a_bad_setting_says_so_before_qt_starts(dump: Path, setting: str) -> None:
+    run = xlaview_capped(str(dump), env={**NO_QT, setting: "lots"})
+    assert run.returncode == 2, run
+    assert run.stderr.decode().strip() == (
+        f"xlaview: {setting}='lots': expected a size such as 2G, 500M or 1000000")

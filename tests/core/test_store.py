@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from xlaview.analysis.diff import diff_modules
+from xlaview.dump.files import SettingError
 from xlaview.dump.index import index_dump
 from xlaview.dump.loader import ModuleCache, load_module
 from xlaview.hlo import Module, parse_module, parse_module_tolerant
@@ -139,6 +140,15 @@ def test_the_cache_keeps_within_its_budget() -> None:
     assert cache.cached(files[-1]) is not None and cache.cached(files[0]) is None
     cache.set_budget(0)
     assert cache.memory()["total"] == 0 and cache.cached(files[-1]) is None
+
+
+def test_the_budget_is_a_setting(monkeypatch) -> None:
+    assert ModuleCache().budget == 768 << 20
+    monkeypatch.setenv("XLAVIEW_MEMORY_BUDGET", "2G")
+    assert ModuleCache().budget == 2 << 30
+    monkeypatch.setenv("XLAVIEW_MEMORY_BUDGET", "most of it")
+    with pytest.raises(SettingError, match="XLAVIEW_MEMORY_BUDGET='most of it'"):
+        ModuleCache()
 
 
 def test_tolerant_parse_with_a_store_keeps_diagnostics() -> None:

@@ -45,6 +45,7 @@ __all__ = [
     "read_head_tail",
     "read_text",
     "same_bytes",
+    "size_setting",
 ]  # fmt: skip
 
 FILE_SIZE_LIMIT_ENV = "XLAVIEW_MAX_FILE_SIZE"
@@ -96,14 +97,18 @@ class SettingError(XlaviewError, ValueError):
 def file_size_limit() -> int:
     """The largest file xlaview reads, in bytes: ``XLAVIEW_MAX_FILE_SIZE``
     (bytes, or with a unit: ``500M``, ``4G``, ``4GiB``), else 2 GiB."""
-    setting = os.environ.get(FILE_SIZE_LIMIT_ENV, "").strip()
+    return size_setting(FILE_SIZE_LIMIT_ENV, DEFAULT_FILE_SIZE_LIMIT)
+
+
+def size_setting(name: str, default: int) -> int:
+    """A size in bytes from the environment variable ``name`` (bytes, or with
+    a unit: ``500M``, ``4G``, ``4GiB``), else ``default``."""
+    setting = os.environ.get(name, "").strip()
     if not setting:
-        return DEFAULT_FILE_SIZE_LIMIT
+        return default
     match = _SIZE_SETTING.fullmatch(setting)
     if match is None:
-        raise SettingError(
-            f"{FILE_SIZE_LIMIT_ENV}={setting!r}: expected a size such as 2G, 500M or 1000000"
-        )
+        raise SettingError(f"{name}={setting!r}: expected a size such as 2G, 500M or 1000000")
     return int(float(match[1]) * _UNIT[match[2].lower()])
 
 

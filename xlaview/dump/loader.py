@@ -12,7 +12,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-from xlaview.dump.files import BLOCK, DumpReadError, read_head_tail, read_text
+from xlaview.dump.files import BLOCK, DumpReadError, read_head_tail, read_text, size_setting
 from xlaview.dump.index import DumpFile, DumpIndex, DumpModule, Problem
 from xlaview.dump.reports import (
     BufferAssignment,
@@ -34,6 +34,7 @@ CACHE_SIZE = 12  # parsed modules kept at most: a pass step re-reads its neighbo
 # Sized for the window's goal on a 1 GB dump (benchmarks/run.py scale): the
 # whole window, its helper processes and Qt's documents under 2 GB.
 DEFAULT_BUDGET = 768 << 20
+BUDGET_ENV = "XLAVIEW_MEMORY_BUDGET"  # the setting: bytes or 1G, 500M
 # The share of the budget for computations shared between passes: they are
 # what makes a step cheap (a text is re-read in milliseconds, a computation
 # is parsed in much longer).
@@ -110,6 +111,13 @@ def module_bytes(module: Module) -> int:
     return total
 
 
+def memory_budget() -> int:
+    """Bytes of parsed HLO a window keeps: ``XLAVIEW_MEMORY_BUDGET`` (bytes or
+    ``1G``, ``500M``), else 768 MiB. What the budget does not keep is read again
+    when asked (a pass step, mostly from computations still shared)."""
+    return size_setting(BUDGET_ENV, DEFAULT_BUDGET)
+
+
 class ModuleCache:
     """Parsed HLO files by (path, size, mtime): nothing is parsed twice, and a
     file rewritten while a program runs is parsed again. Thread-safe: a thread
@@ -121,8 +129,9 @@ class ModuleCache:
     of the budget. What the cache drops stays alive while a caller holds it.
     """
 
-    def __init__(self, size: int = CACHE_SIZE, budget: int = DEFAULT_BUDGET) -> None:
+    def __init__(self, size: int = CACHE_SIZE, budget: int | None = None) -> None:
         self._size = size
+        budget = memory_budget() if budget is None else budget
         self.budget = budget
         self.store = ComputationStore(int(budget * STORE_SHARE))
         self.nbytes = 0  # of the modules kept (the store counts its own)

@@ -13,6 +13,8 @@ from PySide6.QtCore import QMessageLogContext, Qt, QtMsgType, QTimer, qInstallMe
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from xlaview.dump.files import SettingError, file_size_limit
+from xlaview.dump.loader import memory_budget
 from xlaview.qt import theme
 from xlaview.qt.workers import finish, stop_processes
 from xlaview.resources import icon_path
@@ -75,6 +77,11 @@ def run_gui(argv: Sequence[str]) -> int:
     path = Path(argv[0]) if argv else None
     if path is not None and not path.exists():
         print(f"xlaview: {path}: no such file or folder", file=sys.stderr)
+        return 2
+    try:
+        memory_budget(), file_size_limit()
+    except SettingError as err:
+        print(f"xlaview: {err}", file=sys.stderr)
         return 2
     app = application()
     install_exception_hook()
