@@ -280,3 +280,32 @@ def test_scrubbing_prepares_each_pass_once(window, qtbot, gpt_dump, monkeypatch,
     twice = {rel for rel in prepared if prepared.count(rel) > 1}
     assert not twice, f"read twice: {sorted(twice)}"
     assert not hooked
+
+
+def test_a_step_back_shows_the_layout_it_came_from(window, qtbot, gpt_dump, monkeypatch,
+                                                   hooked) -> None:
+    """Forward through the passes, then back: each pass going back shows the
+    very layout it had going forward, laid out again for none of them."""
+    from xlaview.qt import jobs
+
+    laid_out: list[str] = []
+    real = jobs.graph_and_layout
+
+    def counted(module, computation, *args, **kwargs):
+        laid_out.append(computation)
+        return real(module, computation, *args, **kwargs)
+
+    monkeypatch.setattr(jobs, "graph_and_layout", counted)
+    module = opened(window, gpt_dump)
+    keys = [p.key for p in module.points()][:8]
+    forward = {}
+    for key in keys:
+        window.select_pass(key)
+        window.wait_idle()
+        forward[key] = window.model.views.shown_layout(window.model.graph_path[-1])
+    laid_out.clear()
+    for key in reversed(keys[:-1]):
+        window.select_pass(key)
+        window.wait_idle()
+        assert window.model.views.shown_layout(window.model.graph_path[-1]) is forward[key], key
+    assert not laid_out and not hooked

@@ -91,14 +91,16 @@ def prepare_pass(cache: ModuleCache, dump_file: DumpFile) -> PreparedPass:
 
 
 def prefetch(cache: ModuleCache, files: list[DumpFile], computation: str | None,
-             previous: GraphLayout | None) -> list[tuple[PreparedPass, GraphResult | None]]:
-    """Prepare the neighbouring passes (and their graphs) before the user steps."""
+             shown: GraphResult | None) -> list[tuple[PreparedPass, GraphResult | None]]:
+    """Prepare the neighbouring passes before the user steps, and the graph of
+    ``computation`` where the pass changed it from the one ``shown``."""
     out = []
     for dump_file in files:
         prepared = prepare_pass(cache, dump_file)
-        graph = None
-        if computation and prepared.loaded.module.has_computation(computation):
-            graph = graph_and_layout(prepared.loaded.module, computation, previous)
+        module, graph = prepared.loaded.module, None
+        if computation and module.has_computation(computation) and (
+                shown is None or text_identity(module, computation) is not shown.source):
+            graph = graph_and_layout(module, computation, shown and shown.layout)
         out.append((prepared, graph))
     return out
 

@@ -59,10 +59,12 @@ class Prefetch:
         if not wanted:
             return
         computation = model.graph_path[-1] if model.graph_path else None
+        if computation and model.views.layout((str(wanted[0].path), computation)) is not None:
+            computation = None  # laid out already (a step back)
         self._flying = (model.jobs.stamp("prefetch"), str(wanted[0].path))
         # Its own scope: a step does not drop it (the user may be stepping to it).
         model.submit("prefetch", "prefetch", jobs.prefetch, model.cache, wanted, computation,
-                     model.views.shown_layout(computation), on_done=self._prefetched,
+                     model.views.shown_result(computation), on_done=self._prefetched,
                      on_error=lambda _error: self._landed())
 
     def _prefetched(self, results: list[tuple[PreparedPass, GraphResult | None]]) -> None:

@@ -6,6 +6,7 @@ the pass did not touch stays in place)."""
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import replace
 
 from xlaview.analysis.layout import GraphLayout
 from xlaview.qt.jobs import GraphResult, PreparedPass
@@ -13,7 +14,8 @@ from xlaview.qt.jobs import GraphResult, PreparedPass
 LAYOUT_CACHE = 24
 # Laid-out graphs kept, by their nodes and edges: a 48-layer train step's entry
 # (19,000 nodes, 93,000 edges) holds about 50 MB of layout and painter paths,
-# and 24 of those would be most of the window's memory goal.
+# and 24 of those would be most of the window's memory goal: two of those are
+# kept (a step back to the pass before is shown without a layout).
 LAYOUT_BUDGET = 300_000
 PREPARED_PASSES = 4  # documents built ahead for the neighbouring passes
 
@@ -35,15 +37,20 @@ class ViewCache:
     # -- graphs, by (file path, computation) -------------------------------------
     def layout(self, key: tuple[str, str]) -> GraphResult | None:
         """A layout of the computation at that file, if it was laid out from the
-        layout shown now (one stepped from another history would jump)."""
+        layout shown now, is the one shown, or is the one the shown layout was
+        stepped from (a step back); one stepped from another history would jump."""
         result = self._layouts.get(key)
         if result is None:
             return None
-        shown = self.shown_layout(key[1])
-        if result.base is not None and shown is not None and result.base is not shown \
-                and result.layout is not shown:
-            return None
-        return result
+        shown = self._shown.get(key[1])
+        if result.base is None or shown is None:
+            return result
+        if shown.layout is result.base or shown.layout is result.layout:
+            return result
+        # A step back: where the shown layout came from, shown as it was (its
+        # own step, from further back, is not the one to animate or report).
+        return replace(result, step=None, transition=None) if shown.base is result.layout \
+            else None
 
     def same_graph(self, computation: str, source: object) -> GraphResult | None:
         """The graph shown for ``computation`` if it was built from the same
@@ -62,8 +69,12 @@ class ViewCache:
 
     def shown_layout(self, computation: str | None) -> GraphLayout | None:
         """The layout ``computation`` was last shown with (a step starts there)."""
-        shown = self._shown.get(computation or "")
+        shown = self.shown_result(computation)
         return shown.layout if shown is not None else None
+
+    def shown_result(self, computation: str | None) -> GraphResult | None:
+        """The graph of ``computation`` last shown."""
+        return self._shown.get(computation or "")
 
     def shown(self, computation: str, result: GraphResult) -> None:
         self._shown[computation] = result
