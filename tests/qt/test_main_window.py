@@ -162,9 +162,9 @@ def test_select_fusion_from_text_fills_the_inspector(window, qtbot) -> None:
 
 
 def test_many_operands_are_listed_on_demand(window, gpt_dump) -> None:
-    """The root tuple of a train step has more operands than the inspector
-    lists at once (150 KB of HTML for 900 on gpt48): the first ones, then a
-    link that lists them all."""
+    """A train step's wide ops have more operands than the inspector lists at
+    once (150 KB of HTML for 900 on gpt48), and its root tuple more elements
+    than a shape reads well with: the first ones, then a link for them all."""
     from xlaview.qt.inspector import OPERANDS_SHOWN
 
     window.open_dump(gpt_dump)
@@ -183,6 +183,14 @@ def test_many_operands_are_listed_on_demand(window, gpt_dump) -> None:
     text = window.inspector.toPlainText()
     assert "Show all" not in text
     assert set(operands) <= set(re.findall(r"^(\S+)$", text, re.M))
+    tuple_ = max(module.entry.instructions, key=lambda i: len(i.shape.elements))
+    window.select_instruction(tuple_.name)
+    window.wait_idle()
+    text = window.inspector.toPlainText()
+    assert f"a tuple of {len(tuple_.shape.elements):,}: show all" in text
+    assert str(tuple_.shape) not in text.replace("\n", "")
+    window.inspector.anchorClicked.emit(QUrl("more:operands"))
+    assert str(tuple_.shape) in window.inspector.toPlainText().replace("\n", "")
 
 
 def test_select_from_graph_and_enter_fusion(window, qtbot) -> None:

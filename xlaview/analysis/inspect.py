@@ -151,6 +151,7 @@ def describe_instruction(
         "opcode": instr.opcode,
         "computation": comp.name,
         "shape": str(instr.shape),
+        "shape_elements": [str(e) for e in instr.shape.elements],  # of a tuple
         "fusion_kind": instr.fusion_kind,
         "custom_call_target": custom_call_target(instr),
         "kind": kind_name(instr, module),

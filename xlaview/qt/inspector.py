@@ -31,6 +31,7 @@ a { color: #1971c2; text-decoration: none; }
 
 
 OPERANDS_SHOWN = 40  # operand rows before "show all" (a 900-operand fusion is 150 KB of HTML)
+TUPLE_SHOWN = 6  # elements of a tuple shape before "show all"
 
 
 def human_bytes(n: float | None) -> str:
@@ -66,6 +67,16 @@ def _layout_text(layout: dict[str, Any]) -> str:
     return ", ".join(parts)
 
 
+def _shape_html(shape: str, elements: list[str], whole: bool) -> str:
+    """A shape; a tuple of many elements as its first few (all of them on
+    demand, with the operands)."""
+    if len(elements) <= TUPLE_SHOWN or whole:
+        return f"<span class='mono'>{_e(shape)}</span>"
+    head = ", ".join(elements[:TUPLE_SHOWN])
+    return (f"<span class='mono'>({_e(head)}, …)</span> <span class='muted'>a tuple of "
+            f"{len(elements):,}: <a href='more:operands'>show all</a></span>")
+
+
 def render(described: dict[str, Any], kind: Kind | None = None, all_operands: bool = False) -> str:
     """HTML for one `describe_instruction` result (the first `OPERANDS_SHOWN`
     operands unless ``all_operands``)."""
@@ -84,7 +95,7 @@ def render(described: dict[str, Any], kind: Kind | None = None, all_operands: bo
     out_layout = d["layout_decoded"]
     parts.append("<h3>Result</h3>")
     parts.append(_rows([
-        ("shape", f"<span class='mono'>{_e(d['shape'])}</span>"),
+        ("shape", _shape_html(d["shape"], d.get("shape_elements", []), whole=all_operands)),
         ("layout", _layout_text(out_layout)),
         ("minor→major", f"<span class='mono'>{_e(d['layout']['minor_to_major']) if d['layout'] else '–'}</span>"),
     ]))  # fmt: skip
