@@ -105,3 +105,48 @@ def test_a_step_is_animated_and_a_click_ends_it(window, qtbot, gpt_dump) -> None
     window.select_pass(points[1].key)
     window.wait_idle()
     assert not view.canvas.in_transition, "animations off: none"
+
+
+def strokes(path) -> list[tuple]:
+    """A painter path's pieces (from one move to the next) in a canonical
+    order: a band taken from before drew the same pieces in the order of the
+    step before."""
+    pieces: list[list] = []
+    for k in range(path.elementCount()):
+        e = path.elementAt(k)
+        if e.isMoveTo() or not pieces:
+            pieces.append([])
+        pieces[-1].append((e.type.value, round(e.x, 6), round(e.y, 6)))
+    return sorted(map(tuple, pieces))
+
+
+def test_a_step_draws_again_only_what_changed_and_draws_it_alike(qapp, gpt_dump) -> None:
+    """Each step of the train step's entry through its passes: the picture
+    built from the one before (bands the step left alone taken as they were)
+    is the picture drawn from scratch, path for path."""
+    from xlaview.qt import jobs
+    from xlaview.qt.canvas_parts import prepare_canvas
+
+    module = max(index_dump(gpt_dump).modules, key=lambda m: len(m.passes))
+    cache = ModuleCache()
+    shown, reused = None, 0
+    for point in module.points():
+        loaded = cache.load(point.file).module
+        result = jobs.graph_and_layout(loaded, loaded.entry.name, shown)
+        whole = prepare_canvas(result.graph, result.layout)
+        parts = result.parts
+        assert len(parts.bands) == len(whole.bands), point.key
+        for b, (band, drawn) in enumerate(zip(parts.bands, whole.bands)):
+            where = f"pass {point.key}, band {b}"
+            for name in ("edges", "stubs", "arrows", "roots"):
+                assert strokes(getattr(band, name)) == strokes(getattr(drawn, name)), (where, name)
+            assert {(k, c): strokes(p) for k, c, p in band.boxes} == {
+                (k, c): strokes(p) for k, c, p in drawn.boxes}, where
+            reused += shown is not None and band in shown.parts.bands[b:b + 1]
+        assert [{id(r) for r in band} for band in parts.band_routes] == [
+            {id(r) for r in band} for band in whole.band_routes], point.key
+        assert parts.node_routes == whole.node_routes, point.key
+        assert {k: (p.left, p.top, p.width, p.height) for k, p in parts.placed.items()} == {
+            k: (p.left, p.top, p.width, p.height) for k, p in whole.placed.items()}
+        shown = result if shown is None or loaded.entry.name == shown.graph.computation else None
+    assert reused, "no step kept a band"

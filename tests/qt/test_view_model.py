@@ -302,10 +302,10 @@ def test_a_step_back_shows_the_layout_it_came_from(window, qtbot, gpt_dump, monk
     for key in keys:
         window.select_pass(key)
         window.wait_idle()
-        forward[key] = window.model.views.shown_layout(window.model.graph_path[-1])
+        forward[key] = window.model.views.shown_result(window.model.graph_path[-1]).layout
     laid_out.clear()
     for key in reversed(keys[:-1]):
         window.select_pass(key)
         window.wait_idle()
-        assert window.model.views.shown_layout(window.model.graph_path[-1]) is forward[key], key
+        assert window.model.views.shown_result(window.model.graph_path[-1]).layout is forward[key], key
     assert not laid_out and not hooked

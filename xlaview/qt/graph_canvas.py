@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from xlaview.analysis.graph import NODE_HEIGHT, ComputationGraph
 from xlaview.analysis.kinds import is_fusion_kind
-from xlaview.analysis.layout import GraphLayout
+from xlaview.analysis.layout import EdgeRoute, GraphLayout
 from xlaview.qt import theme
 from xlaview.qt.canvas_parts import (
     BAND,
@@ -67,12 +67,12 @@ class GraphCanvas(QGraphicsItem):
         self._fill_paths: list[tuple[str, QPainterPath]] | None = None
         self._transition: Transition | None = None
         self._progress = 1.0
-        self.hover_edge: int | None = None
+        self.hover_edge: EdgeRoute | None = None
         # Set through set_marks / set_diff / set_traffic / set_hover_edge only.
         parts = parts or prepare_canvas(graph, layout)
         self.placed = parts.placed
         self._parts = parts
-        self._highlighted: tuple[tuple, list[int], list[QPainterPath | None]] | None = None  # see _highlighted_edges
+        self._highlighted: tuple[tuple, list[EdgeRoute], list[QPainterPath | None]] | None = None  # see _highlighted_edges
         # The borders' paths, band by band as they are painted: (what they mark,
         # the diff, band -> [(pen, path)]).
         self._marks: tuple[tuple, dict[str, str],
@@ -142,8 +142,8 @@ class GraphCanvas(QGraphicsItem):
         self.traffic = widths
         self.update()
 
-    def set_hover_edge(self, edge: int | None) -> None:
-        if edge != self.hover_edge:
+    def set_hover_edge(self, edge: EdgeRoute | None) -> None:
+        if edge is not self.hover_edge:
             self.hover_edge = edge
             self.update()
 
@@ -177,9 +177,9 @@ class GraphCanvas(QGraphicsItem):
             out = out.united(r)
         return out
 
-    def edge_near(self, pos: QPointF, tolerance: float) -> int | None:
+    def edge_near(self, pos: QPointF, tolerance: float) -> EdgeRoute | None:
         """Index of the edge route passing within ``tolerance`` of ``pos``."""
-        return edge_near(self._parts, self.layout.edges, pos.x(), pos.y(), tolerance)
+        return edge_near(self._parts, pos.x(), pos.y(), tolerance)
 
     def links_of(self, instruction: str) -> tuple[set[str], set[str]]:
         """The operands and the users of ``instruction`` that edges of this
@@ -267,8 +267,7 @@ class GraphCanvas(QGraphicsItem):
         """Traffic widths, the selection's edges (long ones whole), the hovered edge."""
         if self.traffic:
             bands = self._parts.band_range(exposed.top(), exposed.bottom())
-            for i in sorted({i for b in bands for i in self._parts.band_routes[b]}):
-                route = self.layout.edges[i]
+            for route in {id(r): r for b in bands for r in self._parts.band_routes[b]}.values():
                 width = self.traffic.get((route.source, route.target))
                 if not width:
                     continue
@@ -291,17 +290,18 @@ class GraphCanvas(QGraphicsItem):
         """The selection's edges and the hovered one in ``band`` (a 900-operand
         fusion's edges cross the whole graph: each band's pieces are built when
         it is first painted)."""
-        key = (self.selected, self.hover_edge)
+        key = (self.selected, id(self.hover_edge))  # (the routes list holds the edge)
         if self._highlighted is None or self._highlighted[0] != key:
-            indices = self.routes_of(set(self.graph.nodes_of.get(self.selected or "", ())))
+            edges = self.layout.edges
+            routes = [edges[i] for i in self.routes_of(
+                set(self.graph.nodes_of.get(self.selected or "", ())))]
             if self.hover_edge is not None:
-                indices.append(self.hover_edge)
-            self._highlighted = (key, indices, [None] * len(self._parts.bands))
-        _, indices, paths = self._highlighted
+                routes.append(self.hover_edge)
+            self._highlighted = (key, routes, [None] * len(self._parts.bands))
+        _, routes, paths = self._highlighted
         if paths[band] is None:
             pieces = [QPainterPath() for _ in paths]
-            for i in indices:
-                route = self.layout.edges[i]
+            for route in routes:
                 add_banded(pieces, route.points if not route.stub else
                            (route.points[0], route.target_stub[-1]), only=band)
             paths[band] = pieces[band]

@@ -26,6 +26,7 @@ from xlaview.dump.loader import (
 from xlaview.hlo import Module
 from xlaview.qt.canvas_parts import CanvasParts, prepare_canvas
 from xlaview.qt.text_window import TextSource, source_document, text_source
+from xlaview.qt.workers import settle
 from xlaview.qt.levels import LoadedCode, load_code
 from xlaview.qt.transition import Transition, prepare_transition
 
@@ -51,17 +52,23 @@ def text_identity(module: Module, computation: str) -> object:
     return comp.parsed if comp.parsed is not None else comp
 
 
-def graph_and_layout(module: Module, computation: str, previous: GraphLayout | None,
+def graph_and_layout(module: Module, computation: str, shown: GraphResult | None,
                      progress=None) -> GraphResult:
-    """The graph of ``computation``, laid out from ``previous`` (the layout of
-    it shown now, at another pass: what the pass did not touch stays where it
-    is; None: a fresh layout)."""
+    """The graph of ``computation``, laid out from ``shown`` (its graph shown
+    now, at another pass: what the pass did not touch stays where it is, and
+    its picture is drawn again only where it changed; None: a fresh layout)."""
+    previous = shown.layout if shown is not None else None
     graph = build_graph(module, computation)
     step = step_layout(previous, graph, progress=progress)
-    parts = prepare_canvas(graph, step.layout)
+    parts = prepare_canvas(graph, step.layout, None if shown is None or step.fresh
+                           else (shown.layout, shown.parts))
     transition = prepare_transition(step, previous, parts)
-    return GraphResult(graph, step.layout, parts, step if previous is not None else None,
-                       transition, previous, text_identity(module, computation))
+    result = GraphResult(graph, step.layout, parts, step if previous is not None else None,
+                         transition, previous, text_identity(module, computation))
+    # Out of the collector's sight before it runs again: a first collection
+    # over the million objects a big layout is holds the GIL for 30-100 ms.
+    settle()
+    return result
 
 
 @dataclass
@@ -100,7 +107,7 @@ def prefetch(cache: ModuleCache, files: list[DumpFile], computation: str | None,
         module, graph = prepared.loaded.module, None
         if computation and module.has_computation(computation) and (
                 shown is None or text_identity(module, computation) is not shown.source):
-            graph = graph_and_layout(module, computation, shown and shown.layout)
+            graph = graph_and_layout(module, computation, shown)
         out.append((prepared, graph))
     return out
 

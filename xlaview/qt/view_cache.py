@@ -6,9 +6,9 @@ the pass did not touch stays in place)."""
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import replace
 
-from xlaview.analysis.layout import GraphLayout
 from xlaview.qt.jobs import GraphResult, PreparedPass
 
 LAYOUT_CACHE = 24
@@ -21,12 +21,18 @@ PREPARED_PASSES = 4  # documents built ahead for the neighbouring passes
 
 
 class ViewCache:
-    def __init__(self) -> None:
+    """``release`` takes what the cache lets go of (`xlaview.qt.release`: a
+    laid-out graph is freed a piece at a time, not in one 50 ms go)."""
+
+    def __init__(self, release: Callable[[object], None] = lambda _gone: None) -> None:
+        self._release = release
         self._layouts: OrderedDict[tuple[str, str], GraphResult] = OrderedDict()
         self._prepared: OrderedDict[str, PreparedPass] = OrderedDict()  # by file path
         self._shown: dict[str, GraphResult] = {}  # computation -> the graph last shown
 
     def clear(self) -> None:
+        for result in (*self._layouts.values(), *self._shown.values()):
+            self._release(result)
         self._layouts.clear()
         for prepared in self._prepared.values():
             if prepared.document is not None:
@@ -66,18 +72,17 @@ class ViewCache:
                                           or weight > LAYOUT_BUDGET):
             _, old = self._layouts.popitem(last=False)
             weight -= _weight(old)
-
-    def shown_layout(self, computation: str | None) -> GraphLayout | None:
-        """The layout ``computation`` was last shown with (a step starts there)."""
-        shown = self.shown_result(computation)
-        return shown.layout if shown is not None else None
+            self._release(old)
 
     def shown_result(self, computation: str | None) -> GraphResult | None:
-        """The graph of ``computation`` last shown."""
+        """The graph of ``computation`` last shown (a step starts there)."""
         return self._shown.get(computation or "")
 
     def shown(self, computation: str, result: GraphResult) -> None:
+        before = self._shown.get(computation)
         self._shown[computation] = result
+        if before is not None:
+            self._release(before)
 
     # -- prepared passes, by file path ---------------------------------------------
     def take_prepared(self, path: str) -> PreparedPass | None:

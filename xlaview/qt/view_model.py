@@ -34,6 +34,7 @@ from xlaview.qt.costing import Costing
 from xlaview.qt.jobs import GraphResult, PreparedPass
 from xlaview.qt.jobs_gate import Jobs
 from xlaview.qt.prefetch import Prefetch
+from xlaview.qt.release import Releaser
 from xlaview.qt.shown import GraphShown, Selection, TextShown
 from xlaview.qt.view_cache import ViewCache
 from xlaview.qt.workers import settle
@@ -76,7 +77,8 @@ class ViewModel(QObject):
         self.selection: Selection | None = None
         self._asked_selection: tuple[str, str | None, bool] | None = None  # name, computation, center
         self._reveal: tuple[str, int] | None = None  # pass key, line to scroll to once shown
-        self.views = ViewCache()
+        self.releaser = Releaser(self)
+        self.views = ViewCache(self.releaser.release)
         self.prefetch = Prefetch(self)
         self.analyses = Analyses(self)
         self.costing = Costing(self)
@@ -310,7 +312,7 @@ class ViewModel(QObject):
             show(cached)
             return
         self.submit("graph", "graph", jobs.graph_and_layout, self.loaded.module, computation,
-                    self.views.shown_layout(computation), on_done=show,
+                    self.views.shown_result(computation), on_done=show,
                     on_progress=lambda f: self.progress.emit("laying out the graph", f))
 
     def enter_computation(self, computation: str) -> None:
@@ -386,7 +388,7 @@ class ViewModel(QObject):
             show(cached)
             return
         self.submit("selection", "fusion-graph", jobs.graph_and_layout, self.loaded.module,
-                    body, self.views.shown_layout(body), on_done=show)
+                    body, self.views.shown_result(body), on_done=show)
 
     def _unchanged_graph(self, computation: str) -> GraphResult | None:
         """The graph shown for ``computation``, when this pass did not touch its

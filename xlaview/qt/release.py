@@ -1,0 +1,60 @@
+"""Big structures freed a piece at a time while the window is idle.
+
+A laid-out graph of a 48-layer train step's entry is a million Python
+objects (routes, their points, boxes, painter paths). Dropping the last
+reference to one frees them all in one C call that holds the GIL: 20-90 ms
+on the GUI thread, wherever the drop happens (a layout evicted from the view
+cache, a module closed). `Releaser.release` takes such a structure instead
+and takes it apart over several passes of the event loop, a few
+milliseconds each: an object only it holds is opened up (its parts queued,
+then it is dropped, which frees nothing more), down to `DEPTH` levels, below
+which each part is small and dropped whole. Whatever another owner still
+holds is left alone (only the releaser's reference is dropped)."""
+
+from __future__ import annotations
+
+import gc
+import sys
+import time
+
+from PySide6.QtCore import QObject, QTimer
+
+DEPTH = 3  # result -> layout -> routes -> one route (dropped whole)
+SLICE_S = 0.004  # of work per pass of the event loop
+# sys.getrefcount of an object only the releaser holds: the local name and
+# getrefcount's own argument.
+ONLY_OURS = 2
+
+
+class Releaser(QObject):
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._levels: list[list[object]] = [[] for _ in range(DEPTH + 1)]
+        self._timer = QTimer(self)
+        self._timer.setInterval(0)
+        self._timer.timeout.connect(self._step)
+
+    def release(self, structure: object) -> None:
+        """Free ``structure`` (once nothing else holds it) bit by bit."""
+        self._levels[0].append(structure)
+        self._timer.start()
+
+    @property
+    def pending(self) -> int:
+        return sum(map(len, self._levels))
+
+    def _step(self) -> None:
+        deadline = time.perf_counter() + SLICE_S
+        levels = self._levels
+        while time.perf_counter() < deadline:
+            # The deepest level first: its parts are freed before more are opened.
+            depth = next((d for d in range(DEPTH, -1, -1) if levels[d]), None)
+            if depth is None:
+                self._timer.stop()
+                return
+            level = levels[depth]
+            for _ in range(min(len(level), 512)):
+                obj = level.pop()
+                if depth < DEPTH and sys.getrefcount(obj) == ONLY_OURS:
+                    levels[depth + 1].extend(gc.get_referents(obj))
+                del obj
