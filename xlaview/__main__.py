@@ -1,7 +1,5 @@
 """``python -m xlaview``: the same as the ``xlaview`` command."""
 
-import sys
+from xlaview.cli import run
 
-from xlaview.cli import main
-
-sys.exit(main())
+run()

@@ -71,16 +71,10 @@ from typing import Any
 from xlaview.analysis.boundary_ops import OpIndex
 from xlaview.analysis.boundary_reasons import Evidence, OpRef, ReasonFinder
 from xlaview.analysis.multipass import Flow
+from xlaview.analysis.reasons import PRECEDENCE, REASONS
 from xlaview.analysis.traffic import Intermediate, Traffic, analyze_traffic
 from xlaview.dump.loader import ModuleReports
 from xlaview.hlo import Module
-
-# The fixed list, in the order the issue names them.
-REASONS = ("multi-pass", "library-call", "layout-change", "shared-read", "collective", "control-flow",
-           "output", "other")
-# Who decides when several apply (layout-change has two places: see above).
-PRECEDENCE = ("output", "collective", "control-flow", "layout-change", "multi-pass", "library-call",
-              "layout-change", "shared-read", "other")
 
 __all__ = ["PRECEDENCE", "REASONS", "Boundaries", "Boundary", "BoundaryBytes", "Evidence", "OpRef",
            "module_boundaries", "saved_bytes", "value_bytes"]

@@ -29,7 +29,7 @@ from typing import Any
 
 from xlaview.analysis.cost import ModuleCost, module_cost
 from xlaview.analysis.cost_model import called_names
-from xlaview.analysis.kinds import kind_name
+from xlaview.analysis.kinds import fusion_kind, kind_name
 from xlaview.analysis.memory_spaces import memory_space, shape_memory_space
 from xlaview.dump.loader import ModuleReports
 from xlaview.dump.reports import BufferAssignment
@@ -216,6 +216,8 @@ def analyze_traffic(
 
         readers: dict[tuple[str, int | None], list[str]] = {}
         read: dict[tuple[str, int | None], int] = {}
+        # The buffer each operand name reads: a value read by many ops is looked up once.
+        sources: dict[str, tuple[Instruction, int | None] | None] = {}
         for instr in comp.instructions:
             if instr.opcode in ALIASING or instr.opcode in _CONTAINERS:
                 continue
@@ -236,12 +238,14 @@ def analyze_traffic(
                     priced_read = priced.bytes_read[k]
                 if priced_read == 0:
                     continue  # not read (updated in place), or read as nothing
-                found = _source(by_name, in_place, operand)
+                found = sources.get(operand, sources)
+                if found is sources:
+                    found = sources[operand] = _source(by_name, in_place, operand)
                 if found is not None:
                     key = (found[0].name, found[1])
-                    readers.setdefault(key, [])
-                    if instr.name not in readers[key]:
-                        readers[key].append(instr.name)
+                    names = readers.setdefault(key, [])
+                    if not names or names[-1] != instr.name:  # an op reading it twice
+                        names.append(instr.name)
                     if priced_read is not None:
                         read[key] = read.get(key, 0) + priced_read
             if instr.name in in_place:
@@ -267,11 +271,9 @@ def analyze_traffic(
                              read.get((producer_name, index)))
             )
     intermediates.sort(key=lambda i: (-i.traffic_bytes, i.producer))
-    counts = Counter(
-        (i.fusion_kind if i.fusion_kind in FUSION_KINDS else "other")
-        for i in module.instructions_with("fusion")
-    )
-    fusion_counts = {k: counts.get(k, 0) for k in (*FUSION_KINDS, "other")}
+    kinds = Counter(fusion_kind(i) for i in module.instructions_with("fusion"))
+    fusion_counts = {k: kinds.get(k, 0) for k in FUSION_KINDS}
+    fusion_counts["other"] = sum(n for k, n in kinds.items() if k not in FUSION_KINDS)
     return Traffic(module.name, tuple(ops), tuple(intermediates), fusion_counts)
 
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from xlaview import __version__
 from xlaview.cli import analyses, boundaries, collect, cost, export, inspect, profile, summary
-from xlaview.cli.common import echo
+from xlaview.cli.common import echo, kept, release
 from xlaview.errors import XlaviewError
 
 COMMANDS = (summary, inspect, analyses, cost, boundaries, profile, collect, export)
@@ -44,6 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return run_gui(argv)
     _never_fail_to_encode()
+    release()
     args = parser.parse_args(argv)
     # A command runs once and exits: the cyclic garbage collector would only
     # walk the million objects of a big module again and again (a third of a
@@ -75,6 +76,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             gc.enable()
 
 
+def run() -> None:
+    """The ``xlaview`` program: `main`, then exit. A headless command that
+    kept what it loaded (`xlaview.cli.common.keep`) leaves at once, its
+    output flushed, without freeing it."""
+    code = main()
+    if kept():
+        try:
+            sys.stdout.flush()
+            sys.stderr.flush()
+        except BrokenPipeError:  # `xlaview traffic DIR | head`, found only now
+            _quiet_broken_pipe()
+        os._exit(code)
+    sys.exit(code)
+
+
 def _never_fail_to_encode() -> None:
     """A character the terminal's encoding lacks (LANG=C, PYTHONIOENCODING=
     ascii:strict) is printed as an escape, never a UnicodeEncodeError."""
@@ -94,4 +110,4 @@ def _quiet_broken_pipe() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

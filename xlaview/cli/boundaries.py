@@ -14,11 +14,12 @@ from xlaview.cli.common import (
     print_table,
     resolve_module,
 )
+from xlaview.analysis.reasons import REASONS
 from xlaview.units import human_bytes
 
 
 def cmd_boundaries(args: argparse.Namespace) -> int:
-    from xlaview.analysis.boundaries import REASONS, module_boundaries
+    from xlaview.analysis.boundaries import module_boundaries
     from xlaview.dump.loader import load_reports
 
     _, module, file = resolve_module(args.path, args.module)
@@ -59,8 +60,6 @@ def cmd_boundaries(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    from xlaview.analysis.boundaries import REASONS
-
     p = sub.add_parser("boundaries", help="why each materialized intermediate is there")
     p.add_argument("path", type=Path, help="a dump folder or an HLO file")
     p.add_argument("--module", help="module name or id (default: the one with most passes)")

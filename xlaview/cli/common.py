@@ -17,6 +17,27 @@ class CliError(XlaviewError):
     """A user error: printed as one line, exit status 2."""
 
 
+# What the running command loaded, kept until the process ends: the program
+# (`xlaview.cli.run`) leaves with os._exit, and a 45 MB module, a million
+# objects, is not freed one object at a time (0.08 s).
+_KEPT: list[object] = []
+
+
+def keep(value: object) -> None:
+    """Keep ``value`` until the process ends (see `_KEPT`)."""
+    _KEPT.append(value)
+
+
+def kept() -> bool:
+    """Whether the command kept anything: it ran headless, and the process may leave at once."""
+    return bool(_KEPT)
+
+
+def release() -> None:
+    """Free what an earlier command kept (a caller that runs several in one process)."""
+    _KEPT.clear()
+
+
 # Characters a terminal acts on rather than shows: C0 and C1 controls (ESC
 # starts colour, title and hyperlink sequences; a newline in a file name forges
 # lines of output), DEL, and the bidirectional overrides that reorder what is
@@ -152,4 +173,5 @@ def load_checked(path: Path, store=None, previous=None):
         echo(f"warning: {problem}", err=True)
     if not loaded.module.computations:
         raise CliError(f"{path}: no HLO computation in this file")
+    keep(loaded.module)
     return loaded.module

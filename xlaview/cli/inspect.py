@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from xlaview.cli.common import CliError, echo, emit_json
+from xlaview.cli.common import CliError, echo, emit_json, keep
 from xlaview.units import human_bytes, human_count, human_seconds
 
 
@@ -24,6 +24,7 @@ def load_for_inspection(path: Path):
         raise CliError(str(err)) from None
     if not loaded.module.computations:
         raise CliError(f"{path}: no HLO computation in this file")
+    keep(loaded.module)
     from xlaview.dump.kernels import module_levels
 
     reports = None
