@@ -15,7 +15,7 @@ from xlaview.qt import figures
 from xlaview.qt.cost_records import CostShown, ProfileShown
 from xlaview.qt.panels.roofline import BOUND_COLORS, RooflinePlot
 from xlaview.qt.panels.tables import RowsModel, table_view
-from xlaview.qt.safe_text import esc, steady_label, tooltip
+from xlaview.qt.safe_text import esc, steady_label
 
 # (header, tooltip, width in pixels)
 COLUMNS = (
@@ -45,21 +45,12 @@ HEAT_CHOICES = (("off", "kind"), ("estimate", "estimated time"), ("measured", "m
 
 
 class CostRowsModel(RowsModel):
-    """Rows of the cost table: header tooltips, the bound coloured, names whole
-    in their tooltip."""
+    """Rows of the cost table, the bound coloured."""
 
     def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 6:
             return QColor(BOUND_COLORS.get(self.rows[index.row()][0][6], "#212529"))
-        if role == Qt.ItemDataRole.ToolTipRole and index.column() in (0, 1):
-            return tooltip(self.rows[index.row()][0][index.column()])
         return super().data(index, role)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole):
-        if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal:
-            return tooltip(COLUMNS[section][1])
-        return super().headerData(section, orientation, role)
 
 
 def cost_rows(shown: CostShown, profile: ModuleProfile | None) -> list[tuple]:
@@ -164,7 +155,8 @@ class CostPanel(QWidget):
             self.heat.addItem(text, mode)
         self.heat.currentIndexChanged.connect(
             lambda i: self.heat_requested.emit(self.heat.itemData(i)))
-        self.model = CostRowsModel([c[0] for c in COLUMNS], self, numeric=NUMERIC)
+        self.model = CostRowsModel([c[0] for c in COLUMNS], self, numeric=NUMERIC,
+                                    tips=tuple(c[1] for c in COLUMNS), whole=(0, 1))
         self.table = table_view(self.model, self, "costTable", self.instruction_requested.emit)
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # names end in their number
         # The figures stay beside each other; the plot takes the width left.

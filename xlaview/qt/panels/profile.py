@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from xlaview.qt import figures
 from xlaview.qt.cost_records import ProfileShown
 from xlaview.qt.panels.tables import RowsModel, table_view
-from xlaview.qt.safe_text import esc, steady_label, tooltip
+from xlaview.qt.safe_text import esc, steady_label
 
 # (header, tooltip, width in pixels)
 COLUMNS = (
@@ -49,15 +49,7 @@ class TimeRowsModel(RowsModel):
         row = self.rows[index.row()]
         if role == Qt.ItemDataRole.ForegroundRole and row[2] is None:
             return QColor("#868e96")
-        if role == Qt.ItemDataRole.ToolTipRole and index.column() in (0, 1):
-            return tooltip(row[0][index.column()])
         return super().data(index, role)
-
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole):
-        if role == Qt.ItemDataRole.ToolTipRole and orientation == Qt.Orientation.Horizontal:
-            return tooltip(COLUMNS[section][1])
-        return super().headerData(section, orientation, role)
 
 
 class ShareBar(QStyledItemDelegate):
@@ -130,7 +122,8 @@ class ProfilePanel(QWidget):
         self.summary = steady_label(self, lines=3, rich=True)
         self.open_button = QPushButton("Open Profile…", self)
         self.open_button.clicked.connect(self.open_requested)
-        self.model = TimeRowsModel([c[0] for c in COLUMNS], self, numeric=NUMERIC)
+        self.model = TimeRowsModel([c[0] for c in COLUMNS], self, numeric=NUMERIC,
+                                    tips=tuple(c[1] for c in COLUMNS), whole=(0, 1))
         self.table = table_view(self.model, self, "timeTable",
                                 lambda name: name and self.instruction_requested.emit(name))
         for column, (_, _, width) in enumerate(COLUMNS):

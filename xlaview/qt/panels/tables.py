@@ -9,17 +9,23 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QTableView, QTableWidget, QWidget
 
+from xlaview.qt.safe_text import tooltip
+
 
 class RowsModel(QAbstractTableModel):
     """Rows of text with a sort key per cell: a table of thousands of rows
     costs nothing to fill (a QTableWidget makes an item per cell). ``numeric``:
-    the columns of figures, aligned right."""
+    the columns of figures, aligned right; ``tips``: a tooltip per header;
+    ``whole``: columns whose text (a long name, elided) a tooltip shows whole."""
 
     def __init__(self, headers: list[str], parent: QWidget | None = None,
-                 numeric: tuple[int, ...] = ()) -> None:
+                 numeric: tuple[int, ...] = (), tips: tuple[str, ...] = (),
+                 whole: tuple[int, ...] = ()) -> None:
         super().__init__(parent)
         self.headers = headers
         self.numeric = numeric
+        self.tips = tips
+        self.whole = whole
         self.rows: list[tuple[tuple[str, ...], tuple[object, ...], object]] = []
         self.highlight: set[int] = set()
 
@@ -45,12 +51,18 @@ class RowsModel(QAbstractTableModel):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.BackgroundRole and id(row) in self.highlight:
             return QColor("#fff4e6")
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() in self.whole:
+            return tooltip(row[0][index.column()])
         return None
 
     def headerData(self, section: int, orientation: Qt.Orientation,
                    role: int = Qt.ItemDataRole.DisplayRole):
-        if role == Qt.ItemDataRole.DisplayRole and orientation == Qt.Orientation.Horizontal:
+        if orientation != Qt.Orientation.Horizontal:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
             return self.headers[section]
+        if role == Qt.ItemDataRole.ToolTipRole and section < len(self.tips):
+            return tooltip(self.tips[section])
         return None
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
