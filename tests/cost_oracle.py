@@ -4,16 +4,17 @@
 ``HloCostAnalysis`` (the base class with the CPU shape size). XLA aborts on some
 input, so it runs in a worker subprocess that reads one path per line and
 answers one JSON line per path; a crash is blamed on that path and a fresh
-worker takes the rest (as in `oracle.py`).
+worker takes the rest (`oracle.ask_workers`).
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import Iterable
 from typing import Any
+
+from oracle import ask_workers
 
 KEYS = ("flops", "transcendentals", "bytes accessed")
 
@@ -40,31 +41,7 @@ def _worker() -> None:
 
 def xla_costs(paths: Iterable[str]) -> dict[str, dict[str, Any]]:
     """{path: {"ok", "flops", "transcendentals", "bytes accessed"}} from XLA:CPU."""
-    pending = list(paths)
-    results: dict[str, dict[str, Any]] = {}
-    while pending:
-        with subprocess.Popen(
-            [sys.executable, __file__], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True,
-        ) as proc:
-            assert proc.stdin and proc.stdout
-            while pending:
-                path = pending.pop(0)
-                try:
-                    proc.stdin.write(path + "\n")
-                    proc.stdin.flush()
-                    line = proc.stdout.readline()
-                except BrokenPipeError:
-                    line = ""
-                if not line:
-                    results[path] = {"ok": False, "crashed": True, "error": "XLA aborted"}
-                    break
-                results[path] = json.loads(line)
-            try:
-                proc.stdin.close()
-            except BrokenPipeError:
-                pass
-    return results
+    return ask_workers(__file__, paths, "XLA aborted")
 
 
 def relative_difference(ours: float, theirs: float) -> float:

@@ -135,11 +135,18 @@ def corpus_hlo_texts(corpus: Path) -> list[Path]:
 
 def parse_with_xla(paths: Iterable[str]) -> dict[str, dict[str, Any]]:
     """Parse every file with XLA; a file that kills the parser gets ``crashed``."""
+    return ask_workers(__file__, paths, "XLA's parser aborted")
+
+
+def ask_workers(script: str, paths: Iterable[str], crash: str) -> dict[str, dict[str, Any]]:
+    """{path: the JSON line ``python script`` answers for it}: a worker reads
+    one path per line; one that dies is blamed for that path (``crash``, the
+    error) and a fresh worker takes the rest."""
     pending = list(paths)
     results: dict[str, dict[str, Any]] = {}
     while pending:
         with subprocess.Popen(
-            [sys.executable, __file__],
+            [sys.executable, script],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -156,7 +163,7 @@ def parse_with_xla(paths: Iterable[str]) -> dict[str, dict[str, Any]]:
                 except BrokenPipeError:
                     line = ""
                 if not line:
-                    results[path] = {"ok": False, "crashed": True, "error": "XLA's parser aborted"}
+                    results[path] = {"ok": False, "crashed": True, "error": crash}
                     break
                 results[path] = json.loads(line)
             try:
