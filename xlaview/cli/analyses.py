@@ -14,6 +14,7 @@ from xlaview.cli.common import (
     load_checked,
     open_index,
     print_table,
+    resolve_final,
     resolve_module,
 )
 from xlaview.units import human_bytes
@@ -23,14 +24,8 @@ def cmd_traffic(args: argparse.Namespace) -> int:
     from xlaview.analysis.traffic import analyze_traffic
     from xlaview.dump.loader import load_reports
 
-    _, module, file = resolve_module(args.path, args.module)
-    if file is None:
-        if module.after_optimizations is None:
-            raise CliError(f"{module.title} has no after-optimizations dump")
-        file = module.after_optimizations.path
     # The buffer assignment (which ops update a buffer in place) describes the final module only.
-    final = module is not None and module.after_optimizations is not None and (
-        module.after_optimizations.path == file.absolute())
+    module, file, final = resolve_final(args.path, args.module)
     reports = (lambda: load_reports(module)) if final else None
     traffic = analyze_traffic(load_checked(file), reports)
     if args.json:

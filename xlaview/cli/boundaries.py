@@ -6,13 +6,12 @@ import argparse
 from pathlib import Path
 
 from xlaview.cli.common import (
-    CliError,
     echo,
     elided,
     emit_json,
     load_checked,
     print_table,
-    resolve_module,
+    resolve_final,
 )
 from xlaview.analysis.reasons import REASONS
 from xlaview.units import human_bytes
@@ -22,14 +21,8 @@ def cmd_boundaries(args: argparse.Namespace) -> int:
     from xlaview.analysis.boundaries import module_boundaries
     from xlaview.dump.loader import load_reports
 
-    _, module, file = resolve_module(args.path, args.module)
-    if file is None:
-        if module.after_optimizations is None:
-            raise CliError(f"{module.title} has no after-optimizations dump")
-        file = module.after_optimizations.path
     # The buffer assignment (which ops update a buffer in place) describes the final module only.
-    final = module is not None and module.after_optimizations is not None and (
-        module.after_optimizations.path == file.absolute())
+    module, file, final = resolve_final(args.path, args.module)
     result = module_boundaries(load_checked(file), reports=load_reports(module) if final else None)
     if args.json:
         emit_json(result.to_json())

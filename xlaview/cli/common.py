@@ -159,6 +159,20 @@ def resolve_module(path: Path, module_key: str | None):
     return index, module, None
 
 
+def resolve_final(path: Path, module_key: str | None):
+    """(dump module or None, HLO file, whether the file is its module's
+    after-optimizations dump, which its reports describe) for a command on
+    one module's HLO: the file given, else the module's final dump."""
+    _, module, file = resolve_module(path, module_key)
+    if file is None:
+        if module.after_optimizations is None:
+            raise CliError(f"{module.title} has no after-optimizations dump")
+        file = module.after_optimizations.path
+    final = module is not None and module.after_optimizations is not None and (
+        module.after_optimizations.path == file.absolute())
+    return module, file, final
+
+
 def load_checked(path: Path, store=None, previous=None):
     """The parsed module of an HLO file, its problems printed as warnings;
     `CliError` when the file cannot be read or holds no HLO computation.

@@ -12,7 +12,7 @@ from xlaview.cli.common import (
     emit_json,
     load_checked,
     print_table,
-    resolve_module,
+    resolve_final,
 )
 from xlaview.units import human_bytes, human_count, human_seconds
 
@@ -22,11 +22,7 @@ def cmd_cost(args: argparse.Namespace) -> int:
     from xlaview.analysis.devices import UnknownDeviceError, detect_device, device
     from xlaview.analysis.roofline import roofline
 
-    _, dump_module, file = resolve_module(args.path, args.module)
-    if file is None:
-        if dump_module.after_optimizations is None:
-            raise CliError(f"{dump_module.title} has no after-optimizations dump")
-        file = dump_module.after_optimizations.path
+    dump_module, file, _ = resolve_final(args.path, args.module)
     module = load_checked(file)
     cost = module_cost(module)
     if args.device:
