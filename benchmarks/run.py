@@ -25,6 +25,8 @@ HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
+from timing import after_optimizations, best_of  # noqa: E402
+
 BENCH_DIR = Path(os.environ.get("XLAVIEW_BENCH_DIR", Path.home() / ".cache" / "xlaview-bench"))
 BENCHMARKS: dict[str, Callable[[Path], None]] = {}
 
@@ -47,17 +49,6 @@ def gpt_dump(layers: int = 10) -> Path:
     return folder
 
 
-def best_of(fn: Callable[[], object], repeat: int = 7) -> tuple[float, float]:
-    """(min, median) wall time of ``fn`` in seconds."""
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times), statistics.median(times)
-
-
 def report(name: str, ours: tuple[float, float], ref: tuple[float, float], ref_name: str,
            goal: str = "") -> None:
     ratio = ours[0] / ref[0]
@@ -75,7 +66,7 @@ def parse(folder: Path) -> None:
 
     from xlaview.hlo import parse_module
 
-    (path,) = folder.glob("*after_optimizations.txt")
+    path = after_optimizations(folder)
     text = path.read_text()
     module = parse_module(text)
     print(f"input: {path.name}: {len(text) / 1e6:.2f} MB, {module.instruction_count} instructions")
@@ -126,7 +117,7 @@ def analysis(folder: Path) -> None:
     print(f"input: {a.name} -> {b.name}: {new.instruction_count} instructions, "
           f"{result.size} changes")
     report("diff (parsed modules)", diff, xla, "XLA parsing one of them", "(goal: ours < 1 s)")
-    (after,) = folder.glob("*after_optimizations.txt")
+    after = after_optimizations(folder)
     final = parse_module(after.read_text())
     traffic = best_of(lambda: analyze_traffic(final), 3)
     report("traffic", traffic, xla, "XLA parsing a pass", "(goal: ours < 1 s)")
@@ -177,7 +168,7 @@ def boundaries(folder: Path) -> None:
     from xlaview.analysis.traffic import analyze_traffic
     from xlaview.hlo import parse_module
 
-    (after,) = folder.glob("*after_optimizations.txt")
+    after = after_optimizations(folder)
     final = parse_module(after.read_text())
     traffic = analyze_traffic(final)
     ours = best_of(lambda: module_boundaries(final, traffic), 3)
@@ -199,7 +190,7 @@ def cost(folder: Path) -> None:
     from xlaview.analysis.roofline import roofline
     from xlaview.hlo import parse_module
 
-    (path,) = folder.glob("*after_optimizations.txt")
+    path = after_optimizations(folder)
     text = path.read_text()
     module = parse_module(text)
     xla_module = xla_client.hlo.hlo_module_from_text(text)
@@ -250,7 +241,7 @@ def summary(folder: Path) -> None:
 @benchmark
 def inspect(folder: Path) -> None:
     """``xlaview inspect --json`` of one fusion in the largest module (goal < 1 s)."""
-    (path,) = folder.glob("*after_optimizations.txt")
+    path = after_optimizations(folder)
     from xlaview.hlo import parse_module
 
     fusion = next(i.name for i in parse_module(path.read_text()).entry.instructions

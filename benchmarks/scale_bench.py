@@ -40,6 +40,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from timing import after_optimizations, best_of
+
 HERE = Path(__file__).parent
 REPEAT_PARSE = 5
 REPEAT_CLI = 5
@@ -67,21 +69,6 @@ class Figure:
         return f"  {mark} {self.name:<46} {fmt.format(self.value):>10}  {goal:<16} {self.reference}"
 
 
-def best_wall(fn: Callable[[], object], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        gc.collect()
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
-
-
-def after_optimizations(folder: Path) -> Path:
-    (path,) = folder.glob("*after_optimizations.txt")
-    return path
-
-
 # -- parse ---------------------------------------------------------------------
 
 
@@ -105,9 +92,9 @@ def parse_figures(small: Path, big: Path) -> list[Figure]:
         everything: Callable[[], object] = lambda t=text: built(t)
         theirs: Callable[[], object] = lambda t=text: xla_client.hlo.hlo_module_from_text(t)
         for _ in range(REPEAT_PARSE):  # interleaved: machine noise hits all three alike
-            ready.append(best_wall(ours, 1))
-            full.append(best_wall(everything, 1))
-            xla.append(best_wall(theirs, 1))
+            ready.append(best_of(ours, 1)[0])
+            full.append(best_of(everything, 1)[0])
+            xla.append(best_of(theirs, 1)[0])
         ref = min(xla)
         note = f"XLA {ref:.3f} s ({folder.name}: {size})"
         figures.append(Figure(f"parse {folder.name}, ready / XLA", min(ready) / ref, "x", 0.5,
@@ -230,7 +217,7 @@ def step_figures(folder: Path) -> list[Figure]:
                          capture_output=True, text=True).stdout
     result = json.loads(out.strip().splitlines()[-1])
     text = after_optimizations(folder).read_text()
-    xla = best_wall(lambda: xla_client.hlo.hlo_module_from_text(text), 3)
+    xla = best_of(lambda: xla_client.hlo.hlo_module_from_text(text), 3)[0]
     ref = f"XLA parses one 45 MB pass in {xla:.2f} s"
     steps = [s for s in result["steps"] if not s["first"]]
     totals = sorted(s["total_s"] for s in steps)
