@@ -65,8 +65,6 @@ def graph_and_layout(module: Module, computation: str, shown: GraphResult | None
     transition = prepare_transition(step, previous, parts)
     result = GraphResult(graph, step.layout, parts, step if previous is not None else None,
                          transition, previous, text_identity(module, computation))
-    # Out of the collector's sight before it runs again: a first collection
-    # over the million objects a big layout is holds the GIL for 30-100 ms.
     settle()
     return result
 
@@ -94,7 +92,9 @@ def prepare_pass(cache: ModuleCache, dump_file: DumpFile) -> PreparedPass:
         document.moveToThread(QCoreApplication.instance().thread())
     if module.entry is not None:
         module.entry.instructions  # built here, not on the GUI thread  # noqa: B018
-    return PreparedPass(dump_file, loaded, source, document, module.line_owners())
+    prepared = PreparedPass(dump_file, loaded, source, document, module.line_owners())
+    settle()
+    return prepared
 
 
 def prefetch(cache: ModuleCache, files: list[DumpFile], computation: str | None,

@@ -37,7 +37,6 @@ from xlaview.qt.prefetch import Prefetch
 from xlaview.qt.release import Releaser
 from xlaview.qt.shown import GraphShown, Selection, TextShown
 from xlaview.qt.view_cache import ViewCache
-from xlaview.qt.workers import settle
 from xlaview.text.spans import lex_text
 
 
@@ -305,7 +304,6 @@ class ViewModel(QObject):
             self.graph_pass = for_pass
             self._layout_shown(computation, result)
             self.graph_shown.emit(GraphShown(for_pass, path, result, keep_view))
-            settle()  # the pass is loaded
 
         cached = self.views.layout(key) or self._unchanged_graph(computation)
         if cached is not None:

@@ -69,10 +69,11 @@ _collector_pause = _CollectorPause()
 
 
 def settle() -> None:
-    """Once per pass shown: what loading it built (its module, its graph's
-    layout: a million objects on a 45 MB pass) is frozen out of the cyclic
-    collector's sight, so that no collection walks it again (100-300 ms with
-    the GIL held, on whichever thread allocates next). Frozen objects are
+    """As a job that built a pass, its graph's layout or its costs ends (a
+    million objects on a 45 MB pass): what it built is frozen out of the
+    cyclic collector's sight before the collector runs again, so that no
+    collection walks it (30-300 ms with the GIL held, on whichever thread
+    allocates next: the first one after the job would). Frozen objects are
     still freed when nothing refers to them; only a reference cycle among
     them would stay, and these structures make none."""
     gc.freeze()
