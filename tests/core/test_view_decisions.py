@@ -8,7 +8,12 @@ import pytest
 from xlaview.analysis import navigation
 from xlaview.analysis.diff import diff_modules
 from xlaview.analysis.graph import build_graph
-from xlaview.analysis.marks import diff_marks, selection_lines, traffic_edge_widths
+from xlaview.analysis.marks import (
+    diff_marks,
+    merged_ranges,
+    selection_lines,
+    traffic_edge_widths,
+)
 from xlaview.analysis.traffic import analyze_traffic
 from xlaview.dump.index import index_dump
 from xlaview.dump.loader import load_module
@@ -105,3 +110,8 @@ def test_traffic_edge_widths_grow_with_bytes(sample) -> None:
     assert instruction[widest[0]] in {SCORE_FUSION, "dot_general.6", "convert_convert_fusion"}
     assert all(2.0 <= w <= 16.0 for w in widths.values())
     assert traffic_edge_widths(None, graph) == {}
+
+
+def test_highlighted_line_ranges_are_joined_where_they_touch() -> None:
+    assert merged_ranges([(9, 9), (1, 2), (3, 3), (5, 7), (6, 8)]) == [(1, 3), (5, 9)]
+    assert merged_ranges([]) == []

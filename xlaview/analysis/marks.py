@@ -8,6 +8,7 @@ without Qt.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from xlaview.analysis.diff import ModuleDiff
@@ -29,6 +30,18 @@ class DiffMarks:
 
 
 NO_MARKS = DiffMarks()
+
+
+def merged_ranges(ranges: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Line ranges sorted, the overlapping and touching ones joined (a fusion
+    pass changes thousands of consecutive lines: one highlight, not thousands)."""
+    merged: list[tuple[int, int]] = []
+    for first, last in sorted(ranges):
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(last, merged[-1][1]))
+        else:
+            merged.append((first, last))
+    return merged
 
 
 def diff_marks(diff: ModuleDiff | None, module: Module) -> DiffMarks:

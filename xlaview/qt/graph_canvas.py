@@ -178,7 +178,7 @@ class GraphCanvas(QGraphicsItem):
         return out
 
     def edge_near(self, pos: QPointF, tolerance: float) -> EdgeRoute | None:
-        """Index of the edge route passing within ``tolerance`` of ``pos``."""
+        """The edge route passing within ``tolerance`` of ``pos``."""
         return edge_near(self._parts, pos.x(), pos.y(), tolerance)
 
     def links_of(self, instruction: str) -> tuple[set[str], set[str]]:

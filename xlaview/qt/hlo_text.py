@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xlaview.analysis.marks import merged_ranges
 from xlaview.hlo import Module
 from xlaview.qt import theme
 from xlaview.qt.find_bar import FindBar
@@ -304,7 +305,7 @@ class HloTextView(QPlainTextEdit):
         """Background colour over file line ranges (1-based, inclusive), by kind:
         ``{kind: (ranges, colour)}``, the kinds not named kept."""
         for kind, (lines, colour) in kinds.items():
-            self._marks[kind] = (_merged(lines), colour)
+            self._marks[kind] = (merged_ranges(lines), colour)
         self._refresh_selections()
 
     def _refresh_selections(self) -> None:
@@ -420,14 +421,3 @@ class HloTextPanel(QWidget):
 
 __all__ = ["HloTextPanel", "HloTextView", "build_document", "text_source"]
 
-
-def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """Line ranges with the touching ones joined (a fusion pass changes
-    thousands of consecutive lines: one highlight, not thousands)."""
-    merged: list[tuple[int, int]] = []
-    for first, last in sorted(ranges):
-        if merged and first <= merged[-1][1] + 1:
-            merged[-1] = (merged[-1][0], max(last, merged[-1][1]))
-        else:
-            merged.append((first, last))
-    return merged
