@@ -137,7 +137,7 @@ def _as_good(step: LayoutStep) -> bool:
     if ours.reference is None:
         return False
     crossings, length, width = ours.reference
-    edges = len({id(route) for route in ours.edges})
+    edges = _distinct_edges(ours)
     slack = CROSSINGS_SLACK + CROSSINGS_SLACK_PER_EDGE * edges
     return (step.upward <= max(MAX_UPWARD, MAX_UPWARD_SHARE * edges)
             and ours.crossings <= CROSSINGS_FACTOR * crossings * edges + slack
@@ -146,14 +146,19 @@ def _as_good(step: LayoutStep) -> bool:
 
 
 def _reference(layout: GraphLayout) -> tuple[float, float, float]:
-    edges = max(1, len({id(route) for route in layout.edges}))
+    edges = max(1, _distinct_edges(layout))
     return (layout.crossings / edges, edge_length(layout) / edges, layout.width)
+
+
+def _distinct_edges(layout: GraphLayout) -> int:
+    """Edges drawn: duplicate edges (an operand used twice) share one route."""
+    return len({id(route) for route in layout.edges})
 
 
 def _worse(step: LayoutStep, fresh: GraphLayout) -> str:
     """How the step's layout is clearly worse than ``fresh`` ("" if not)."""
     ours, theirs = step.layout, fresh
-    edges = len({id(route) for route in fresh.edges})
+    edges = _distinct_edges(fresh)
     if step.upward > max(MAX_UPWARD, MAX_UPWARD_SHARE * edges):
         return f"{step.upward:,} edges would point up"
     slack = CROSSINGS_SLACK + CROSSINGS_SLACK_PER_EDGE * edges
