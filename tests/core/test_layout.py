@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from layout_checks import check_layer_boxes
 from xlaview.analysis.graph import build_graph, layout_inputs
 from xlaview.analysis.layout import GraphLayout, LayoutNode, layered_layout
 from xlaview.hlo import Computation, parse_module
 
 Graph = tuple[list[LayoutNode], list[tuple[str, str]]]
-EPS = 1e-6
 
 
 def computation_graph(computation: Computation) -> Graph:
@@ -117,20 +117,7 @@ def check_invariants(name: str, nodes: list[LayoutNode], edges: list[tuple[str, 
     for level, keys in by_layer.items():
         ys = {layout.positions[k][1] for k in keys}
         assert len(ys) == 1, f"{name}: layer {level} nodes at different heights {ys}"
-        keys.sort(key=lambda k: layout.positions[k][0])
-        for left, right in zip(keys, keys[1:]):
-            room = (size[left].width + size[right].width) / 2 + node_gap
-            gap = layout.positions[right][0] - layout.positions[left][0]
-            assert gap >= room - EPS, f"{name}: {left!r} and {right!r} overlap in layer {level}"
-        for key in keys:
-            x, y = layout.positions[key]
-            node = size[key]
-            assert -EPS <= x - node.width / 2 and x + node.width / 2 <= layout.width + EPS, (
-                f"{name}: {key!r} outside the width"
-            )
-            assert -EPS <= y - node.height / 2 and y + node.height / 2 <= layout.height + EPS, (
-                f"{name}: {key!r} outside the height"
-            )
+        check_layer_boxes(name, layout, size, keys, level, node_gap)
 
     layer_y = {level: layout.positions[keys[0]][1] for level, keys in by_layer.items()}
     for (source, target), route in zip(edges, layout.edges):
@@ -200,7 +187,7 @@ def test_layout_does_not_depend_on_string_hashing() -> None:
     """Sets of strings iterate in a per-process order; the layout must not."""
     script = (
         "import hashlib, sys\n"
-        f"sys.path.insert(0, {str(Path(__file__).parent)!r})\n"
+        f"sys.path[:0] = [{str(Path(__file__).parent)!r}, {str(Path(__file__).parents[1])!r}]\n"
         "from test_layout import hlo_like_dag\n"
         "from xlaview.analysis.layout import layered_layout\n"
         "nodes, edges = hlo_like_dag(800, seed=4)\n"

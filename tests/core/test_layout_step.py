@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from layout_checks import EPS, check_layer_boxes
 from xlaview.analysis.diff import ModuleDiff, diff_modules
 from xlaview.analysis.graph import ComputationGraph, build_graph, layout_inputs
 from xlaview.analysis.layout import (
@@ -33,7 +34,6 @@ from xlaview.analysis.pass_layout import LayoutStep, instruction_positions, step
 from xlaview.dump.index import index_dump
 from xlaview.hlo import Computation, Module, parse_module
 
-EPS = 1e-6
 NODE_GAP = 24.0
 STILL = 1.0  # px: a node that moved less than this did not move
 # The bar: for passes changing at most this many instructions of the
@@ -65,18 +65,7 @@ def check_valid(name: str, nodes: Sequence[LayoutNode], edges: Sequence[tuple[st
         assert len(ys) == 1, f"{name}: layer {level} at several heights {sorted(ys)[:3]}"
         layer_y[level] = ys.pop()
         assert layout.layer_y[level] == pytest.approx(layer_y[level]), f"{name}: layer_y[{level}]"
-        keys.sort(key=lambda k: layout.positions[k][0])
-        for left, right in pairwise(keys):
-            room = (size[left].width + size[right].width) / 2 + NODE_GAP
-            gap = layout.positions[right][0] - layout.positions[left][0]
-            assert gap >= room - EPS, f"{name}: {left!r} and {right!r} overlap in layer {level}"
-        for key in keys:
-            x, y = layout.positions[key]
-            node = size[key]
-            assert -EPS <= x - node.width / 2 and x + node.width / 2 <= layout.width + EPS, (
-                f"{name}: {key!r} outside the width")
-            assert -EPS <= y - node.height / 2 and y + node.height / 2 <= layout.height + EPS, (
-                f"{name}: {key!r} outside the height")
+        check_layer_boxes(name, layout, size, keys, level, NODE_GAP)
     levels = sorted(layer_y)
     for upper, lower in pairwise(levels):
         assert layer_y[upper] < layer_y[lower], f"{name}: layer {upper} not above layer {lower}"
