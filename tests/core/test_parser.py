@@ -352,3 +352,57 @@ ENTRY %main (p: f32[4]) -> f32[] {
     module = parse_module(text)
     assert len(module.computations) == 2, "the inline body became a computation"
     assert module.entry.instruction("r").called_computations == (module.computations[0].name,)
+
+
+class ReadHere:
+    """A deferral that leaves every body unread and finds nobody vouching."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[int, str]] = []
+
+    def defers(self, offset: int) -> bool:
+        return True
+
+    def settle(self, deferred: list[tuple[int, str]]) -> list[tuple[str, ...]] | None:
+        self.asked = deferred
+        return None  # read them here
+
+
+def test_deferred_bodies_are_read_on_demand_into_the_same_module() -> None:
+    """Bodies left unread for another process are read when asked for; the
+    ENTRY is never deferred, and nobody vouching means the parse reads them."""
+    from xlaview.resources import sample_dump
+
+    text = next(sample_dump().glob("*cpu_after_optimizations.txt")).read_text()
+    plain = parse_module(text)
+    deferral = ReadHere()
+    module = parse_module_tolerant(text, deferral=deferral).module
+    assert [name for _, name in deferral.asked] == [c.name for c in plain.computations
+                                                     if not c.is_entry]
+    assert all(c.parsed is not None and not c.parsed.deferred_body
+               for c in module.computations), "read here, the helper being silent"
+    assert [(c.name, c.span, c.instructions) for c in module.computations] == [
+        (c.name, c.span, c.instructions) for c in plain.computations]
+
+
+def test_a_deferred_body_says_what_it_may_hold_without_reading() -> None:
+    from xlaview.hlo.fast import ComputationEnds, defer_computation
+
+    text = "%f (p: f32[2]) -> f32[2] {\n  %p = f32[2] parameter(0)\n  ROOT %e = f32[2] exponential(%p)\n}\n"
+    close, end = ComputationEnds(text).end(0)
+    parsed = defer_computation(text, 0, close, end, 1)
+    assert parsed is not None and parsed.deferred_body and len(parsed) == 2
+    assert parsed.may_hold(frozenset({"exponential"}))
+    assert not parsed.may_hold(frozenset({"fusion", "dot"}))
+    assert parsed.deferred_body
+    assert parsed.opcodes() == ["parameter", "exponential"] and not parsed.deferred_body
+    assert parsed.calls == ()
+
+
+@pytest.mark.parametrize(("layout", "named"), [
+    ("{1,0:S(1)}", True), ("{1,0:T(8,128)S(1)}", True), ("{1,0}", False)])
+def test_a_module_knows_whether_its_layouts_name_memory_spaces(layout: str, named: bool) -> None:
+    text = (f"HloModule m\n\nENTRY %e (p: f32[8,128]) -> f32[8,128] {{\n"
+            f"  %p = f32[8,128]{layout} parameter(0), metadata={{op_name=\"S(x) S(\"}}\n"
+            f"  ROOT %n = f32[8,128]{layout} negate(%p)\n}}\n")
+    assert parse_module(text).names_memory_spaces is named

@@ -24,7 +24,8 @@ from xlaview.dump.reports import (
     read_memory_usage,
 )
 from xlaview.hlo import HloSyntaxError, Module, parse_module_tolerant
-from xlaview.hlo.fast import estimate_bytes
+from xlaview.hlo.parsed import estimate_bytes
+from xlaview.hlo.parser import Deferral
 from xlaview.hlo.store import ComputationStore
 
 _SNIFF_HEAD = 4096
@@ -220,8 +221,16 @@ def load_module(
     be read as text at all. With a ``store``, computations another pass
     already had are taken from it (see `xlaview.hlo.store`); with a
     ``previous`` module, those it prints alike (see `xlaview.hlo.reuse`)."""
-    text = read_text(path)
-    result = parse_module_tolerant(text, store=store, previous=previous)
+    return load_text(path, read_text(path), store=store, previous=previous)
+
+
+def load_text(
+    path: str | Path, text: str, store: ComputationStore | None = None,
+    previous: Module | None = None, deferral: Deferral | None = None,
+) -> LoadedModule:
+    """`load_module` of the text read from ``path`` (``deferral`` as in
+    `xlaview.hlo.parser.parse_module_tolerant`)."""
+    result = parse_module_tolerant(text, store=store, previous=previous, deferral=deferral)
     problems = tuple(_problem(path, d) for d in result.diagnostics)
     if not result.module.computations and not problems:
         problems = (Problem(str(path), "no HLO computation in this file"),)

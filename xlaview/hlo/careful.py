@@ -12,12 +12,7 @@ import re
 
 from xlaview.hlo.attributes import ValueSyntaxError, scan_attributes, scan_balanced
 from xlaview.hlo.errors import HloSyntaxError, LineLocator
-from xlaview.hlo.fast import (
-    INLINE_COMPUTATION,
-    PAYLOAD_OPCODES,
-    SHAPE_PATTERN,
-    balanced_braces,
-)
+from xlaview.hlo.fast import INLINE_COMPUTATION, SHAPE_PATTERN, balanced_braces
 from xlaview.hlo.model import (
     CALLED_COMPUTATION_ATTRIBUTES,
     Computation,
@@ -25,6 +20,7 @@ from xlaview.hlo.model import (
     Span,
 )
 from xlaview.hlo.names import NameUniquer
+from xlaview.hlo.parsed import PAYLOAD_OPCODES
 from xlaview.hlo.shape import UNKNOWN_SHAPE, Shape, ShapeSyntaxError, parse_shape, scan_shape
 
 # Whitespace and comments between tokens.

@@ -7,7 +7,7 @@ computation one regular expression run by ``findall`` over the whole body
 parts (in C too) find anything the careful parser would refuse: lines that
 do not match, unbalanced braces, duplicate names, undefined operands, bad
 shapes. The `Instruction` tuples are built from the parts when first asked
-for (`ParsedComputation.instructions`): a 45 MB module is checked in full
+for (`xlaview.hlo.parsed`): a 45 MB module is checked in full
 before it is shown, and the tuples of a computation nobody looks at are
 never built. Anything unusual (comments, multi-line instructions, old styles,
 errors) makes `parse_fast_computation` return None, and the careful parser
@@ -16,16 +16,28 @@ errors) makes `parse_fast_computation` return None, and the careful parser
 
 from __future__ import annotations
 
-import gc
 import re
-import threading
 from itertools import compress
-from operator import itemgetter, not_
+from operator import not_
+from typing import Protocol
 
-from xlaview.hlo._gc import gc_paused
 from xlaview.hlo.attributes import ValueSyntaxError, computation_names, scan_attributes
-from xlaview.hlo.model import CALLED_COMPUTATION_ATTRIBUTES, Instruction, Span
-from xlaview.hlo.shape import Shape, ShapeSyntaxError, parse_shape
+from xlaview.hlo.model import CALLED_COMPUTATION_ATTRIBUTES, Span
+from xlaview.hlo.parsed import (
+    _ATTRIBUTES,
+    _INDEX_COMMENT,
+    _MAX_SHAPES,
+    _NAMES,
+    _OPCODES,
+    _OPERANDS,
+    _ROOTS,
+    _SHAPES,
+    PAYLOAD_OPCODES,
+    SHAPES,
+    ParsedComputation,
+    Row,
+)
+from xlaview.hlo.shape import ShapeSyntaxError, parse_shape
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
 # ``[ENTRY ]%name (p: f32[2]) -> f32[2] {`` (the signature may be left out; a
@@ -51,7 +63,6 @@ _LINE = re.compile(
     rf'((?:,[^\n\t\r"/]*+(?:(?:{_STRING}|/(?![/*]))[^\n\t\r"/]*+)*+)?)(?<![, ])$',
     re.MULTILINE,
 )
-_INDEX_COMMENT = re.compile(r"/\*index=\d+\*/")
 _INNER_BRACES = re.compile(r"\{[^{}]*\}")
 # A called computation in an attribute list as XLA prints it (", " before
 # each attribute): a literal start, which the regex engine scans for fast.
@@ -74,138 +85,6 @@ CALLING_OPCODES = frozenset(
         "async-start", "async-update", "async-done", "custom-call", "scan", "topk",
     )
 )  # fmt: skip
-PAYLOAD_OPCODES = frozenset(("constant", "parameter"))
-_ROOTS, _NAMES, _SHAPES, _OPCODES, _OPERANDS, _ATTRIBUTES = (itemgetter(k) for k in range(6))
-Row = tuple[str, str, str, str, str, str]  # ROOT, name, shape, opcode, operands, attributes
-
-# Shapes by their text, shared by every parse: a dump has a few thousand.
-SHAPES: dict[str, Shape] = {}
-_MAX_SHAPES = 1 << 16
-# One string per opcode spelling, shared by every instruction.
-_OPCODE_STRINGS: dict[str, str] = {}
-_BUILD_LOCK = threading.Lock()
-
-# Bytes a parsed instruction takes beside its text, measured with tracemalloc
-# on real dumps (benchmarks/run.py scale prints the calibration): the
-# Instruction and Span tuples, their integers, the operand tuple and names.
-BYTES_PER_INSTRUCTION = 420
-# Bytes per character of a computation's text held by its parse (names,
-# attribute text and operands are copies of pieces of the text).
-BYTES_PER_CHARACTER = 1.7
-
-
-def estimate_bytes(instructions: int, characters: int) -> int:
-    """Bytes a parse of ``instructions`` instructions from ``characters`` of text holds."""
-    return int(instructions * BYTES_PER_INSTRUCTION + characters * BYTES_PER_CHARACTER)
-
-
-class ParsedComputation:
-    """One computation parsed from its text, as found at ``span``.
-
-    ``calls`` names the computations its instructions call, so that a module
-    checks them without reading attributes. The closing line is
-    ``closing_line`` lines below the header and starts ``closing_offset``
-    characters after it. Its instructions are built on first access, from the
-    parts of each line kept until then. Immutable to its users; shared between
-    modules and threads.
-    """
-
-    __slots__ = (
-        "_body",
-        "_instructions",
-        "_rows",
-        "attribute_text",
-        "calls",
-        "closing_line",
-        "closing_offset",
-        "is_entry",
-        "name",
-        "nbytes",
-        "signature",
-        "span",
-    )
-
-    def __init__(
-        self, name: str, is_entry: bool, signature: str, attribute_text: str, span: Span,
-        calls: tuple[str, ...], rows: list[Row], body: int, closing_offset: int,
-    ) -> None:
-        self.name = name
-        self.is_entry = is_entry
-        self.signature = signature
-        self.attribute_text = attribute_text
-        self.span = span
-        self.calls = calls
-        self.closing_line = len(rows) + 1
-        self.closing_offset = closing_offset
-        self._body = body  # where the first instruction's line starts, from the header's
-        self._rows: list[Row] | None = rows
-        self._instructions: tuple[Instruction, ...] | None = None
-        self.nbytes = estimate_bytes(len(rows), span.end - span.offset)
-
-    @property
-    def instructions(self) -> tuple[Instruction, ...]:
-        """The instructions, with spans in the text this was parsed from."""
-        instructions = self._instructions
-        if instructions is None:
-            with _BUILD_LOCK:  # one build, and one identity for each tuple
-                instructions = self._instructions
-                if instructions is None:
-                    rows = self._rows
-                    assert rows is not None
-                    instructions = _build_paused(rows, self.name, self.span.line + 1,
-                                                 self.span.offset + self._body)
-                    self._instructions = instructions
-                    self._rows = None
-        return instructions
-
-    @property
-    def built(self) -> bool:
-        return self._instructions is not None
-
-    def __len__(self) -> int:
-        rows = self._rows
-        return len(rows) if rows is not None else len(self.instructions)
-
-    def names(self) -> list[str] | tuple[str, ...]:
-        """Instruction names in text order, building nothing."""
-        rows = self._rows
-        if rows is not None:
-            return list(map(_NAMES, rows))
-        return tuple(i[0] for i in self.instructions)
-
-    def name_at(self, index: int) -> str:
-        """The name of the ``index``-th instruction, building nothing."""
-        rows = self._rows
-        return rows[index][1] if rows is not None else self.instructions[index][0]
-
-    def opcodes(self) -> list[str] | tuple[str, ...]:
-        """Opcodes in text order, building nothing."""
-        rows = self._rows
-        if rows is not None:
-            return list(map(_OPCODES, rows))
-        return tuple(i[1] for i in self.instructions)
-
-    def relocated(self, span: Span) -> tuple[Instruction, ...]:
-        """The instructions with their spans moved to a copy of the text at ``span``."""
-        dl = span.line - self.span.line
-        do = span.offset - self.span.offset
-        if not dl and not do:
-            return self.instructions
-        rows = self._rows
-        if rows is not None:
-            return _build_paused(rows, self.name, span.line + 1, span.offset + self._body)
-        new = tuple.__new__
-        with gc_paused():
-            return tuple(
-                new(Instruction, (i[0], i[1], i[2], i[3], i[4], i[5],
-                                  new(Span, (s[0] + dl, s[1], s[2] + do, s[3] + do)), i[7], i[8]))
-                for i in self.instructions
-                for s in (i[6],)
-            )
-
-
-
-
 class ComputationEnds:
     """Where computations laid out as XLA prints them end, found by searching
     forward only: the next closing line once found serves every header before
@@ -249,25 +128,10 @@ def parse_fast_computation(
     Reads nothing outside ``text[pos:end]``: the result depends on that text
     alone, and is shared by every module holding the same text (see
     `xlaview.hlo.store`)."""
-    m = _HEADER.match(text, pos, end)
-    if m is None:
+    frame = _frame(text, pos, close, end)
+    if frame is None:
         return None
-    body = m.end()
-    if body - 1 > close:
-        return None
-    attribute_text = ""
-    rest = close + 2
-    span_end = rest
-    if text[rest:end].strip():
-        trailer = text[rest:end]
-        try:
-            _, attr_end = scan_attributes(trailer, 0)
-        except ValueSyntaxError:
-            return None
-        if not attr_end or trailer[attr_end:].strip():
-            return None
-        attribute_text = trailer[:attr_end]
-        span_end = rest + attr_end
+    m, body, attribute_text, span_end = frame
     # Braces that open on one line and close on another: an attribute value
     # going over lines, which the line pattern cannot see.
     if text.count("{", body, close) != text.count("}", body, close):
@@ -280,6 +144,80 @@ def parse_fast_computation(
     signature = (m.group(3) or "").strip()
     return ParsedComputation(m.group(2), m.group(1) is not None, signature, attribute_text,
                              Span(line, 1, pos, span_end), calls, rows, body - pos, close + 1 - pos)
+
+
+class Deferral(Protocol):
+    """Which computations a parse leaves unread, and who vouches for them.
+
+    The parse frames each computation laid out as XLA prints it (its header,
+    its closing line) and, where `defers` says so, keeps its body unread
+    (`defer_computation`). At the end it asks `settle` what the
+    deferred ones call, given their (offset, name) in text order: another
+    process that read them answers with the calls of each, in that order,
+    or None when it cannot; on None the parse reads them itself, and parses
+    the whole text again if the fast path refuses one. The module is then
+    the one a plain parse gives, its deferred bodies read on first use.
+    """
+
+    def defers(self, offset: int) -> bool: ...
+
+    def settle(self, deferred: list[tuple[int, str]]) -> list[tuple[str, ...]] | None: ...
+
+
+def defer_computation(
+    text: str, pos: int, close: int, end: int, line: int
+) -> ParsedComputation | None:
+    """The computation `parse_fast_computation` would parse, framed (its
+    header, its closing line) and its body left unread until first needed;
+    None when its frame needs the careful parser. Whoever defers a body
+    vouches that the fast path takes it (`ParsedComputation.read` says
+    whether it does): another process has read it (`xlaview.analysis.split`)."""
+    frame = _frame(text, pos, close, end)
+    if frame is None:
+        return None
+    m, body, attribute_text, span_end = frame
+    parsed = ParsedComputation(m.group(2), m.group(1) is not None, (m.group(3) or "").strip(),
+                               attribute_text, Span(line, 1, pos, span_end), (), [], body - pos,
+                               close + 1 - pos)
+    lines = text.count("\n", body, close) + 1 if close >= body else 0
+    parsed.leave_unread(lines, text, close,
+                        lambda: parse_fast_computation(text, pos, close, end, line))
+    return parsed
+
+
+def settle(deferred: list[ParsedComputation], deferral: Deferral) -> str | None:
+    """Give the ``deferred`` computations what they call, as the process that
+    read them says, or read them here when it cannot say: the name of the
+    first one the fast path refuses, if any (the text then needs a plain parse)."""
+    calls = deferral.settle([(p.span.offset, p.name) for p in deferred])
+    if calls is None or len(calls) != len(deferred):
+        return next((p.name for p in deferred if not p.read()), None)
+    for parsed, called in zip(deferred, calls):
+        parsed.calls = called
+    return None
+
+
+def _frame(text: str, pos: int, close: int, end: int) -> tuple[re.Match[str], int, str, int] | None:
+    """(the header's match, where the body starts, the attributes after the
+    closing brace, where they end) of the computation at ``pos``; None when
+    the careful parser must frame it."""
+    m = _HEADER.match(text, pos, end)
+    if m is None:
+        return None
+    body = m.end()
+    if body - 1 > close:
+        return None
+    rest = close + 2
+    if not text[rest:end].strip():
+        return m, body, "", rest
+    trailer = text[rest:end]
+    try:
+        _, attr_end = scan_attributes(trailer, 0)
+    except ValueSyntaxError:
+        return None
+    if not attr_end or trailer[attr_end:].strip():
+        return None
+    return m, body, trailer[:attr_end], rest + attr_end
 
 
 def _check(rows: list[Row], lines: int) -> tuple[str, ...] | None:
@@ -323,61 +261,11 @@ def _check(rows: list[Row], lines: int) -> tuple[str, ...] | None:
     return tuple(calls)
 
 
-def _build_paused(rows: list[Row], comp: str, line: int, offset: int) -> tuple[Instruction, ...]:
-    """`_build` without the garbage collector (see `gc_paused`: collections
-    that a build triggers walk every object of every module held)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        return _build(rows, comp, line, offset)
-    finally:
-        gc.freeze()
-        gc.unfreeze()
-        if enabled:
-            gc.enable()
-
-
-def _build(rows: list[Row], comp: str, line: int, offset: int) -> tuple[Instruction, ...]:
-    """Instructions from the parts of each line (checked by `_check`), the
-    first line numbered ``line`` and starting at ``offset``."""
-    # The loop runs once per instruction of a dump: names are local, and
-    # tuple.__new__ skips the named tuples' Python-level __new__.
-    new = tuple.__new__
-    length = len
-    payload_opcodes = PAYLOAD_OPCODES
-    get_shape = SHAPES.get
-    index_comment = _INDEX_COMMENT
-    # One string per opcode (18 MB fewer on a 45 MB module; sharing the
-    # operands' strings with the names they repeat would save twice that, and
-    # make this loop half as slow again).
-    opcode_of = _OPCODE_STRINGS.setdefault
-    out: list[Instruction] = []
-    append = out.append
-    offset += 2  # the indentation
-    for root, name, shape_text, opcode, ops, tail in rows:
-        shape = get_shape(shape_text) or parse_shape(shape_text)
-        # "%", " = ", " ", "(" and ")" besides the parts.
-        end = offset + length(name) + length(shape_text) + length(opcode) + length(ops) + (
-            length(tail) + 7)
-        if root:
-            end += 5
-        opcode = opcode_of(opcode, opcode)
-        if opcode in payload_opcodes:
-            operands: tuple[str, ...] = ()
-            payload: str | None = ops.strip()
-        else:
-            payload = None
-            if ops:
-                if "/" in ops:
-                    ops = index_comment.sub("", ops)
-                operands = tuple(ops[1:].split(", %"))
-            else:
-                operands = ()
-        append(new(Instruction, (name, opcode, shape, operands, root != "", comp,
-                                 new(Span, (line, 3, offset, end)), tail, payload)))
-        line += 1
-        offset = end + 3  # the newline and the next line's indentation
-    return tuple(out)
+def named_calls(attribute_text: str) -> list[str]:
+    """The computations an attribute list names as XLA prints them (``,
+    calls=%f``), found in C: cheaper than splitting the attributes."""
+    return [name for value in _CALL_ATTRIBUTE.findall(attribute_text)
+            for name in computation_names(value)]
 
 
 def balanced_braces(payload: str) -> bool:

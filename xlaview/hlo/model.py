@@ -24,7 +24,7 @@ from xlaview.hlo.lines import LineOwners
 from xlaview.hlo.shape import Shape
 
 if TYPE_CHECKING:
-    from xlaview.hlo.fast import ParsedComputation
+    from xlaview.hlo.parsed import ParsedComputation
 
 # Attributes whose value names the computations an instruction calls.
 CALLED_COMPUTATION_ATTRIBUTES = (
@@ -279,6 +279,14 @@ class Computation:
             return self.parsed.opcodes()
         return [i[1] for i in self.instructions]
 
+    def may_hold(self, opcodes: frozenset[str]) -> bool:
+        """False when no instruction has one of ``opcodes``, True when one may
+        (look at them then): builds and reads nothing (see
+        `ParsedComputation.may_hold`)."""
+        if self._instructions is None and self.parsed is not None:
+            return self.parsed.may_hold(opcodes)
+        return True
+
     def __repr__(self) -> str:
         entry = "ENTRY " if self.is_entry else ""
         return f"<Computation {entry}{self.name}: {len(self)} instructions>"
@@ -354,6 +362,7 @@ class Module:
         "_line_owners",
         "_count",
         "_offsets",
+        "_spaces",
     )
 
     def __init__(
@@ -381,6 +390,7 @@ class Module:
         self._line_owners: LineOwners | None = None
         self._count: int | None = None
         self._offsets: list[int] | None = None
+        self._spaces: bool | None = None
 
     # -- header ---------------------------------------------------------------
     @property
@@ -398,6 +408,20 @@ class Module:
     @property
     def input_output_alias(self) -> str | None:
         return self.attributes.get("input_output_alias")
+
+    @property
+    def names_memory_spaces(self) -> bool:
+        """Whether a layout names a memory space (``{1,0:S(1)}``); if none
+        does, every value is in the default one. One search of the text."""
+        if self._spaces is None:
+            # "S" alone is found at memory speed, "S(" at a third of it; an
+            # HLO text holds few capital S.
+            text = self.text
+            pos = text.find("S", 1)
+            while pos > 0 and not (text.startswith("(", pos + 1) and text[pos - 1] in ":)"):
+                pos = text.find("S", pos + 1)
+            self._spaces = pos > 0
+        return self._spaces
 
     # -- lookups --------------------------------------------------------------
     @property
@@ -498,7 +522,7 @@ class Module:
         computations that hold one build their instructions."""
         wanted = frozenset(opcodes)
         for comp in self.computations:
-            if not wanted.isdisjoint(comp.opcodes()):
+            if comp.may_hold(wanted):
                 for instr in comp.instructions:
                     if instr.opcode in wanted:
                         yield instr

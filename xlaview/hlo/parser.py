@@ -32,7 +32,14 @@ from xlaview.hlo.careful import (
     SingleInstruction,
 )
 from xlaview.hlo.errors import HloSyntaxError
-from xlaview.hlo.fast import CALLING_OPCODES, ComputationEnds, parse_fast_computation
+from xlaview.hlo.fast import (
+    CALLING_OPCODES,
+    ComputationEnds,
+    Deferral,
+    defer_computation,
+    parse_fast_computation,
+    settle,
+)
 from xlaview.hlo.model import (
     CALLED_COMPUTATION_ATTRIBUTES,
     Computation,
@@ -40,11 +47,12 @@ from xlaview.hlo.model import (
     Span,
     StackFrames,
 )
+from xlaview.hlo.parsed import ParsedComputation
 from xlaview.hlo.reuse import PreviousModule
 from xlaview.hlo.shape import ShapeSyntaxError, scan_shape
 from xlaview.hlo.store import ComputationStore, text_key
 
-__all__ = ["ParseResult", "parse_module", "parse_module_tolerant"]
+__all__ = ["Deferral", "ParseResult", "parse_module", "parse_module_tolerant"]
 
 # ``(p: f32[2], q: s32[]) -> f32[2] {`` on one line, no comment.
 _FAST_HEADER = re.compile(r"(\([^\n/{}]*\)[ \t]*->[ \t]*[^\n/{}]*?)[ \t]*(?=\{[ \t\r]*$)", re.M)
@@ -79,31 +87,45 @@ def parse_module(
 
 
 def parse_module_tolerant(
-    text: str, store: ComputationStore | None = None, previous: Module | None = None
+    text: str, store: ComputationStore | None = None, previous: Module | None = None,
+    deferral: Deferral | None = None,
 ) -> ParseResult:
     """Parse what can be parsed; every error becomes a located diagnostic.
 
     A truncated file yields everything before the cut; a bad instruction is
     skipped and the rest of its computation still opens. ``store`` and
-    ``previous`` as in `parse_module`.
+    ``previous`` as in `parse_module`. A ``deferral`` leaves the bodies it
+    names unread, for another process to read (see `Deferral`).
     """
     with gc_paused():
+        if deferral is not None:
+            try:
+                module = _Parser(text, tolerant=True, deferral=deferral).parse()
+                return ParseResult(module, module.diagnostics)
+            except _Undeferred:
+                pass  # a deferred body needs the careful parser: parse it all here
         module = _Parser(text, tolerant=True, store=store, previous=previous).parse()
     return ParseResult(module, module.diagnostics)
+
+
+class _Undeferred(Exception):
+    """A deferred body that the fast path refuses."""
 
 
 class _Parser(CarefulParser):
     """The module: header, stack-frame tables, computations (the previous
     module's, the store's, the fast path's, or the careful path's)."""
 
-    __slots__ = ("ends", "previous", "store")
+    __slots__ = ("deferral", "deferred", "ends", "previous", "store")
 
     def __init__(self, text: str, tolerant: bool, store: ComputationStore | None = None,
-                 previous: Module | None = None) -> None:
+                 previous: Module | None = None, deferral: Deferral | None = None) -> None:
         super().__init__(text, tolerant)
         self.store = store
         self.previous = PreviousModule(text, previous) if previous is not None else None
         self.ends = ComputationEnds(text)
+        self.deferral = deferral
+        self.deferred: list[ParsedComputation] = []
 
     # -- module ---------------------------------------------------------------
     def parse(self) -> Module:
@@ -171,6 +193,8 @@ class _Parser(CarefulParser):
             pass
         if not computations and not self.tolerant:
             raise self.error(pos, "expects at least one computation")
+        if self.deferred:
+            self.settle_deferred()
         try:
             self.check_called_computations(computations, names)
         except Abort:
@@ -351,6 +375,12 @@ class _Parser(CarefulParser):
         if found is None:
             return None
         close, end = found
+        if self.deferral is not None and self.deferral.defers(pos):
+            parsed = defer_computation(self.text, pos, close, end, line)
+            if parsed is not None and not parsed.is_entry:
+                self.deferred.append(parsed)
+                self.lines.note(pos + parsed.closing_offset, line + parsed.closing_line)
+                return Computation.from_parsed(parsed, parsed.span), parsed.span.end
         store = self.store
         key = text_key(self.text, pos, end) if store is not None else b""
         parsed = store.get(key) if store is not None else None
@@ -365,6 +395,14 @@ class _Parser(CarefulParser):
             span = Span(line, 1, pos, pos + span.end - span.offset)
         self.lines.note(pos + parsed.closing_offset, line + parsed.closing_line)
         return Computation.from_parsed(parsed, span), span.end
+
+    def settle_deferred(self) -> None:
+        """What the deferred computations call (`_Undeferred` if the fast
+        path refuses one of them)."""
+        assert self.deferral is not None
+        refused = settle(self.deferred, self.deferral)
+        if refused is not None:
+            raise _Undeferred(refused)
 
     def check_called_computations(self, computations: list[Computation], names: set[str]) -> None:
         for comp in computations:

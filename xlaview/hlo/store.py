@@ -16,7 +16,7 @@ import hashlib
 import threading
 from collections import OrderedDict
 
-from xlaview.hlo.fast import ParsedComputation
+from xlaview.hlo.parsed import ParsedComputation
 
 __all__ = ["ComputationStore", "ParsedComputation", "text_key"]
 
