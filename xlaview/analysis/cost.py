@@ -21,7 +21,7 @@ import gc
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 from xlaview.analysis.cost_loops import (
     LoopCount,
@@ -40,11 +40,15 @@ from xlaview.analysis.cost_model import (
 from xlaview.analysis.cost_rules import Props
 from xlaview.analysis.custom_calls import is_library_call
 from xlaview.analysis.kinds import kind_name
-from xlaview.analysis.memory_spaces import memory_platform, memory_space, shape_memory_space
+from xlaview.analysis.memory_spaces import (
+    memory_platform,
+    memory_space,
+    shape_memory_space,
+)
 from xlaview.hlo import Computation, Instruction, Module, Shape
 
-__all__ = ["CostTotals", "LoopCount", "ModuleCost", "OpCost", "module_cost", "no_gc",
-           "trip_count"]
+__all__ = ["CostTotals", "LoopCount", "ModuleCost", "OpCost", "Share", "SharePrices",
+           "module_cost", "no_gc", "price_share", "trip_count"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,7 +198,8 @@ class ModuleCost:
 
 def module_cost(module: Module, *, xla_compatible: bool = False,
                 platform: str | None = None,
-                progress: Callable[[float], None] | None = None) -> ModuleCost:
+                progress: Callable[[float], None] | None = None,
+                share: Share | None = None) -> ModuleCost:
     """Price every instruction of ``module`` (linear in its size).
 
     ``xla_compatible=True`` reproduces XLA:CPU's ``HloCostAnalysis`` exactly
@@ -202,10 +207,48 @@ def module_cost(module: Module, *, xla_compatible: bool = False,
     op); the default adds what that model cannot see (see the module docstring).
     ``platform`` (``tpu``, ``gpu``, ``cpu``) names the memory spaces; by default
     it is read from the module. ``progress`` hears the share done now and
-    then (raising there stops the work).
+    then (raising there stops the work). With a ``share``, another process
+    prices the entry's instructions it names (see `Share`).
     """
     with no_gc():
-        return _module_cost(module, xla_compatible, platform, progress)
+        return _module_cost(module, xla_compatible, platform, progress, share)
+
+
+class SharePrices(NamedTuple):
+    """What a process that priced some of the entry's instructions hands back:
+    their properties and their `OpCost` (None: an op costing nothing), and
+    the caller of each computation it walked (`CostModel.callers`)."""
+
+    props: dict[str, Props]
+    records: dict[str, OpCost | None]
+    callers: dict[str, str]
+
+
+class Share(Protocol):
+    """The entry's instructions another process prices (the default model only)."""
+
+    def elsewhere(self, instr: Instruction) -> bool:
+        """Whether the other process prices ``instr``."""
+        ...
+
+    def prices(self) -> SharePrices | None:
+        """Its prices, once the rest is priced here (None: price them here)."""
+        ...
+
+
+def price_share(module: Module, mine: Callable[[Instruction], bool]) -> SharePrices:
+    """The `SharePrices` of the entry's instructions that ``mine`` selects,
+    priced as `module_cost` prices them (for another process's `Share`)."""
+    with no_gc():
+        model = CostModel(module)
+        entry = module.entry
+        if entry is None:
+            return SharePrices({}, {}, {})
+        count = step_executions(module, model, entry)[0][entry.name]
+        model.price_some(entry, mine)
+        props = {i.name: model.price(i, entry) for i in entry.instructions if mine(i)}
+        records = _entry_records(model, entry, mine, count, memory_platform(module))
+        return SharePrices(props, records, model.callers)
 
 
 @contextmanager
@@ -223,32 +266,63 @@ def no_gc() -> Iterator[None]:
 
 
 def _module_cost(module: Module, xla_compatible: bool, platform: str | None,
-                 progress: Callable[[float], None] | None) -> ModuleCost:
+                 progress: Callable[[float], None] | None, share: Share | None) -> ModuleCost:
     model = CostModel(module, xla_compatible=xla_compatible)
     model.progress = progress
     platform = platform or memory_platform(module)
     # Only a module whose layouts name memory spaces needs them looked up per operand.
-    spaces = ")S(" in module.text or ":S(" in module.text
+    spaces = module.names_memory_spaces
     entry = module.entry
     if entry is None:
         empty = CostTotals(0, 0, 0)
         return ModuleCost(module, model, (), empty, empty, (), {}, platform)
+    executions, loops = step_executions(module, model, entry)
+    records: dict[str, OpCost | None] = {}
+    if share is not None and not xla_compatible and platform == memory_platform(module):
+        # This process's part first, while the other prices its own.
+        def mine(instr: Instruction) -> bool:
+            return not share.elsewhere(instr)
+        model.price_some(entry, mine)
+        records = _entry_records(model, entry, mine, executions[entry.name], platform)
+        prices = share.prices()
+        if prices is not None:
+            model.adopt(entry, prices.props, prices.callers)
+            records.update(prices.records)
     flops, transcendentals, accessed = model.sum_of(entry.name)
     totals = CostTotals(round(flops), round(transcendentals), round(accessed))
-    executions, loops = step_executions(module, model, entry)
     ops: list[OpCost] = []
     for comp_name, count in executions.items():
         comp = module.computation(comp_name)
         for instr in comp.instructions:
             if instr.opcode in CONTAINERS and instr.opcode != "async-start":
                 continue
-            props = model.price(instr, comp)
-            if not props.known or props.flops or props.transcendentals or props.bytes_accessed:
-                ops.append(_op_cost(model, instr, comp, props, count, True, platform, spaces))
+            if comp is entry and instr.name in records:
+                record = records[instr.name]
+            else:
+                record = _top_op(model, instr, comp, count, platform, spaces)
+            if record is not None:
+                ops.append(record)
     executed = executed_totals(module, model, entry.name, {})
     return ModuleCost(module, model, tuple(ops), totals,
                       CostTotals(round(executed[0]), round(executed[1]), round(executed[2])),
                       tuple(loops), executions, platform)
+
+
+def _entry_records(model: CostModel, entry: Computation, which: Callable[[Instruction], bool],
+                   count: int, platform: str | None) -> dict[str, OpCost | None]:
+    """`_top_op` of the entry's ops that ``which`` selects."""
+    spaces = model.module.names_memory_spaces
+    return {i.name: _top_op(model, i, entry, count, platform, spaces) for i in entry.instructions
+            if which(i) and (i.opcode not in CONTAINERS or i.opcode == "async-start")}
+
+
+def _top_op(model: CostModel, instr: Instruction, comp: Computation, count: int,
+            platform: str | None, spaces: bool) -> OpCost | None:
+    """The `OpCost` of a top-level op, or None if it costs nothing."""
+    props = model.price(instr, comp)
+    if not props.known or props.flops or props.transcendentals or props.bytes_accessed:
+        return _op_cost(model, instr, comp, props, count, True, platform, spaces)
+    return None
 
 
 def _op_cost(model: CostModel, instr: Instruction, comp: Computation, props: Props,

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from xlaview.analysis.cost_rules import RULES, ZERO, Props, Totals
 from xlaview.analysis.custom_calls import library_call_cost
@@ -152,6 +152,27 @@ class CostModel:
         self._visiting.pop()
         totals = self._sums[name] = (flops, transcendentals, accessed)
         return totals
+
+    def price_some(self, comp: Computation, which: Callable[[Instruction], bool]) -> None:
+        """Price the instructions of ``comp`` (run as steps) that ``which``
+        selects, as `sum_of` would: the part of it one process does."""
+        self._enter(comp.name)
+        try:
+            for instr in comp.instructions:
+                if which(instr):
+                    self.price(instr, comp)
+        finally:
+            self._visiting.pop()
+
+    def adopt(self, comp: Computation, props: Mapping[str, Props],
+              callers: Mapping[str, str]) -> None:
+        """Take the prices of ``comp``'s instructions another process made
+        (`price_some` there), and the callers of what it walked."""
+        for name, found in props.items():
+            self.props[name] = found
+            self.owner[name] = comp.name
+        for name, caller in callers.items():
+            self.callers.setdefault(name, caller)
 
     def flops_of(self, name: str) -> Totals:
         """FLOPs and transcendentals of a fused or applied computation (bytes 0).

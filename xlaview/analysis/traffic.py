@@ -202,6 +202,7 @@ def analyze_traffic(
         reports = reports() if any(candidates.values()) else None
     assignment = reports.buffer_assignment if reports else None
     platform = cost.platform
+    spaces = module.names_memory_spaces  # else all in main memory
     ops: list[OpTraffic] = []
     intermediates: list[Intermediate] = []
     listed = {op.name: op for op in cost.ops}  # ops costing nothing are left out of it
@@ -216,8 +217,9 @@ def analyze_traffic(
 
         readers: dict[tuple[str, int | None], list[str]] = {}
         read: dict[tuple[str, int | None], int] = {}
-        # The buffer each operand name reads: a value read by many ops is looked up once.
-        sources: dict[str, tuple[Instruction, int | None] | None] = {}
+        # The buffer (producer, element) each operand name reads: a value read
+        # by many ops is looked up once.
+        keys: dict[str, tuple[str, int | None] | None] = {}
         for instr in comp.instructions:
             if instr.opcode in ALIASING or instr.opcode in _CONTAINERS:
                 continue
@@ -229,23 +231,28 @@ def analyze_traffic(
                     aliases.setdefault((found[0].name, found[1]), []).append(instr.name)
                 continue
             reads = written = 0
-            if priced is not None:
+            if priced is not None and not spaces:
+                reads = sum(priced.bytes_read[:len(instr.operand_names)])
+                written = priced.bytes_written
+            elif priced is not None:
                 reads, written = _main_memory_bytes(instr, by_name, priced.bytes_read,
                                                     priced.bytes_written, platform)
+            name = instr.name
+            bytes_read = priced.bytes_read if priced is not None else ()
             for k, operand in enumerate(instr.operand_names):
-                priced_read = None
-                if priced is not None and k < len(priced.bytes_read):
-                    priced_read = priced.bytes_read[k]
+                priced_read = bytes_read[k] if k < len(bytes_read) else None
                 if priced_read == 0:
                     continue  # not read (updated in place), or read as nothing
-                found = sources.get(operand, sources)
-                if found is sources:
-                    found = sources[operand] = _source(by_name, in_place, operand)
-                if found is not None:
-                    key = (found[0].name, found[1])
-                    names = readers.setdefault(key, [])
-                    if not names or names[-1] != instr.name:  # an op reading it twice
-                        names.append(instr.name)
+                key = keys.get(operand, keys)
+                if key is keys:
+                    found = _source(by_name, in_place, operand)
+                    key = keys[operand] = (found[0].name, found[1]) if found is not None else None
+                if key is not None:
+                    names = readers.get(key)
+                    if names is None:
+                        readers[key] = [name]
+                    elif names[-1] != name:  # not an op reading it twice
+                        names.append(name)
                     if priced_read is not None:
                         read[key] = read.get(key, 0) + priced_read
             if instr.name in in_place:
@@ -368,6 +375,9 @@ def _slice(assignment: BufferAssignment, name: str) -> tuple[int, int, int] | No
     return None
 
 
+_UPDATES = frozenset(("dynamic-update-slice",))
+
+
 def _fused_in_place(fusion: Instruction, module: Module) -> int | None:
     """The operand a fusion rooted in a dynamic-update-slice updates in place
     (the parameter its operand 0 is, through bitcasts)."""
@@ -375,6 +385,8 @@ def _fused_in_place(fusion: Instruction, module: Module) -> int | None:
     if not called or not module.has_computation(called[0]):
         return None
     fused = module.computation(called[0])
+    if not fused.may_hold(_UPDATES):
+        return None  # a body nobody read yet stays unread
     node = fused.root
     if node is None or node.opcode != "dynamic-update-slice":
         return None

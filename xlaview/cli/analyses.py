@@ -12,6 +12,7 @@ from xlaview.cli.common import (
     elided,
     emit_json,
     load_checked,
+    load_priced,
     open_index,
     print_table,
     resolve_final,
@@ -27,7 +28,8 @@ def cmd_traffic(args: argparse.Namespace) -> int:
     # The buffer assignment (which ops update a buffer in place) describes the final module only.
     module, file, final = resolve_final(args.path, args.module)
     reports = (lambda: load_reports(module)) if final else None
-    traffic = analyze_traffic(load_checked(file), reports)
+    hlo, cost = load_priced(file)
+    traffic = analyze_traffic(hlo, reports, cost)
     if args.json:
         emit_json(traffic.to_json())
         return 0

@@ -3,13 +3,13 @@ finding the module a command works on."""
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from xlaview.cli import json_text
 from xlaview.errors import XlaviewError
 
 
@@ -114,12 +114,12 @@ def emit_json(document: object) -> None:
     """Print one JSON document: ASCII (every other character escaped), and
     always valid UTF-8 JSON, whatever bytes the dump's file names held."""
     try:
-        text = json.dumps(document, indent=1, allow_nan=False)
+        text = json_text.dumps(document)
         clean = "\\ud" not in text  # else maybe a lone surrogate, escaped
     except ValueError:  # NaN or infinity
         clean = False
     if not clean:
-        text = json.dumps(json_safe(document), indent=1, allow_nan=False)
+        text = json_text.dumps(json_safe(document))
     sys.stdout.write(text + "\n")
 
 
@@ -177,12 +177,33 @@ def load_checked(path: Path, store=None, previous=None):
     """The parsed module of an HLO file, its problems printed as warnings;
     `CliError` when the file cannot be read or holds no HLO computation.
     ``store`` and ``previous`` as in `xlaview.dump.loader.load_module`."""
-    from xlaview.dump.loader import DumpReadError, load_module
+    from xlaview.dump.loader import load_module
+
+    return accepted(path, reading(path, lambda: load_module(path, store=store, previous=previous)))
+
+
+def load_priced(path: Path):
+    """`load_checked` and the module's `module_cost`: a big module is read
+    and priced by two processes (`xlaview.analysis.split`)."""
+    from xlaview.analysis.split import load_and_price
+
+    loaded, cost = reading(path, lambda: load_and_price(path))
+    return accepted(path, loaded), cost
+
+
+def reading(path: Path, read):
+    """``read()``, a file that cannot be read as text made a `CliError`."""
+    from xlaview.dump.loader import DumpReadError
 
     try:
-        loaded = load_module(path, store=store, previous=previous)
+        return read()
     except DumpReadError as err:
         raise CliError(str(err)) from None
+
+
+def accepted(path: Path, loaded):
+    """The module of a `LoadedModule`, its problems printed as warnings;
+    `CliError` if it holds no HLO computation."""
     for problem in loaded.problems:
         echo(f"warning: {problem}", err=True)
     if not loaded.module.computations:

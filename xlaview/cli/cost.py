@@ -10,7 +10,7 @@ from xlaview.cli.common import (
     CliError,
     echo,
     emit_json,
-    load_checked,
+    load_priced,
     print_table,
     resolve_final,
 )
@@ -18,13 +18,11 @@ from xlaview.units import human_bytes, human_count, human_seconds
 
 
 def cmd_cost(args: argparse.Namespace) -> int:
-    from xlaview.analysis.cost import module_cost
     from xlaview.analysis.devices import UnknownDeviceError, detect_device, device
     from xlaview.analysis.roofline import roofline
 
-    dump_module, file, _ = resolve_final(args.path, args.module)
-    module = load_checked(file)
-    cost = module_cost(module)
+    _, file, _ = resolve_final(args.path, args.module)
+    module, cost = load_priced(file)
     if args.device:
         try:
             dev, reason = device(args.device), "chosen with --device"

@@ -5,23 +5,22 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from xlaview.cli.common import CliError, echo, emit_json, keep
+from xlaview.cli.common import CliError, echo, emit_json, keep, reading
 from xlaview.units import human_bytes, human_count, human_seconds
 
 
-def load_for_inspection(path: Path):
-    """(loaded module, reports or None, problems) for an HLO file of a dump."""
+def load_for_inspection(path: Path, priced: bool = False):
+    """(loaded module, its cost if ``priced`` else None, reports or None,
+    kernel levels or None) for an HLO file of a dump."""
+    from xlaview.analysis.split import load_and_price
     from xlaview.dump.index import index_dump
-    from xlaview.dump.loader import DumpReadError, load_module, load_reports
+    from xlaview.dump.loader import load_module, load_reports
 
     if not path.exists() and not path.is_symlink():
         raise CliError(f"{path}: no such file")
     if path.is_dir():
         raise CliError(f"{path}: a folder; inspect takes an HLO file of a dump")
-    try:
-        loaded = load_module(path)
-    except DumpReadError as err:
-        raise CliError(str(err)) from None
+    loaded, cost = reading(path, lambda: load_and_price(path) if priced else (load_module(path), None))
     if not loaded.module.computations:
         raise CliError(f"{path}: no HLO computation in this file")
     keep(loaded.module)
@@ -36,13 +35,13 @@ def load_for_inspection(path: Path):
     ):
         reports = load_reports(module)
     levels = module_levels(module) if module is not None else None
-    return loaded, reports, levels
+    return loaded, cost, reports, levels
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
     from xlaview.analysis.inspect import describe_instruction, describe_module
 
-    loaded, reports, levels = load_for_inspection(args.file)
+    loaded, cost, reports, levels = load_for_inspection(args.file, args.instruction is not None)
     problems = list(loaded.problems) + (list(reports.problems) if reports else [])
     for problem in problems:
         echo(f"warning: {problem}", err=True)
@@ -54,7 +53,6 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         else:
             print_module_summary(args.file, summary)
         return 0
-    from xlaview.analysis.cost import module_cost
     from xlaview.analysis.devices import detect_device
     from xlaview.analysis.roofline import roofline
 
@@ -66,7 +64,6 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             first = loaded.problems[0]
             where = f"; the file is broken at line {first.line}: {first.message}"
         raise CliError(f"no instruction {args.instruction!r} in {args.file}{where}") from None
-    cost = module_cost(module)
     roof = roofline(cost, detect_device(module, args.file, cost.platform).device)
     described = describe_instruction(module, args.instruction, reports, levels, cost, roof)
     if args.json:

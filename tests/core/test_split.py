@@ -1,0 +1,167 @@
+"""A big module read and priced by two processes (`xlaview.analysis.split`)
+gives what one process gives, on real dumps; and whatever the helper does
+(dies, lies, hangs, meets a body only the careful parser takes), the parent
+still gives it, without waiting long."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from xlaview.analysis import split
+from xlaview.analysis.split import load_and_price
+from xlaview.dump.loader import LoadedModule
+from xlaview.resources import sample_dump
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the helper is forked")
+
+
+def described(loaded: LoadedModule) -> list[tuple]:
+    """What a parse decides of each computation, reading no deferred body."""
+    return [(c.name, c.is_entry, c.span, c.signature, c.attribute_text, len(c),
+             c.parsed.calls if c.parsed is not None else None)
+            for c in loaded.module.computations]
+
+
+def deferred(loaded: LoadedModule) -> int:
+    return sum(1 for c in loaded.module.computations
+               if c.parsed is not None and c.parsed.deferred_body)
+
+
+def assert_same(path: Path, expect_split: bool = True) -> None:
+    one_loaded, one = load_and_price(path, helper=False)
+    two_loaded, two = load_and_price(path, helper=True)
+    if expect_split:
+        assert deferred(two_loaded), "the parent left the helper's bodies unread"
+    assert described(two_loaded) == described(one_loaded)
+    assert two_loaded.problems == one_loaded.problems
+    assert two.ops == one.ops
+    assert (two.totals, two.executed, two.loops) == (one.totals, one.executed, one.loops)
+    # Anything asked of a body the helper read is read here on demand.
+    for a, b in zip(one_loaded.module.computations, two_loaded.module.computations):
+        assert b.instructions == a.instructions
+        for instr in a.instructions[:3]:
+            assert two.op(instr.name) == one.op(instr.name)
+            assert two.executions(a.name) == one.executions(a.name)
+    assert not deferred(two_loaded)
+
+
+def sample_final() -> Path:
+    return next(sample_dump().glob("*cpu_after_optimizations.txt"))
+
+
+def test_two_processes_price_a_real_train_step_as_one(gpt_dump: Path) -> None:
+    for path in sorted(gpt_dump.glob("*after_optimizations.txt")):
+        assert_same(path)
+
+
+def test_two_processes_on_loops_branches_and_spmd(zoo: dict[str, Path]) -> None:
+    for program in ("scan", "cond", "spmd", "attention"):
+        for path in sorted(zoo[program].glob("*after_optimizations.txt")):
+            assert_same(path, expect_split=False)
+
+
+def test_two_processes_on_the_corpus(corpus: Path) -> None:
+    """GPU, ROCm and TPU dumps (memory spaces, library calls, async pairs)
+    and 2020-era TF names: every after-optimizations module of the corpus."""
+    paths = sorted(corpus.glob("real_dumps/**/*after_optimizations*.txt"))
+    assert len(paths) > 100
+    for path in paths:
+        assert_same(path, expect_split=False)
+
+
+def helper_doing(monkeypatch: pytest.MonkeyPatch, work) -> None:
+    """Replace the helper's work (the fork copies the patched module)."""
+    monkeypatch.setattr(split, "_help", work)
+
+
+@pytest.mark.parametrize("when", ["at once", "after saying what it read"])
+def test_a_helper_that_dies_leaves_the_work_to_the_parent(
+    monkeypatch: pytest.MonkeyPatch, when: str
+) -> None:
+    real = split._help
+
+    def dies(text: str, mid: int, send) -> None:
+        if when == "at once":
+            os._exit(3)
+        real(text, mid, lambda message: (send(message), os._exit(3)))
+
+    helper_doing(monkeypatch, dies)
+    assert_same(sample_final(), expect_split=False)
+
+
+def test_a_helper_that_reads_another_module_is_not_believed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def lies(text: str, mid: int, send) -> None:
+        send([(mid, "not_there", ())])
+        send("not prices either")
+
+    helper_doing(monkeypatch, lies)
+    assert_same(sample_final(), expect_split=False)
+
+
+def test_a_helper_that_hangs_is_given_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(split, "HELPER_TIMEOUT_S", 0.5)
+    helper_doing(monkeypatch, lambda text, mid, send: time.sleep(60))
+    start = time.monotonic()
+    assert_same(sample_final(), expect_split=False)
+    assert time.monotonic() - start < 10
+
+
+def test_no_helper_outlives_the_work() -> None:
+    load_and_price(sample_final(), helper=True)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(-1, os.WNOHANG)  # no child left, not even a zombie
+
+
+def test_a_body_only_the_careful_parser_takes(tmp_path: Path) -> None:
+    """Hand-written: a comment inside a computation in each half. The fast
+    path refuses both; the module, its problems and its cost are still those
+    of one process, a bad operand included."""
+    path = sample_final()
+    text = path.read_text()
+    bodies = [m.end() for m in re.finditer(r"^%\S+ .*\{\n", text, re.MULTILINE)]
+    first = bodies[0]
+    second = next(b for b in bodies if b > len(text) * split.PARENT_SHARE)
+    hand = (text[:first] + "  /* a comment */\n" + text[first:second]
+            + "  %broken = f32[] add(f32[] %nowhere)\n" + text[second:])
+    broken = tmp_path / path.name
+    broken.write_text(hand)
+    one_loaded, _ = load_and_price(broken, helper=False)
+    assert one_loaded.problems, "the bad operand is reported"
+    assert_same(broken, expect_split=False)
+
+
+def test_small_modules_stay_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    def forbidden(*args, **kwargs):
+        raise AssertionError("forked for a small module")
+
+    monkeypatch.setattr(split._Helper, "start", forbidden)
+    loaded, cost = load_and_price(sample_final())
+    assert cost.ops and not deferred(loaded)
+
+
+@pytest.mark.parametrize("command", [["cost", "--json"], ["traffic", "--json"], ["cost"],
+                                     ["traffic"], ["inspect", "--json", "-i", "fusion.1"]])
+def test_commands_print_the_same_with_a_helper(
+    gpt_dump: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    command: list[str],
+) -> None:
+    from xlaview.cli import main
+
+    path = next(gpt_dump.glob("*after_optimizations.txt"))
+    if command[0] == "inspect":
+        loaded, _ = load_and_price(path, helper=False)
+        fusion = next(i.name for i in loaded.module.entry.instructions if i.opcode == "fusion")
+        command = [*command[:-1], fusion]
+    outputs = []
+    for split_from in (1 << 62, 0):
+        monkeypatch.setattr(split, "SPLIT_FROM", split_from)
+        assert main([command[0], *command[1:2], str(path), *command[2:]]) == 0
+        outputs.append(capsys.readouterr())
+    assert outputs[1] == outputs[0]
