@@ -165,3 +165,13 @@ def test_commands_print_the_same_with_a_helper(
         assert main([command[0], *command[1:2], str(path), *command[2:]]) == 0
         outputs.append(capsys.readouterr())
     assert outputs[1] == outputs[0]
+
+
+@pytest.mark.parametrize("helper", [False, True])
+def test_work_meanwhile_runs_once_in_this_process(helper: bool) -> None:
+    ran: list[int] = []
+    one_loaded, one = load_and_price(sample_final(), helper=False)
+    loaded, cost = load_and_price(sample_final(), helper=helper,
+                                  meanwhile=lambda: ran.append(os.getpid()))
+    assert ran == [os.getpid()]
+    assert cost.ops == one.ops and described(loaded) == described(one_loaded)

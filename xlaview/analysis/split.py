@@ -36,24 +36,31 @@ from xlaview.hlo.fast import named_calls
 # Below this many characters one process is as quick (a fork costs ~10 ms).
 SPLIT_FROM = 8 << 20
 HELPER_TIMEOUT_S = 60.0
-# The parent's share of the text: it also checks, sums and prints.
-PARENT_SHARE = 0.46
+# The parent's share of the text: it also checks, sums and prints; less of
+# it when it has other work to do meanwhile (about 0.1 s).
+PARENT_SHARE = 0.44
+MEANWHILE_SHARE = 0.04
 _HEADER = struct.Struct("<Q")
 
 
-def load_and_price(path: str | Path, *, helper: bool | None = None
+def load_and_price(path: str | Path, *, helper: bool | None = None,
+                   meanwhile: Callable[[], object] | None = None
                    ) -> tuple[LoadedModule, ModuleCost]:
     """`xlaview.dump.loader.load_module` and `module_cost` of an HLO file,
     with a helper process when the module is big (``helper`` True or False:
-    with or without one, whatever the size)."""
+    with or without one, whatever the size). ``meanwhile()``, if given, runs
+    here while the helper starts (reading the module's reports, say); the
+    helper then takes a larger share."""
     text = read_text(path)
     if helper is None:
         helper = len(text) >= SPLIT_FROM and _cores() > 1
-    if not helper or not hasattr(os, "fork"):
-        loaded = load_text(path, text)
-        return loaded, module_cost(loaded.module)
-    mid = int(len(text) * PARENT_SHARE)
-    helper_process = _Helper.start(lambda send: _help(text, mid, send))
+    share = PARENT_SHARE - (MEANWHILE_SHARE if meanwhile is not None else 0.0)
+    mid = int(len(text) * share)
+    helper_process = None
+    if helper and hasattr(os, "fork"):
+        helper_process = _Helper.start(lambda send: _help(text, mid, send))
+    if meanwhile is not None:
+        meanwhile()
     if helper_process is None:
         loaded = load_text(path, text)
         return loaded, module_cost(loaded.module)

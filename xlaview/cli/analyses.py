@@ -11,11 +11,12 @@ from xlaview.cli.common import (
     echo,
     elided,
     emit_json,
+    final_reports,
+    hlo_file,
     load_checked,
     load_priced,
     open_index,
     print_table,
-    resolve_final,
     resolve_module,
 )
 from xlaview.units import human_bytes
@@ -23,13 +24,10 @@ from xlaview.units import human_bytes
 
 def cmd_traffic(args: argparse.Namespace) -> int:
     from xlaview.analysis.traffic import analyze_traffic
-    from xlaview.dump.loader import load_reports
 
-    # The buffer assignment (which ops update a buffer in place) describes the final module only.
-    module, file, final = resolve_final(args.path, args.module)
-    reports = (lambda: load_reports(module)) if final else None
-    hlo, cost = load_priced(file)
-    traffic = analyze_traffic(hlo, reports, cost)
+    # The buffer assignment (which ops update a buffer in place), read if needed.
+    module, cost = load_priced(hlo_file(args.path, args.module))
+    traffic = analyze_traffic(module, lambda: final_reports(args.path, args.module), cost)
     if args.json:
         emit_json(traffic.to_json())
         return 0

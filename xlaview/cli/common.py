@@ -173,6 +173,23 @@ def resolve_final(path: Path, module_key: str | None):
     return module, file, final
 
 
+def hlo_file(path: Path, module_key: str | None) -> Path:
+    """The file of `resolve_final`, without indexing the folder around a file
+    given by name (a command that needs no report is spared the index)."""
+    if module_key is None and path.is_file():
+        return path
+    return resolve_final(path, module_key)[1]
+
+
+def final_reports(path: Path, module_key: str | None):
+    """The reports of the module whose final dump `hlo_file` names, or None
+    when the file is not one (the reports describe that dump only)."""
+    from xlaview.dump.loader import load_reports
+
+    module, _, final = resolve_final(path, module_key)
+    return load_reports(module) if final else None
+
+
 def load_checked(path: Path, store=None, previous=None):
     """The parsed module of an HLO file, its problems printed as warnings;
     `CliError` when the file cannot be read or holds no HLO computation.

@@ -10,9 +10,9 @@ from xlaview.cli.common import (
     CliError,
     echo,
     emit_json,
+    hlo_file,
     load_priced,
     print_table,
-    resolve_final,
 )
 from xlaview.units import human_bytes, human_count, human_seconds
 
@@ -21,7 +21,7 @@ def cmd_cost(args: argparse.Namespace) -> int:
     from xlaview.analysis.devices import UnknownDeviceError, detect_device, device
     from xlaview.analysis.roofline import roofline
 
-    _, file, _ = resolve_final(args.path, args.module)
+    file = hlo_file(args.path, args.module)
     module, cost = load_priced(file)
     if args.device:
         try:

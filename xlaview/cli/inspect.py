@@ -20,22 +20,28 @@ def load_for_inspection(path: Path, priced: bool = False):
         raise CliError(f"{path}: no such file")
     if path.is_dir():
         raise CliError(f"{path}: a folder; inspect takes an HLO file of a dump")
-    loaded, cost = reading(path, lambda: load_and_price(path) if priced else (load_module(path), None))
+    from xlaview.dump.kernels import module_levels
+
+    found: dict[str, object] = {"reports": None, "levels": None}
+
+    def read_the_dump() -> None:
+        module = index_dump(path.parent).module_of(path)
+        # The reports describe the final module: joined only with that file.
+        if module is not None and module.after_optimizations and (
+            module.after_optimizations.path == path.absolute()
+        ):
+            found["reports"] = load_reports(module)
+        found["levels"] = module_levels(module) if module is not None else None
+
+    if priced:  # while a helper process parses part of a big module
+        loaded, cost = reading(path, lambda: load_and_price(path, meanwhile=read_the_dump))
+    else:
+        loaded, cost = reading(path, lambda: load_module(path)), None
+        read_the_dump()
     if not loaded.module.computations:
         raise CliError(f"{path}: no HLO computation in this file")
     keep(loaded.module)
-    from xlaview.dump.kernels import module_levels
-
-    reports = None
-    index = index_dump(path.parent)
-    module = index.module_of(path)
-    # The reports describe the final module: joined only with that file.
-    if module is not None and module.after_optimizations and (
-        module.after_optimizations.path == path.absolute()
-    ):
-        reports = load_reports(module)
-    levels = module_levels(module) if module is not None else None
-    return loaded, cost, reports, levels
+    return loaded, cost, found["reports"], found["levels"]
 
 
 def cmd_inspect(args: argparse.Namespace) -> int:
