@@ -41,6 +41,7 @@ HELPER_TIMEOUT_S = 60.0
 PARENT_SHARE = 0.44
 MEANWHILE_SHARE = 0.04
 _HEADER = struct.Struct("<Q")
+PIPE_BYTES = 1 << 20
 
 
 def load_and_price(path: str | Path, *, helper: bool | None = None,
@@ -161,6 +162,12 @@ class _Helper:
             read_fd, write_fd = os.pipe()
         except OSError:
             return None
+        try:  # room for both messages (a 45 MB module's: 60 KB and 0.9 MB): no wait to send
+            import fcntl
+
+            fcntl.fcntl(write_fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+        except (ImportError, AttributeError, OSError):  # not Linux: it may wait for the reader
+            pass
         try:
             pid = os.fork()
         except OSError:
