@@ -241,8 +241,6 @@ def read_text(path: str | os.PathLike[str], limit: int | None = None) -> str:
         raise DumpReadError(path, "binary data (NUL byte), not a text dump", line)
     start = 3 if data.startswith(codecs.BOM_UTF8) else 0
     try:
-        if not start and data.isascii():  # as XLA writes it: decoded at memory speed
-            return data.decode("ascii")
         if len(data) - start <= BLOCK:
             return data[start:].decode("utf-8", errors="replace")
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
