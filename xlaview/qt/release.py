@@ -21,6 +21,7 @@ from PySide6.QtCore import QObject, QTimer
 
 DEPTH = 3  # result -> layout -> routes -> one route (dropped whole)
 SLICE_S = 0.004  # of work per pass of the event loop
+BATCH = 16  # objects freed between looks at the clock
 # sys.getrefcount of an object only the releaser holds: the local name and
 # getrefcount's own argument.
 ONLY_OURS = 2
@@ -53,7 +54,9 @@ class Releaser(QObject):
                 self._timer.stop()
                 return
             level = levels[depth]
-            for _ in range(min(len(level), 512)):
+            # A few at a time between looks at the clock: 512 parts of a big
+            # layout took 50-80 ms to free.
+            for _ in range(min(len(level), BATCH)):
                 obj = level.pop()
                 if depth < DEPTH and sys.getrefcount(obj) == ONLY_OURS:
                     levels[depth + 1].extend(gc.get_referents(obj))
