@@ -14,7 +14,7 @@ import functools
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import pairwise
 from pathlib import Path
 
@@ -462,3 +462,39 @@ def test_quality_counts_what_a_fresh_layout_counts() -> None:
     assert quality.crossings == layout.crossings
     assert (quality.width, quality.height) == (layout.width, layout.height)
     assert quality.upward == 0 and quality.edge_length > 0
+
+
+def test_a_reprinted_computation_draws_alike(gpt_dump: Path) -> None:
+    """Passes that reprint the train step's entry without changing its graph
+    (scheduling reorders it, say) are found alike, instruction order aside;
+    a swapped operand or a changed shape is not."""
+    from xlaview.analysis.graph import same_drawing
+    from xlaview.dump.loader import load_module
+
+    module = max(index_dump(gpt_dump).modules, key=lambda m: len(m.passes))
+    graphs, texts = [], []
+    for point in module.points():
+        loaded = load_module(point.file.path).module
+        if loaded.entry is not None:
+            entry = loaded.entry
+            graphs.append(build_graph(loaded, entry.name))
+            texts.append(loaded.text[entry.span.offset:entry.span.end])
+    alike = [(a, b) for (a, b), (ta, tb) in zip(pairwise(graphs), pairwise(texts))
+             if ta != tb and same_drawing(a, b)]
+    assert alike, "some pass reprints the entry and draws the same graph"
+    reordered = [(a, b) for a, b in alike if [n.key for n in a.nodes] != [n.key for n in b.nodes]]
+    assert reordered, "some pass reorders the entry"
+    graph = graphs[-1]
+    shuffled = ComputationGraph(graph.computation, graph.nodes[::-1], graph.edges[::-1],
+                                graph.nodes_of)
+    assert not same_drawing(graph, shuffled), "each node's operands are in order"
+    by_target: dict[str, list] = {}
+    for edge in graph.edges:
+        by_target.setdefault(edge.target, []).append(edge)
+    edges = [e for group in reversed(by_target.values()) for e in group]
+    assert same_drawing(graph, ComputationGraph(graph.computation, graph.nodes[::-1],
+                                                tuple(edges), graph.nodes_of))
+    node = graph.nodes[0]
+    other = replace(node, shape=node.shape + "{1,0}")
+    assert not same_drawing(graph, ComputationGraph(
+        graph.computation, (other, *graph.nodes[1:]), graph.edges, graph.nodes_of))

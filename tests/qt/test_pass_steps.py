@@ -150,3 +150,27 @@ def test_a_step_draws_again_only_what_changed_and_draws_it_alike(qapp, gpt_dump)
             k: (p.left, p.top, p.width, p.height) for k, p in whole.placed.items()}
         shown = result if shown is None or loaded.entry.name == shown.graph.computation else None
     assert reused, "no step kept a band"
+
+
+def test_a_pass_that_reprints_the_entry_keeps_its_picture(qapp, gpt_dump) -> None:
+    """A pass that reorders the entry without changing its graph: no layout,
+    no canvas, the picture shown kept as it is (the test above checks it is
+    the picture drawn from scratch)."""
+    from xlaview.analysis.graph import same_drawing
+    from xlaview.qt import jobs
+
+    module = max(index_dump(gpt_dump).modules, key=lambda m: len(m.passes))
+    cache = ModuleCache()
+    shown, kept = None, 0
+    for point in module.points():
+        loaded = cache.load(point.file).module
+        if shown is not None and jobs.text_identity(loaded, loaded.entry.name) is shown.source:
+            continue  # the same text: the view shows it without a job
+        result = jobs.graph_and_layout(loaded, loaded.entry.name, shown)
+        if shown is not None and same_drawing(shown.graph, result.graph):
+            assert (result.layout, result.parts) == (shown.layout, shown.parts), point.key
+            assert result.step is None and result.transition is None, point.key
+            assert result.graph is not shown.graph, "the pass's own graph (its instruction order)"
+            kept += 1
+        shown = result
+    assert kept, "some pass reprints the entry alike"

@@ -8,6 +8,7 @@ otherwise a handful of them tie the whole picture together with long edges.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from operator import attrgetter, itemgetter
 
 from xlaview.analysis.kinds import Kind, kind_of, op_label
 from xlaview.analysis.layout import LayoutNode
@@ -125,6 +126,25 @@ def node_height(node: GraphNode) -> float:
     return NODE_HEIGHT * (0.7 if node.is_copy else 1.0)
 
 
+_EDGE = attrgetter("target", "source", "shape")
+_TARGET = itemgetter(0)
+
+
+def same_drawing(a: ComputationGraph, b: ComputationGraph) -> bool:
+    """Whether two graphs draw alike: the same nodes, and each node the same
+    operand edges in the same order, whatever the order of the instructions
+    (a scheduling pass reorders a computation and changes nothing else)."""
+    if a is b:
+        return True
+    if (a.computation != b.computation or len(a.nodes) != len(b.nodes)
+            or len(a.edges) != len(b.edges)):
+        return False
+    if {n.key: n for n in a.nodes} != {n.key: n for n in b.nodes}:
+        return False
+    # Stable sorts by target keep each node's operands in order.
+    return sorted(map(_EDGE, a.edges), key=_TARGET) == sorted(map(_EDGE, b.edges), key=_TARGET)
+
+
 def layout_inputs(graph: ComputationGraph) -> tuple[list[LayoutNode], list[tuple[str, str]]]:
     """The boxes and edges the layout places, sized as the view draws them."""
     nodes = [LayoutNode(n.key, node_width(n), node_height(n)) for n in graph.nodes]
@@ -133,5 +153,5 @@ def layout_inputs(graph: ComputationGraph) -> tuple[list[LayoutNode], list[tuple
 
 __all__ = [
     "ComputationGraph", "GraphEdge", "GraphNode", "Kind", "build_graph", "layout_inputs",
-    "node_height", "node_width",
+    "node_height", "node_width", "same_drawing",
 ]  # fmt: skip

@@ -5,13 +5,13 @@ thread so that the GUI thread only shows them."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QTextDocument
 
 from xlaview.analysis.diff import ModuleDiff, diff_modules
-from xlaview.analysis.graph import ComputationGraph, build_graph
+from xlaview.analysis.graph import ComputationGraph, build_graph, same_drawing
 from xlaview.analysis.inspect import kernel_argument_map
 from xlaview.analysis.layout import GraphLayout, LayoutStep
 from xlaview.analysis.pass_layout import step_layout
@@ -59,6 +59,12 @@ def graph_and_layout(module: Module, computation: str, shown: GraphResult | None
     its picture is drawn again only where it changed; None: a fresh layout)."""
     previous = shown.layout if shown is not None else None
     graph = build_graph(module, computation)
+    if shown is not None and same_drawing(shown.graph, graph):
+        # The pass printed the computation otherwise (reordered it, say) but
+        # drew nothing new: the picture shown is kept as it is.
+        settle()
+        return replace(shown, graph=graph, step=None, transition=None, base=previous,
+                       source=text_identity(module, computation))
     step = step_layout(previous, graph, progress=progress)
     parts = prepare_canvas(graph, step.layout, None if shown is None or step.fresh
                            else (shown.layout, shown.parts))
