@@ -90,6 +90,26 @@ def test_diff_across_the_fusion_pass_lists_fusions_and_what_they_absorbed(folder
     assert len(diff.computations_added) == len(fusions)
 
 
+def test_a_diff_reports_progress_and_stops_when_told() -> None:
+    """Before each changed computation it says how far it got; raising there
+    stops it (the window's user stepped to another pass)."""
+    module = index_dump(UNFUSED).module("jit_attention")
+    after = fusion_pass(module)
+    old, new = point_module(module, previous_point(module, after)), point_module(module, after)
+    heard: list[float] = []
+    assert diff_modules(old, new, heard.append) == diff_modules(old, new)
+    assert heard and heard == sorted(heard) and all(0 <= f < 1 for f in heard)
+
+    class SteppedAway(Exception):
+        pass
+
+    def stop(_fraction: float) -> None:
+        raise SteppedAway
+
+    with pytest.raises(SteppedAway):
+        diff_modules(old, new, stop)
+
+
 def test_a_pass_that_changed_nothing_has_an_empty_diff() -> None:
     module = index_dump(UNFUSED).module("jit_attention")
     unchanged = [p for p in module.passes if module.unchanged(p.seq)]

@@ -13,12 +13,15 @@ the parse of every computation they print alike.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from xlaview.hlo import Computation, Instruction, Module
 
+CHECK_EVERY = 2048  # instructions between checks that nobody stopped a diff
 _SUFFIX = re.compile(r"(\.(\d+|clone|remat\d*|cloned))+$")
 
 
@@ -129,18 +132,26 @@ def _compare(a: Instruction, b: Instruction, mapping: dict[str, str],
     return tuple(aspects)
 
 
-def diff_modules(old: Module, new: Module) -> ModuleDiff:
-    """What changed from ``old`` to ``new``."""
+def diff_modules(old: Module, new: Module,
+                 progress: Callable[[float], None] | None = None) -> ModuleDiff:
+    """What changed from ``old`` to ``new``. ``progress`` hears the share of
+    computations compared before each one that changed (raising there stops
+    the work: the window's user stepped to another pass)."""
     old_comps = {c.name: c for c in old.computations}
     new_comps = {c.name: c for c in new.computations}
     added: list[Added] = []
     removed: list[Removed] = []
     changed: list[Change] = []
-    for name, comp in new_comps.items():
+    for k, (name, comp) in enumerate(new_comps.items()):
         before = old_comps.get(name)
         if before is None or _same_text(old, before, new, comp):
             continue
-        a, r, c, mapping = _diff_computation(before, comp)
+        check = _no_check
+        if progress is not None:
+            fraction = k / len(new_comps)
+            progress(fraction)
+            check = functools.partial(progress, fraction)
+        a, r, c, mapping = _diff_computation(before, comp, check)
         a, r = _absorptions(before, comp, mapping, a, r, new_comps)
         added += a
         removed += r
@@ -167,9 +178,15 @@ def _same_text(old: Module, a: Computation, new: Module, b: Computation) -> bool
     )
 
 
+def _no_check() -> None:
+    pass
+
+
 def _diff_computation(
-    old: Computation, new: Computation
+    old: Computation, new: Computation, check: Callable[[], None] = _no_check
 ) -> tuple[list[Added], list[Removed], list[Change], dict[str, str]]:
+    """``check()`` is called every `CHECK_EVERY` instructions (it may raise to
+    stop: the fusion pass changes a 15k-instruction entry, 0.2 s of work)."""
     old_by = {i.name: i for i in old.instructions}
     new_by = {i.name: i for i in new.instructions}
     mapping = {n: n for n in new_by if n in old_by}  # new name -> old name
@@ -184,7 +201,9 @@ def _diff_computation(
         for i in unmatched_old:
             candidates.setdefault((i.opcode, i.shape, i.operand_names), []).append(i)
         progress = False
-        for instr in new.instructions:
+        for k, instr in enumerate(new.instructions):
+            if not k % CHECK_EVERY:
+                check()
             if instr.name in mapping:
                 continue
             operands = tuple(mapping.get(o, "?") for o in instr.operand_names)
@@ -203,7 +222,9 @@ def _diff_computation(
                if i.name not in matched_old]
     changes = []
     renamed = {n: o for n, o in mapping.items() if n != o}
-    for new_name, old_name in mapping.items():
+    for k, (new_name, old_name) in enumerate(mapping.items()):
+        if not k % CHECK_EVERY:
+            check()
         a, b = old_by[old_name], new_by[new_name]
         if (
             new_name == old_name

@@ -182,8 +182,10 @@ class Analyses(QObject):
             title = f"{before.key} → {key}"
 
             def request() -> None:
+                # (Reporting progress lets a step away stop it, as the traffic below.)
                 model.submit("pass", "diff", jobs.diff_files, model.cache, before.file, dump_file,
-                             on_done=lambda diff: self._diff_read(diff, title, before.key, key))
+                             on_done=lambda diff: self._diff_read(diff, title, before.key, key),
+                             on_progress=lambda _fraction: None)
 
             model.jobs.after_paint("pass", "diff", request)
         module = model.loaded.module if model.loaded else None

@@ -118,8 +118,13 @@ def prefetch(cache: ModuleCache, files: list[DumpFile], computation: str | None,
     return out
 
 
-def diff_files(cache: ModuleCache, before: DumpFile, after: DumpFile) -> ModuleDiff:
-    return diff_modules(cache.load(before).module, cache.load(after).module)
+def diff_files(cache: ModuleCache, before: DumpFile, after: DumpFile,
+               progress=None) -> ModuleDiff:
+    """The diff of two pass dumps; ``progress`` as for `diff_modules`, and
+    asked first (a step away before it starts loads nothing)."""
+    if progress is not None:
+        progress(0.0)
+    return diff_modules(cache.load(before).module, cache.load(after).module, progress)
 
 
 def read_reports(module: DumpModule) -> ModuleReports:
