@@ -174,3 +174,25 @@ def test_a_pass_that_reprints_the_entry_keeps_its_picture(qapp, gpt_dump) -> Non
             kept += 1
         shown = result
     assert kept, "some pass reprints the entry alike"
+
+
+def test_every_step_shows_nodes_not_empty_space(stepping, gpt_dump) -> None:
+    """A step keeps the view where it was, except onto a graph laid out
+    afresh: there the old place means nothing (it showed empty space), and
+    the view opens as on a new graph, on nodes."""
+    window = stepping
+    module = index_dump(gpt_dump).module(window.view_state()["module"])
+    fresh = 0
+    for point in [*module.points(), *reversed(module.points())]:
+        window.select_pass(point.key)
+        window.wait_idle()
+        shown = window.graph_on_screen()
+        assert shown, f"{point.title}: the graph view shows no node"
+        if "afresh" in window.graph_note.text():
+            fresh += 1
+            positions = window.graph_positions()
+            top = min(positions, key=lambda name: positions[name][1])
+            top_y = positions[top][1]
+            assert any(positions[n][1] == top_y for n in shown), (
+                f"{point.title}: a graph laid out afresh opens on its top row")
+    assert fresh, "some step was laid out afresh"

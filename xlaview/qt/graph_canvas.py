@@ -167,6 +167,10 @@ class GraphCanvas(QGraphicsItem):
         top_row = self._rows[0][1]
         return min((p.left + p.width / 2 for p in top_row), key=lambda x: abs(x - middle))
 
+    def instructions_in(self, rect: QRectF) -> list[str]:
+        """The instructions with a node in ``rect`` (scene coordinates)."""
+        return sorted({p.node.instruction for p in self.placed.values() if p.rect.intersects(rect)})
+
     def rect_of(self, instruction: str) -> QRectF | None:
         keys = self.graph.nodes_of.get(instruction, ())
         rects = [self.placed[k].rect for k in keys if k in self.placed]

@@ -236,6 +236,10 @@ class GraphPane(QWidget):
         total = max(2, sum(self.split.sizes()))
         self.split.setSizes([total * 3 // 5, total * 2 // 5])
 
+    def on_screen(self) -> list[str]:
+        """The instructions whose nodes the main graph shows now."""
+        return self.main.on_screen()
+
     def positions(self) -> dict[str, tuple[float, float]]:
         """Instruction -> centre of its node in the main graph, as drawn once
         any transition ends (a value drawn as several copies: the copy whose

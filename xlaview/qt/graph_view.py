@@ -150,6 +150,12 @@ class GraphView(QGraphicsView):
             self.resetTransform()
             self.centerOn(self.canvas.boundingRect().center())
 
+    def on_screen(self) -> list[str]:
+        """The instructions whose nodes the view shows now."""
+        if self.canvas is None:
+            return []
+        return self.canvas.instructions_in(self.mapToScene(self.viewport().rect()).boundingRect())
+
     def show_start(self) -> None:
         """Where a graph opens (R): fitted if that is readable, else at a
         readable zoom on its top row."""

@@ -240,6 +240,10 @@ class MainWindow(QMainWindow):
         """Instruction -> scene position of its node's centre in the main graph."""
         return self.graph_pane.positions()
 
+    def graph_on_screen(self) -> list[str]:
+        """The instructions whose nodes the main graph view shows now (sorted)."""
+        return self.graph_pane.on_screen()
+
     def search(self, query: str) -> None:
         """Find instructions of the shown pass (see `xlaview.analysis.search`)."""
         self.problems_dock.show()

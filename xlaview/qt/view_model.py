@@ -303,7 +303,9 @@ class ViewModel(QObject):
             self.views.store_layout(key, result)
             self.graph_pass = for_pass
             self._layout_shown(computation, result)
-            self.graph_shown.emit(GraphShown(for_pass, path, result, keep_view))
+            # Where the view looked means nothing in a graph laid out afresh.
+            fresh = result.step is not None and result.step.fresh
+            self.graph_shown.emit(GraphShown(for_pass, path, result, keep_view and not fresh))
 
         cached = self.views.layout(key) or self._unchanged_graph(computation)
         if cached is not None:
