@@ -32,6 +32,7 @@ from xlaview.dump.files import read_text
 from xlaview.dump.loader import LoadedModule, load_text
 from xlaview.hlo import Instruction, Module
 from xlaview.hlo.fast import named_calls
+from xlaview.hlo.parser import parse_module_tolerant  # here: a forked child imports nothing
 
 # Below this many characters one process is as quick (a fork costs ~10 ms).
 SPLIT_FROM = 8 << 20
@@ -83,8 +84,6 @@ def _cores() -> int:
 def _help(text: str, mid: int, send: Callable[[Any], None]) -> None:
     """The helper's work: parse the computations from ``mid`` on, say what
     each calls, then price the entry's instructions that call them."""
-    from xlaview.hlo.parser import parse_module_tolerant
-
     module = parse_module_tolerant(text, deferral=_HelperDeferral(mid)).module
     read = [(c.span.offset, c.name, c.parsed.calls if c.parsed is not None else None)
             for c in module.computations if c.span.offset >= mid and not c.is_entry]
