@@ -9,9 +9,10 @@ from xlaview.cli.common import (
     echo,
     elided,
     emit_json,
-    load_checked,
+    final_reports,
+    hlo_file,
+    load_priced,
     print_table,
-    resolve_final,
 )
 from xlaview.analysis.reasons import REASONS
 from xlaview.units import human_bytes
@@ -19,11 +20,12 @@ from xlaview.units import human_bytes
 
 def cmd_boundaries(args: argparse.Namespace) -> int:
     from xlaview.analysis.boundaries import module_boundaries
-    from xlaview.dump.loader import load_reports
+    from xlaview.analysis.traffic import analyze_traffic
 
-    # The buffer assignment (which ops update a buffer in place) describes the final module only.
-    module, file, final = resolve_final(args.path, args.module)
-    result = module_boundaries(load_checked(file), reports=load_reports(module) if final else None)
+    module, cost = load_priced(hlo_file(args.path, args.module))
+    # The buffer assignment (which ops update a buffer in place), read if needed.
+    traffic = analyze_traffic(module, lambda: final_reports(args.path, args.module), cost)
+    result = module_boundaries(module, traffic)
     if args.json:
         emit_json(result.to_json())
         return 0
