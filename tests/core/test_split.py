@@ -147,7 +147,8 @@ def test_small_modules_stay_in_one_process(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 @pytest.mark.parametrize("command", [["cost", "--json"], ["traffic", "--json"], ["cost"],
-                                     ["traffic"], ["inspect", "--json", "-i", "fusion.1"]])
+                                     ["traffic"], ["boundaries", "--json"],
+                                     ["inspect", "--json", "-i", "fusion.1"]])
 def test_commands_print_the_same_with_a_helper(
     gpt_dump: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
     command: list[str],
