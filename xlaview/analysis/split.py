@@ -192,7 +192,7 @@ class _Helper:
         try:
             size = _HEADER.unpack(self._read(_HEADER.size))[0]
             return pickle.loads(self._read(size))
-        except (OSError, EOFError, TimeoutError, pickle.UnpicklingError, struct.error):
+        except (OSError, EOFError, TimeoutError, ValueError, pickle.UnpicklingError, struct.error):
             self.stop()
             return None
 
