@@ -251,14 +251,12 @@ def _check(rows: list[Row], lines: int) -> tuple[str, ...] | None:
             used = _INDEX_COMMENT.sub("", used)
         if used[0] != "%" or not defined.issuperset(used[1:].split(", %")):
             return None
-    calls: list[str] = []
     calling = "\n".join(compress(map(_ATTRIBUTES, rows), map(CALLING_OPCODES.__contains__, opcodes)))
-    if calling:
-        if "={" in calling and _INLINE_AFTER_COMMA.search(calling):
-            return None
-        for value in _CALL_ATTRIBUTE.findall(calling):
-            calls.extend(computation_names(value))
-    return tuple(calls)
+    if not calling:
+        return ()
+    if "={" in calling and _INLINE_AFTER_COMMA.search(calling):
+        return None
+    return tuple(named_calls(calling))
 
 
 def named_calls(attribute_text: str) -> list[str]:
