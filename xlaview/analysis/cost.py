@@ -245,9 +245,9 @@ def price_share(module: Module, mine: Callable[[Instruction], bool]) -> SharePri
         if entry is None:
             return SharePrices({}, {}, {})
         count = step_executions(module, model, entry)[0][entry.name]
-        model.price_some(entry, mine)
-        props = {i.name: model.price(i, entry) for i in entry.instructions if mine(i)}
-        records = _entry_records(model, entry, mine, count, memory_platform(module))
+        chosen = model.price_some(entry, mine)
+        props = {i.name: model.price(i, entry) for i in chosen}
+        records = _entry_records(model, entry, chosen, count, memory_platform(module))
         return SharePrices(props, records, model.callers)
 
 
@@ -280,10 +280,8 @@ def _module_cost(module: Module, xla_compatible: bool, platform: str | None,
     records: dict[str, OpCost | None] = {}
     if share is not None and not xla_compatible and platform == memory_platform(module):
         # This process's part first, while the other prices its own.
-        def mine(instr: Instruction) -> bool:
-            return not share.elsewhere(instr)
-        model.price_some(entry, mine)
-        records = _entry_records(model, entry, mine, executions[entry.name], platform)
+        chosen = model.price_some(entry, lambda instr: not share.elsewhere(instr))
+        records = _entry_records(model, entry, chosen, executions[entry.name], platform)
         prices = share.prices()
         if prices is not None:
             model.adopt(entry, prices.props, prices.callers)
@@ -308,12 +306,12 @@ def _module_cost(module: Module, xla_compatible: bool, platform: str | None,
                       tuple(loops), executions, platform)
 
 
-def _entry_records(model: CostModel, entry: Computation, which: Callable[[Instruction], bool],
+def _entry_records(model: CostModel, entry: Computation, instructions: list[Instruction],
                    count: int, platform: str | None) -> dict[str, OpCost | None]:
-    """`_top_op` of the entry's ops that ``which`` selects."""
+    """`_top_op` of ``instructions`` of the entry, containers left out as `module_cost` does."""
     spaces = model.module.names_memory_spaces
-    return {i.name: _top_op(model, i, entry, count, platform, spaces) for i in entry.instructions
-            if which(i) and (i.opcode not in CONTAINERS or i.opcode == "async-start")}
+    return {i.name: _top_op(model, i, entry, count, platform, spaces) for i in instructions
+            if i.opcode not in CONTAINERS or i.opcode == "async-start"}
 
 
 def _top_op(model: CostModel, instr: Instruction, comp: Computation, count: int,

@@ -153,16 +153,18 @@ class CostModel:
         totals = self._sums[name] = (flops, transcendentals, accessed)
         return totals
 
-    def price_some(self, comp: Computation, which: Callable[[Instruction], bool]) -> None:
+    def price_some(self, comp: Computation,
+                   which: Callable[[Instruction], bool]) -> list[Instruction]:
         """Price the instructions of ``comp`` (run as steps) that ``which``
-        selects, as `sum_of` would: the part of it one process does."""
+        selects, as `sum_of` would: the part of it one process does. Returns them."""
+        chosen = [instr for instr in comp.instructions if which(instr)]
         self._enter(comp.name)
         try:
-            for instr in comp.instructions:
-                if which(instr):
-                    self.price(instr, comp)
+            for instr in chosen:
+                self.price(instr, comp)
         finally:
             self._visiting.pop()
+        return chosen
 
     def adopt(self, comp: Computation, props: Mapping[str, Props],
               callers: Mapping[str, str]) -> None:

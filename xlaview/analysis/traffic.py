@@ -202,7 +202,7 @@ def analyze_traffic(
         reports = reports() if any(candidates.values()) else None
     assignment = reports.buffer_assignment if reports else None
     platform = cost.platform
-    spaces = module.names_memory_spaces  # else all in main memory
+    spaces = module.names_memory_spaces
     ops: list[OpTraffic] = []
     intermediates: list[Intermediate] = []
     listed = {op.name: op for op in cost.ops}  # ops costing nothing are left out of it
@@ -231,12 +231,9 @@ def analyze_traffic(
                     aliases.setdefault((found[0].name, found[1]), []).append(instr.name)
                 continue
             reads = written = 0
-            if priced is not None and not spaces:
-                reads = sum(priced.bytes_read[:len(instr.operand_names)])
-                written = priced.bytes_written
-            elif priced is not None:
+            if priced is not None:
                 reads, written = _main_memory_bytes(instr, by_name, priced.bytes_read,
-                                                    priced.bytes_written, platform)
+                                                    priced.bytes_written, platform, spaces)
             name = instr.name
             bytes_read = priced.bytes_read if priced is not None else ()
             for k, operand in enumerate(instr.operand_names):
@@ -317,8 +314,11 @@ def _source(by_name: dict[str, Instruction], in_place: dict[str, int], name: str
 
 def _main_memory_bytes(instr: Instruction, by_name: dict[str, Instruction],
                        reads: tuple[int, ...], written: int,
-                       platform: str | None) -> tuple[int, int]:
-    """An op's reads and writes, leaving out operands and results held off main memory."""
+                       platform: str | None, spaces: bool) -> tuple[int, int]:
+    """An op's reads and writes, leaving out operands and results held off main
+    memory (``spaces`` False: the module's layouts name no memory space, all is in it)."""
+    if not spaces:
+        return sum(reads[:len(instr.operand_names)]), written
     total_read = 0
     for k, operand in enumerate(instr.operand_names):
         if k >= len(reads):
