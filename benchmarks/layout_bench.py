@@ -32,8 +32,8 @@ import networkx as nx
 sys.path.insert(0, str(Path(__file__).parent))
 from run import gpt_dump  # noqa: E402
 
-from xlaview.analysis.graph import build_graph, layout_inputs
-from xlaview.analysis.layout import GraphLayout, LayoutNode, layered_layout  # noqa: E402
+from xlaview.analysis.drawing.graph import build_graph, layout_inputs
+from xlaview.analysis.drawing import GraphLayout, LayoutNode, layered_layout  # noqa: E402
 from xlaview.hlo import Computation, parse_module  # noqa: E402
 
 Graph = tuple[list[LayoutNode], list[tuple[str, str]]]

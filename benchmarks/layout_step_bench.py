@@ -38,10 +38,10 @@ from typing import TypeVar
 sys.path.insert(0, str(Path(__file__).parent))
 from run import gpt_dump
 
-from xlaview.analysis.diff import diff_modules
-from xlaview.analysis.graph import ComputationGraph, build_graph, layout_inputs
-from xlaview.analysis.layout import GraphLayout, layered_layout, layout_quality
-from xlaview.analysis.pass_layout import instruction_positions, step_layout
+from xlaview.analysis.passes.diff import diff_modules
+from xlaview.analysis.drawing.graph import ComputationGraph, build_graph, layout_inputs
+from xlaview.analysis.drawing import GraphLayout, layered_layout, layout_quality
+from xlaview.analysis.drawing.pass_layout import instruction_positions, step_layout
 from xlaview.dump.index import DumpModule, index_dump
 from xlaview.hlo import Module, parse_module
 

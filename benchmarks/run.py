@@ -100,7 +100,7 @@ def analysis(folder: Path) -> None:
     """Diff of two late passes and traffic of the largest module (goals < 1 s each)."""
     from jax._src.lib import xla_client
 
-    from xlaview.analysis.diff import diff_modules
+    from xlaview.analysis.passes.diff import diff_modules
     from xlaview.analysis.traffic import analyze_traffic
     from xlaview.dump.index import index_dump
     from xlaview.hlo import parse_module
@@ -164,7 +164,7 @@ def memory(folder: Path) -> None:
 def boundaries(folder: Path) -> None:
     """A reason for every materialized intermediate of the largest module, against
     the traffic analysis that finds them (given to it, as the GUI does)."""
-    from xlaview.analysis.boundaries import module_boundaries
+    from xlaview.analysis.boundaries.explain import module_boundaries
     from xlaview.analysis.traffic import analyze_traffic
     from xlaview.hlo import parse_module
 
@@ -185,9 +185,9 @@ def cost(folder: Path) -> None:
     from jax._src import xla_bridge
     from jax._src.lib import xla_client
 
-    from xlaview.analysis.cost import module_cost
-    from xlaview.analysis.devices import DEVICES
-    from xlaview.analysis.roofline import roofline
+    from xlaview.analysis.cost.totals import module_cost
+    from xlaview.analysis.cost.devices import DEVICES
+    from xlaview.analysis.cost.roofline import roofline
     from xlaview.hlo import parse_module
 
     path = after_optimizations(folder)

@@ -158,7 +158,7 @@ def resident_mb() -> float:
 
 def measure_steps(folder: Path) -> dict:
     """The child's side of `step_figures` (a fresh process: its memory is the core's)."""
-    from xlaview.analysis.diff import diff_modules
+    from xlaview.analysis.passes.diff import diff_modules
     from xlaview.dump.index import index_dump
     from xlaview.dump.loader import ModuleCache
 

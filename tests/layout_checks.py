@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from itertools import pairwise
 
-from xlaview.analysis.layout import GraphLayout, LayoutNode
+from xlaview.analysis.drawing import GraphLayout, LayoutNode
 
 EPS = 1e-6
 

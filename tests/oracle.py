@@ -205,7 +205,7 @@ def model_as_xla_names(module: Any) -> dict[str, dict[str, tuple[str, tuple[str,
     """Our module as {computation: {instruction: (opcode, operands)}} under the
     names XLA gives: XLA makes instruction names unique across the module when
     a text reuses one in another computation (``p0`` -> ``p0.1``)."""
-    from xlaview.hlo.names import NameUniquer
+    from xlaview.hlo.parse.names import NameUniquer
 
     uniquer = NameUniquer()
     out: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {}

@@ -22,12 +22,13 @@ LAZY_GUI_ENTRY_POINTS = {"__main__.py", "collect.py"}
 ALLOWED: dict[str, set[str]] = {
     "errors": set(),
     "units": set(),
+    "collector": set(),
     "helper": {"errors"},
     "resources": set(),
-    "hlo": {"errors", "units"},
+    "hlo": {"errors", "units", "collector"},
     "text": {"errors", "units"},
-    "dump": {"hlo", "errors", "units"},
-    "analysis": {"dump", "hlo", "text", "errors", "units"},
+    "dump": {"hlo", "errors", "units", "collector"},
+    "analysis": {"dump", "hlo", "text", "errors", "units", "collector"},
     "profile": {"analysis", "dump", "hlo", "errors", "units"},
     "collect": {"dump", "errors", "units", "profile"},
 }

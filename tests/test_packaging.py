@@ -29,7 +29,7 @@ def test_desktop_entry_and_icons() -> None:
 
 
 def test_window_uses_the_icon(qtbot) -> None:
-    from xlaview.qt import MainWindow
+    from xlaview.qt.main_window import MainWindow
 
     window = MainWindow(persist=False)
     qtbot.addWidget(window)

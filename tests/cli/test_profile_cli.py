@@ -60,9 +60,9 @@ def test_json_contract_and_counts(profiled: dict[str, Path], trace_arg: str) -> 
 
 
 def test_static_cost_and_roofline_beside_the_measure(profiled: dict[str, Path]) -> None:
-    from xlaview.analysis.cost import module_cost
-    from xlaview.analysis.devices import device
-    from xlaview.analysis.roofline import roofline
+    from xlaview.analysis.cost.totals import module_cost
+    from xlaview.analysis.cost.devices import device
+    from xlaview.analysis.cost.roofline import roofline
     from xlaview.dump import index_dump, load_module
 
     folder = profiled["mlp_scan"]

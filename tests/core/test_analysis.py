@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from xlaview.analysis.compare import compare_dumps
-from xlaview.analysis.diff import diff_modules
-from xlaview.analysis.history import instruction_history
+from xlaview.analysis.passes.diff import diff_modules
+from xlaview.analysis.passes.history import instruction_history
 from xlaview.analysis.memory import memory_timeline
 from xlaview.analysis.search import search
 from xlaview.analysis.traffic import analyze_traffic

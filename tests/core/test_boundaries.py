@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from xlaview.analysis.boundaries import PRECEDENCE, REASONS, Boundaries, Boundary, module_boundaries
+from xlaview.analysis.boundaries.explain import PRECEDENCE, REASONS, Boundaries, Boundary, module_boundaries
 from xlaview.analysis.traffic import analyze_traffic
 from xlaview.dump.index import index_dump
 from xlaview.dump.loader import load_module

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from xlaview.analysis.boundaries import module_boundaries
-from xlaview.analysis.boundary_file import explained, file_boundaries, fusion_callers, shared
+from xlaview.analysis.boundaries.explain import module_boundaries
+from xlaview.analysis.boundaries.from_file import explained, file_boundaries, fusion_callers, shared
 from xlaview.analysis.traffic import analyze_traffic
 from xlaview.dump.files import DumpReadError
 from xlaview.dump.index import index_dump

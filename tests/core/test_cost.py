@@ -11,9 +11,9 @@ import pytest
 from cost_oracle import relative_difference, xla_costs
 from oracle import corpus_hlo_texts
 
-from xlaview.analysis.cost import module_cost
-from xlaview.analysis.devices import DEVICES, detect_device, peak_for
-from xlaview.analysis.roofline import roofline
+from xlaview.analysis.cost.totals import module_cost
+from xlaview.analysis.cost.devices import DEVICES, detect_device, peak_for
+from xlaview.analysis.cost.roofline import roofline
 from xlaview.dump.loader import load_module
 from xlaview.errors import XlaviewError
 from xlaview.hlo import parse_module

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from xlaview.analysis.graph import build_graph, node_width
+from xlaview.analysis.drawing.graph import build_graph, node_width
 from xlaview.analysis.kinds import op_label
 from xlaview.dump.loader import load_module
 from xlaview.resources import sample_dump, sample_dump_default_flags

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from layout_checks import check_layer_boxes
-from xlaview.analysis.graph import build_graph, layout_inputs
-from xlaview.analysis.layout import GraphLayout, LayoutNode, layered_layout
+from xlaview.analysis.drawing.graph import build_graph, layout_inputs
+from xlaview.analysis.drawing import GraphLayout, LayoutNode, layered_layout
 from xlaview.hlo import Computation, parse_module
 
 Graph = tuple[list[LayoutNode], list[tuple[str, str]]]
@@ -189,7 +189,7 @@ def test_layout_does_not_depend_on_string_hashing() -> None:
         "import hashlib, sys\n"
         f"sys.path[:0] = [{str(Path(__file__).parent)!r}, {str(Path(__file__).parents[1])!r}]\n"
         "from test_layout import hlo_like_dag\n"
-        "from xlaview.analysis.layout import layered_layout\n"
+        "from xlaview.analysis.drawing import layered_layout\n"
         "nodes, edges = hlo_like_dag(800, seed=4)\n"
         "print(hashlib.sha256(repr(layered_layout(nodes, edges)).encode()).hexdigest())\n"
     )

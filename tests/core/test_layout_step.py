@@ -21,16 +21,16 @@ from pathlib import Path
 import pytest
 
 from layout_checks import EPS, check_layer_boxes
-from xlaview.analysis.diff import ModuleDiff, diff_modules
-from xlaview.analysis.graph import ComputationGraph, build_graph, layout_inputs
-from xlaview.analysis.layout import (
+from xlaview.analysis.passes.diff import ModuleDiff, diff_modules
+from xlaview.analysis.drawing.graph import ComputationGraph, build_graph, layout_inputs
+from xlaview.analysis.drawing import (
     GraphLayout,
     LayoutNode,
     layered_layout,
     layout_quality,
     relayout,
 )
-from xlaview.analysis.pass_layout import LayoutStep, instruction_positions, step_layout
+from xlaview.analysis.drawing.pass_layout import LayoutStep, instruction_positions, step_layout
 from xlaview.dump.index import index_dump
 from xlaview.hlo import Computation, Module, parse_module
 
@@ -468,7 +468,7 @@ def test_a_reprinted_computation_draws_alike(gpt_dump: Path) -> None:
     """Passes that reprint the train step's entry without changing its graph
     (scheduling reorders it, say) are found alike, instruction order aside;
     a swapped operand or a changed shape is not."""
-    from xlaview.analysis.graph import same_drawing
+    from xlaview.analysis.drawing.graph import same_drawing
     from xlaview.dump.loader import load_module
 
     module = max(index_dump(gpt_dump).modules, key=lambda m: len(m.passes))

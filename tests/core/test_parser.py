@@ -386,7 +386,7 @@ def test_deferred_bodies_are_read_on_demand_into_the_same_module() -> None:
 
 
 def test_a_deferred_body_says_what_it_may_hold_without_reading() -> None:
-    from xlaview.hlo.fast import ComputationEnds, defer_computation
+    from xlaview.hlo.parse.printed import ComputationEnds, defer_computation
 
     text = "%f (p: f32[2]) -> f32[2] {\n  %p = f32[2] parameter(0)\n  ROOT %e = f32[2] exponential(%p)\n}\n"
     close, end = ComputationEnds(text).end(0)

@@ -1,4 +1,4 @@
-"""A big module read and priced by two processes (`xlaview.analysis.split`)
+"""A big module read and priced by two processes (`xlaview.analysis.cost.two_processes`)
 gives what one process gives, on real dumps; and whatever the helper does
 (dies, lies, hangs, meets a body only the careful parser takes), the parent
 still gives it, without waiting long."""
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from xlaview.analysis import split
-from xlaview.analysis.split import load_and_price
+from xlaview.analysis.cost import two_processes as split
+from xlaview.analysis.cost.two_processes import load_and_price
 from xlaview.dump.loader import LoadedModule
 from xlaview.resources import sample_dump
 

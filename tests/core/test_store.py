@@ -9,12 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from xlaview.analysis.diff import diff_modules
+from xlaview.analysis.passes.diff import diff_modules
 from xlaview.dump.files import SettingError
 from xlaview.dump.index import index_dump
 from xlaview.dump.loader import ModuleCache, load_module
 from xlaview.hlo import Module, parse_module, parse_module_tolerant
-from xlaview.hlo.store import ComputationStore
+from xlaview.hlo.parse.store import ComputationStore
 from xlaview.resources import sample_dump
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from xlaview.analysis import navigation
-from xlaview.analysis.diff import diff_modules
-from xlaview.analysis.graph import build_graph
+from xlaview.analysis.passes.diff import diff_modules
+from xlaview.analysis.drawing.graph import build_graph
 from xlaview.analysis.marks import (
     diff_marks,
     merged_ranges,

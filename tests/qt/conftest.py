@@ -14,7 +14,7 @@ os.environ["QT_QPA_PLATFORM"] = "offscreen"
 
 @pytest.fixture
 def window(qtbot):
-    from xlaview.qt import MainWindow
+    from xlaview.qt.main_window import MainWindow
 
     w = MainWindow()
     qtbot.addWidget(w)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from xlaview.qt import text_window
+from xlaview.qt.render import documents as text_window
 
 
 @pytest.fixture

@@ -179,7 +179,7 @@ def test_reason_in_the_totals_filters_the_table(window, qtbot) -> None:
 
 def test_names_with_markup_stay_text(qtbot) -> None:
     """Dump names reach the detail escaped (hand-made: the markup is the edge case)."""
-    from xlaview.analysis.boundaries import Boundary, Evidence, OpRef
+    from xlaview.analysis.boundaries.explain import Boundary, Evidence, OpRef
     from xlaview.qt.panels.boundary_detail import BoundaryDetailView
 
     markup = "<img src=&#47;dev&#47;zero>"
@@ -202,7 +202,7 @@ def test_names_with_markup_stay_text(qtbot) -> None:
 def test_a_big_module_is_explained_in_the_helper(window, qtbot, monkeypatch) -> None:
     """Above the threshold the helper process reads the file again, once the
     user stays on the pass: same reasons, same detail."""
-    from xlaview.qt import boundaries_job
+    from xlaview.qt.model.analyses import boundaries as boundaries_job
 
     monkeypatch.setattr(boundaries_job, "IN_HELPER_ABOVE", 0)
     open_sample(window)

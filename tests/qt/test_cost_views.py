@@ -9,7 +9,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage
 
-from xlaview.analysis.devices import DEVICES
+from xlaview.analysis.cost.devices import DEVICES
 from xlaview.qt import export, theme
 from xlaview.resources import sample_dump
 

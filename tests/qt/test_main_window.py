@@ -54,7 +54,7 @@ def test_open_shows_after_optimizations(window, qtbot) -> None:
 
 
 def test_graph_opens_readable_on_its_top_row(window, qtbot) -> None:
-    from xlaview.qt.graph_view import READABLE_SCALE
+    from xlaview.qt.graph.view import READABLE_SCALE
 
     window.open_dump(SAMPLE)
     window.wait_idle()
@@ -165,7 +165,7 @@ def test_many_operands_are_listed_on_demand(window, gpt_dump) -> None:
     """A train step's wide ops have more operands than the inspector lists at
     once (150 KB of HTML for 900 on gpt48), and its root tuple more elements
     than a shape reads well with: the first ones, then a link for them all."""
-    from xlaview.qt.inspector import OPERANDS_SHOWN
+    from xlaview.qt.panels.inspector import OPERANDS_SHOWN
 
     window.open_dump(gpt_dump)
     window.wait_idle()
@@ -280,7 +280,7 @@ def test_drop_a_folder_opens_it(window, qtbot, zoo) -> None:
 def test_window_state_is_restored(qtbot, tmp_path: Path) -> None:
     from PySide6.QtCore import QSettings
 
-    from xlaview.qt import MainWindow
+    from xlaview.qt.main_window import MainWindow
 
     settings = QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)
     first = MainWindow(settings=settings)

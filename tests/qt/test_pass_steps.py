@@ -9,7 +9,7 @@ import statistics
 import pytest
 from PySide6.QtCore import Qt
 
-from xlaview.analysis.diff import diff_modules
+from xlaview.analysis.passes.diff import diff_modules
 from xlaview.dump.index import index_dump
 from xlaview.dump.loader import ModuleCache
 
@@ -124,8 +124,8 @@ def test_a_step_draws_again_only_what_changed_and_draws_it_alike(qapp, gpt_dump)
     """Each step of the train step's entry through its passes: the picture
     built from the one before (bands the step left alone taken as they were)
     is the picture drawn from scratch, path for path."""
-    from xlaview.qt import jobs
-    from xlaview.qt.canvas_parts import prepare_canvas
+    from xlaview.qt.model import tasks as jobs
+    from xlaview.qt.render.canvas_parts import prepare_canvas
 
     module = max(index_dump(gpt_dump).modules, key=lambda m: len(m.passes))
     cache = ModuleCache()
@@ -156,8 +156,8 @@ def test_a_pass_that_reprints_the_entry_keeps_its_picture(qapp, gpt_dump) -> Non
     """A pass that reorders the entry without changing its graph: no layout,
     no canvas, the picture shown kept as it is (the test above checks it is
     the picture drawn from scratch)."""
-    from xlaview.analysis.graph import same_drawing
-    from xlaview.qt import jobs
+    from xlaview.analysis.drawing.graph import same_drawing
+    from xlaview.qt.model import tasks as jobs
 
     module = max(index_dump(gpt_dump).modules, key=lambda m: len(m.passes))
     cache = ModuleCache()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import weakref
 
-from xlaview.qt.release import Releaser
+from xlaview.qt.model.release import Releaser
 
 
 class Holder:

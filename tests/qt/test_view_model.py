@@ -256,7 +256,7 @@ def test_quit_while_a_job_runs(tmp_path: Path) -> None:
 def test_scrubbing_prepares_each_pass_once(window, qtbot, gpt_dump, monkeypatch, hooked) -> None:
     """Stepping forward as fast as passes show: a pass the prefetch is preparing
     when the user steps to it is waited for, not read a second time."""
-    from xlaview.qt import jobs
+    from xlaview.qt.model import tasks as jobs
 
     prepared: list[str] = []
     real = jobs.prepare_pass
@@ -286,7 +286,7 @@ def test_a_step_back_shows_the_layout_it_came_from(window, qtbot, gpt_dump, monk
                                                    hooked) -> None:
     """Forward through the passes, then back: each pass going back shows the
     very layout it had going forward, laid out again for none of them."""
-    from xlaview.qt import jobs
+    from xlaview.qt.model import tasks as jobs
 
     laid_out: list[str] = []
     real = jobs.graph_and_layout

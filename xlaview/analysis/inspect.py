@@ -16,8 +16,8 @@ from xlaview.dump.reports import memory_of
 from xlaview.hlo import Module, Shape, describe_dimension_order
 
 if TYPE_CHECKING:
-    from xlaview.analysis.cost import ModuleCost
-    from xlaview.analysis.roofline import Roofline
+    from xlaview.analysis.cost.totals import ModuleCost
+    from xlaview.analysis.cost.roofline import Roofline
 
 
 def layout_of(shape: Shape) -> dict[str, Any] | None:

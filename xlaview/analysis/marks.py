@@ -11,8 +11,8 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from xlaview.analysis.diff import ModuleDiff
-from xlaview.analysis.graph import ComputationGraph
+from xlaview.analysis.passes.diff import ModuleDiff
+from xlaview.analysis.drawing.graph import ComputationGraph
 from xlaview.analysis.traffic import Traffic
 from xlaview.hlo import Module
 

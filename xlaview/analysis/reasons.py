@@ -1,4 +1,4 @@
-"""The reasons a boundary can have (`xlaview.analysis.boundaries` explains
+"""The reasons a boundary can have (`xlaview.analysis.boundaries.explain` explains
 each), in a module of their own: the command line lists them without importing
 the analysis."""
 

@@ -9,7 +9,7 @@ traffic is ``bytes x (1 write + reads)``, times the known trip count of the
 loops around it (``executions``). That is the cost of a fusion boundary, and
 the number to look at first in a dump.
 
-What an op reads and writes is XLA's cost model's figure (`xlaview.analysis.cost`):
+What an op reads and writes is XLA's cost model's figure (`xlaview.analysis.cost.totals`):
 a slice, or a fusion reading through one, is charged what it reads, not its
 whole operand; an in-place ``dynamic-update-slice`` writes only the update.
 Only main memory counts: values XLA placed on chip (TPU VMEM ``S(1)``...) or
@@ -27,8 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from xlaview.analysis.cost import ModuleCost, module_cost
-from xlaview.analysis.cost_model import called_names
+from xlaview.analysis.cost.totals import ModuleCost, module_cost
+from xlaview.analysis.cost.model import called_names
 from xlaview.analysis.kinds import fusion_kind, kind_name
 from xlaview.analysis.memory_spaces import memory_space, shape_memory_space
 from xlaview.dump.loader import ModuleReports

@@ -44,8 +44,8 @@ def cmd_traffic(args: argparse.Namespace) -> int:
 
 
 def cmd_diff(args: argparse.Namespace) -> int:
-    from xlaview.analysis.diff import diff_modules
-    from xlaview.hlo.store import ComputationStore
+    from xlaview.analysis.passes.diff import diff_modules
+    from xlaview.hlo.parse.store import ComputationStore
 
     _, module, _ = resolve_module(args.dir, args.module)
     try:
@@ -53,7 +53,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     except KeyError as err:
         raise CliError(err.args[0] if err.args else str(err)) from None
     # The second parse takes what it repeats from the first (see
-    # xlaview.hlo.reuse and xlaview.hlo.store): it parses only the computations
+    # xlaview.hlo.parse.reuse and xlaview.hlo.parse.store): it parses only the computations
     # the passes between them changed, and the diff compares only those.
     store = ComputationStore(1 << 40)
     old = load_checked(old_file.path, store)

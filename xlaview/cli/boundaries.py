@@ -19,7 +19,7 @@ from xlaview.units import human_bytes
 
 
 def cmd_boundaries(args: argparse.Namespace) -> int:
-    from xlaview.analysis.boundaries import module_boundaries
+    from xlaview.analysis.boundaries.explain import module_boundaries
     from xlaview.analysis.traffic import analyze_traffic
 
     module, cost = load_priced(hlo_file(args.path, args.module))

@@ -201,8 +201,8 @@ def load_checked(path: Path, store=None, previous=None):
 
 def load_priced(path: Path):
     """`load_checked` and the module's `module_cost`: a big module is read
-    and priced by two processes (`xlaview.analysis.split`)."""
-    from xlaview.analysis.split import load_and_price
+    and priced by two processes (`xlaview.analysis.cost.two_processes`)."""
+    from xlaview.analysis.cost.two_processes import load_and_price
 
     loaded, cost = reading(path, lambda: load_and_price(path))
     return accepted(path, loaded), cost

@@ -18,8 +18,8 @@ from xlaview.units import human_bytes, human_count, human_seconds
 
 
 def cmd_cost(args: argparse.Namespace) -> int:
-    from xlaview.analysis.devices import UnknownDeviceError, detect_device, device
-    from xlaview.analysis.roofline import roofline
+    from xlaview.analysis.cost.devices import UnknownDeviceError, detect_device, device
+    from xlaview.analysis.cost.roofline import roofline
 
     file = hlo_file(args.path, args.module)
     module, cost = load_priced(file)

@@ -12,7 +12,7 @@ from xlaview.units import human_bytes, human_count, human_seconds
 def load_for_inspection(path: Path, priced: bool = False):
     """(loaded module, its cost if ``priced`` else None, reports or None,
     kernel levels or None) for an HLO file of a dump."""
-    from xlaview.analysis.split import load_and_price
+    from xlaview.analysis.cost.two_processes import load_and_price
     from xlaview.dump.index import index_dump
     from xlaview.dump.loader import load_module, load_reports
 
@@ -59,8 +59,8 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         else:
             print_module_summary(args.file, summary)
         return 0
-    from xlaview.analysis.devices import detect_device
-    from xlaview.analysis.roofline import roofline
+    from xlaview.analysis.cost.devices import detect_device
+    from xlaview.analysis.cost.roofline import roofline
 
     try:
         module.find(args.instruction)

@@ -24,9 +24,9 @@ from xlaview.dump.reports import (
     read_memory_usage,
 )
 from xlaview.hlo import HloSyntaxError, Module, parse_module_tolerant
-from xlaview.hlo.parsed import estimate_bytes
-from xlaview.hlo.parser import Deferral
-from xlaview.hlo.store import ComputationStore
+from xlaview.hlo.parse.parsed import estimate_bytes
+from xlaview.hlo.parse.driver import Deferral
+from xlaview.hlo.parse.store import ComputationStore
 
 _SNIFF_HEAD = 4096
 _SNIFF_TAIL = 256
@@ -219,8 +219,8 @@ def load_module(
 ) -> LoadedModule:
     """Parse one HLO file tolerantly; raises `DumpReadError` only if it cannot
     be read as text at all. With a ``store``, computations another pass
-    already had are taken from it (see `xlaview.hlo.store`); with a
-    ``previous`` module, those it prints alike (see `xlaview.hlo.reuse`)."""
+    already had are taken from it (see `xlaview.hlo.parse.store`); with a
+    ``previous`` module, those it prints alike (see `xlaview.hlo.parse.reuse`)."""
     return load_text(path, read_text(path), store=store, previous=previous)
 
 
@@ -229,7 +229,7 @@ def load_text(
     previous: Module | None = None, deferral: Deferral | None = None,
 ) -> LoadedModule:
     """`load_module` of the text read from ``path`` (``deferral`` as in
-    `xlaview.hlo.parser.parse_module_tolerant`)."""
+    `xlaview.hlo.parse.driver.parse_module_tolerant`)."""
     result = parse_module_tolerant(text, store=store, previous=previous, deferral=deferral)
     problems = tuple(_problem(path, d) for d in result.diagnostics)
     if not result.module.computations and not problems:

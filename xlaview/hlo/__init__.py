@@ -7,7 +7,7 @@
 
 from xlaview.hlo.errors import HloSyntaxError, Location, locate
 from xlaview.hlo.model import Computation, Frame, Instruction, Module, Span, StackFrames
-from xlaview.hlo.parser import ParseResult, parse_module, parse_module_tolerant
+from xlaview.hlo.parse.driver import ParseResult, parse_module, parse_module_tolerant
 from xlaview.hlo.shape import Layout, Shape, ShapeSyntaxError, describe_dimension_order, parse_shape
 
 __all__ = [

@@ -24,7 +24,7 @@ from xlaview.hlo.lines import LineOwners
 from xlaview.hlo.shape import Shape
 
 if TYPE_CHECKING:
-    from xlaview.hlo.parsed import ParsedComputation
+    from xlaview.hlo.parse.parsed import ParsedComputation
 
 # Attributes whose value names the computations an instruction calls.
 CALLED_COMPUTATION_ATTRIBUTES = (

@@ -1,5 +1,5 @@
 """The static side of a profile: each op's cost and roofline time on a device
-(`xlaview.analysis.cost`, `xlaview.analysis.roofline`), and the one call that
+(`xlaview.analysis.cost.totals`, `xlaview.analysis.cost.roofline`), and the one call that
 joins a trace to a dump module."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from xlaview.analysis.cost import ModuleCost, module_cost
-from xlaview.analysis.devices import Device, detect_device
-from xlaview.analysis.devices import device as device_named
-from xlaview.analysis.roofline import Roofline, roofline
+from xlaview.analysis.cost.totals import ModuleCost, module_cost
+from xlaview.analysis.cost.devices import Device, detect_device
+from xlaview.analysis.cost.devices import device as device_named
+from xlaview.analysis.cost.roofline import Roofline, roofline
 from xlaview.dump.index import DumpIndex, DumpModule
 from xlaview.hlo import Module
 from xlaview.profile.join import LoadModule, executed_file, measure_dump_module, parse_dump_file
@@ -91,7 +91,7 @@ def profile_dump_module(
 ) -> ModuleProfile:
     """The profile of ``dump_module``: its measured time on ``trace_device``
     (None: all devices, summed) beside the static cost of its ops, with the
-    roofline of ``device`` (a name of `xlaview.analysis.devices.DEVICES`;
+    roofline of ``device`` (a name of `xlaview.analysis.cost.devices.DEVICES`;
     None: the accelerator the dump was compiled for, or no roofline for a CPU
     dump).
 

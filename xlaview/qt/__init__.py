@@ -1,6 +1,7 @@
 """The Qt layer: the only package that imports PySide6. It binds views to the
-core's objects; all the work is done by the core."""
+core's objects; all the work is done by the core.
 
-from xlaview.qt.main_window import MainWindow
-
-__all__ = ["MainWindow"]
+`model/` owns the window's state (no widgets); `render/` builds what views
+paint; `text/`, `graph/` and `panels/` are the views; `main_window` composes
+them. The window is `xlaview.qt.main_window.MainWindow`.
+"""

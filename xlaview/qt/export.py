@@ -9,7 +9,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QWidget
 
-from xlaview.qt.graph_view import GraphView
+from xlaview.qt.graph.view import GraphView
 
 
 def _final(widget: QWidget) -> None:

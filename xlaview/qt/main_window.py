@@ -1,7 +1,7 @@
 """The main window: modules, pass timeline, HLO text beside its graph, inspector.
 
 The window only builds itself and wires views to the view model
-(`xlaview.qt.view_model`), which owns what is shown and runs the work; its
+(`xlaview.qt.model.view_model`), which owns what is shown and runs the work; its
 public methods (`open_dump`, `select_pass`, ...) hand requests to the model.
 """
 
@@ -23,18 +23,18 @@ from PySide6.QtWidgets import (
 )
 
 from xlaview.qt.actions import Menus
-from xlaview.qt.code_tabs import CodeTabs
-from xlaview.qt.follower import FolderFollower
-from xlaview.qt.graph_pane import GraphPane
-from xlaview.qt.inspector import InspectorView
-from xlaview.qt.levels import LevelsBar
+from xlaview.qt.text.code_tabs import CodeTabs
+from xlaview.qt.model.follower import FolderFollower
+from xlaview.qt.graph.pane import GraphPane
+from xlaview.qt.panels.inspector import InspectorView
+from xlaview.qt.text.levels import LevelsBar
 from xlaview.qt.module_list import ModuleListPanel
-from xlaview.qt.analysis_tabs import AnalysisTabs
+from xlaview.qt.panels.tabs import AnalysisTabs
 from xlaview.qt.panels import ChangesPanel
 from xlaview.qt.safe_text import steady_label
-from xlaview.qt.shown import Selection
+from xlaview.qt.model.records import Selection
 from xlaview.qt.timeline import PassTimeline
-from xlaview.qt.view_model import ViewModel
+from xlaview.qt.model.view_model import ViewModel
 from xlaview.resources import icon_path
 
 BUSY_SHOWN_AFTER_MS = 150

@@ -14,11 +14,11 @@ from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
 from xlaview import units
-from xlaview.analysis.boundaries import REASONS, Boundaries, Boundary
+from xlaview.analysis.boundaries.explain import REASONS, Boundaries, Boundary
 from xlaview.qt import theme
 from xlaview.qt.safe_text import esc
 
-# What each reason means, in a line (see xlaview.analysis.boundaries).
+# What each reason means, in a line (see xlaview.analysis.boundaries.explain).
 MEANING = {
     "multi-pass": "a reduction over it must finish before it is read again: fusing more cannot "
                   "remove it, a one-pass algorithm can",

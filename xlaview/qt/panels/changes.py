@@ -14,8 +14,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlaview.analysis.diff import ModuleDiff
-from xlaview.analysis.history import Event
+from xlaview.analysis.passes.diff import ModuleDiff
+from xlaview.analysis.passes.history import Event
 from xlaview.qt.safe_text import esc, steady_label, tooltip
 
 _ROLE = Qt.ItemDataRole.UserRole

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QTableWidgetItem, QVBoxLayout, QWidget
 
 from xlaview.analysis.compare import ModuleComparison
 from xlaview.qt import safe_text
-from xlaview.qt.inspector import human_bytes
+from xlaview.qt.panels.inspector import human_bytes
 from xlaview.qt.panels.tables import plain_table
 from xlaview.qt.safe_text import esc
 

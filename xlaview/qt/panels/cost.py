@@ -9,10 +9,10 @@ from PySide6.QtCore import QModelIndex, Qt, Signal
 from PySide6.QtGui import QColor, QHideEvent, QShowEvent
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
-from xlaview.analysis.devices import DEVICES, Device
+from xlaview.analysis.cost.devices import DEVICES, Device
 from xlaview.profile import ModuleProfile
 from xlaview.qt import figures
-from xlaview.qt.cost_records import CostShown, ProfileShown
+from xlaview.qt.model.analyses.cost_records import CostShown, ProfileShown
 from xlaview.qt.panels.roofline import BOUND_COLORS, RooflinePlot
 from xlaview.qt.panels.tables import RowsModel, table_view
 from xlaview.qt.safe_text import esc, steady_label

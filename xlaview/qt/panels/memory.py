@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QSplitter, QToolTip, QVBoxLayout, QWidget
 
 from xlaview.analysis.memory import BufferBar, MemoryTimeline
 from xlaview.qt import theme
-from xlaview.qt.inspector import human_bytes
+from xlaview.qt.panels.inspector import human_bytes
 from xlaview.qt.panels.tables import RowsModel, table_view
 from xlaview.qt.safe_text import tooltip
 

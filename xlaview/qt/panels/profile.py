@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from xlaview.qt import figures
-from xlaview.qt.cost_records import ProfileShown
+from xlaview.qt.model.analyses.cost_records import ProfileShown
 from xlaview.qt.panels.tables import RowsModel, table_view
 from xlaview.qt.safe_text import esc, steady_label
 

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QToolTip, QWidget
 
 from xlaview.profile import ModuleProfile
 from xlaview.qt import figures, theme
-from xlaview.qt.cost_records import CostShown
+from xlaview.qt.model.analyses.cost_records import CostShown
 from xlaview.qt.safe_text import tooltip
 
 BOUND_COLORS = {"memory": "#1c7ed6", "compute": "#e8590c", "unknown": "#868e96"}

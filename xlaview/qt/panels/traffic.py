@@ -15,9 +15,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlaview.analysis.boundaries import REASONS, Boundary
+from xlaview.analysis.boundaries.explain import REASONS, Boundary
 from xlaview.analysis.traffic import Intermediate, Traffic
-from xlaview.qt.boundaries_job import BoundariesShown
+from xlaview.qt.model.analyses.boundaries import BoundariesShown
 from xlaview.qt.panels.boundary_detail import REASON_COLORS, BoundaryDetailView, OpLink, human
 from xlaview.qt.panels.tables import RowsModel, table_view
 from xlaview.qt.safe_text import esc, steady_label

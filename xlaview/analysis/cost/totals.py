@@ -1,0 +1,394 @@
+"""What each op costs: FLOPs, transcendentals and bytes, per instruction and per module.
+
+`module_cost` prices every instruction the way XLA's ``HloCostAnalysis``
+does (`xlaview.analysis.cost.model`), so that the module totals equal what
+``hlo_module_cost_analysis`` returns on XLA:CPU: fused instructions fold into
+their fusion, a fusion reads only what its computation touches of each operand,
+a ``while`` body counts once. Beyond that model, it prices GEMM and convolution
+library calls (`xlaview.analysis.cost.library_calls`), lets the ``-done`` half of an
+asynchronous pair cost nothing, and gives an *executed* total in which each loop
+body counts as many times as its ``known_trip_count`` says.
+
+``ModuleCost.ops`` are the ops that run as their own step (top level: in the
+entry, a loop body or condition, a branch, a called computation; not inside a
+fusion) and cost something; `ModuleCost.op` finds any instruction, fused ones
+included. Times and the roofline are in `xlaview.analysis.cost.devices`.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Protocol
+
+from xlaview.analysis.cost.loops import (
+    LoopCount,
+    executed_totals,
+    fold,
+    step_executions,
+    trip_count,
+)
+from xlaview.analysis.cost.model import (
+    CONTAINERS,
+    MATRIX_OPCODES,
+    CostModel,
+    _cpu_shape_size,
+    called_names,
+)
+from xlaview.analysis.cost.rules import Props
+from xlaview.analysis.cost.library_calls import is_library_call
+from xlaview.analysis.kinds import kind_name
+from xlaview.analysis.memory_spaces import (
+    memory_platform,
+    memory_space,
+    shape_memory_space,
+)
+from xlaview.hlo import Computation, Instruction, Module, Shape
+
+__all__ = ["CostTotals", "LoopCount", "ModuleCost", "OpCost", "Share", "SharePrices",
+           "module_cost", "no_gc", "price_share", "trip_count"]
+
+
+@dataclass(frozen=True, slots=True)
+class CostTotals:
+    """FLOPs, transcendentals and bytes accessed of a module (or a part)."""
+
+    flops: int
+    transcendentals: int
+    bytes_accessed: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"flops": self.flops, "transcendentals": self.transcendentals,
+                "bytes_accessed": self.bytes_accessed}
+
+
+@dataclass(frozen=True, slots=True)
+class OpCost:
+    """The cost of one instruction, one execution of it.
+
+    ``bytes_read[i]`` is what operand ``i`` costs to read, ``bytes_written`` what
+    the result costs to write, ``bytes_accessed`` XLA's total for the op (it may
+    differ from their sum: large fused constants, index operands). ``memory_bytes``
+    is the part of ``bytes_accessed`` in main memory (HBM): values placed in
+    on-chip spaces (TPU VMEM ``S(1)``...) or on the host do not count.
+    ``executions`` is how often one run of the module executes it (the product of
+    the known trip counts of the loops around it; 1 when unknown). ``matrix``
+    says it runs on matrix units (a dot, a convolution, a GEMM call, a fusion
+    holding one); ``element_type`` is the type its arithmetic is done in, and
+    ``highest_precision`` whether it asked for full f32 precision. ``known`` is
+    False for a custom call whose cost nobody knows (its figures are then 0).
+    """
+
+    name: str
+    computation: str
+    opcode: str
+    kind: str
+    flops: int
+    transcendentals: int
+    bytes_read: tuple[int, ...]
+    bytes_written: int
+    bytes_accessed: int
+    memory_bytes: int
+    executions: int
+    top_level: bool
+    matrix: bool
+    element_type: str
+    highest_precision: bool = False
+    known: bool = True
+
+    @property
+    def total_bytes_read(self) -> int:
+        return sum(self.bytes_read)
+
+    @property
+    def intensity(self) -> float | None:
+        """FLOPs per byte of main memory (None when it touches none)."""
+        if not self.memory_bytes:
+            return None
+        return (self.flops + self.transcendentals) / self.memory_bytes
+
+
+class ModuleCost:
+    """Costs of one module: totals, executed totals, the top-level ops, lookups."""
+
+    __slots__ = ("_by_name", "_executions", "_model", "_module", "executed", "loops", "module",
+                 "ops", "platform", "totals")
+
+    def __init__(self, module: Module, model: CostModel, ops: tuple[OpCost, ...],
+                 totals: CostTotals, executed: CostTotals, loops: tuple[LoopCount, ...],
+                 executions: dict[str, int], platform: str | None) -> None:
+        self.module = module.name
+        self.totals = totals
+        self.executed = executed
+        self.ops = ops
+        self.loops = loops
+        self.platform = platform
+        self._module = module
+        self._model = model
+        self._by_name = {op.name: op for op in ops}
+        self._executions = executions
+
+    @property
+    def flops(self) -> int:
+        return self.totals.flops
+
+    @property
+    def transcendentals(self) -> int:
+        return self.totals.transcendentals
+
+    @property
+    def bytes_accessed(self) -> int:
+        return self.totals.bytes_accessed
+
+    def op(self, name: str) -> OpCost | None:
+        """Any instruction's cost, fused ones included (priced on first request:
+        XLA prices a fused instruction as if it ran alone, and its bytes count
+        only inside the fusion); None for an instruction the module lacks."""
+        name = name.lstrip("%")
+        found = self._by_name.get(name)
+        if found is not None:
+            return found
+        try:
+            comp, instr = self._module.find(name)
+        except KeyError:
+            return None
+        with no_gc():
+            props = self._model.price(instr, comp)
+            top = comp.name in self._executions
+            record = _op_cost(self._model, instr, comp, props, self._executions_of(comp.name),
+                              top, self.platform)
+        self._by_name[name] = record
+        return record
+
+    def top_level(self, name: str) -> OpCost | None:
+        """The op ``name`` if it is one of `ops` (no pricing on request)."""
+        return self._by_name.get(name.lstrip("%")) if name else None
+
+    def executions(self, computation: str) -> int:
+        """How often one run of the module runs ``computation`` (1 when unknown)."""
+        return self._executions_of(computation)
+
+    def fold(self, values: Mapping[str, float], executed: bool = False) -> float:
+        """Add up a per-op figure (a time) over the module the way its totals
+        add up: a loop body and condition once each (XLA's single iteration) or,
+        with ``executed``, as often as their known trip counts say; a
+        conditional's most expensive branch; a call's callee. Ops missing from
+        ``values`` count 0."""
+        memo: dict[str, float] = {}
+        entry = self._module.entry
+        return fold(self._module, entry.name, values, executed, memo) if entry else 0.0
+
+    def _executions_of(self, computation: str) -> int:
+        seen = 0
+        while computation not in self._executions and seen < 64:
+            caller = self._model.callers.get(computation)
+            if caller is None:
+                return 1
+            computation = caller
+            seen += 1
+        return self._executions.get(computation, 1)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"module": self.module, **self.totals.to_json(),
+                "executed": {"flops": self.executed.flops,
+                             "bytes_accessed": self.executed.bytes_accessed}}
+
+
+def module_cost(module: Module, *, xla_compatible: bool = False,
+                platform: str | None = None,
+                progress: Callable[[float], None] | None = None,
+                share: Share | None = None) -> ModuleCost:
+    """Price every instruction of ``module`` (linear in its size).
+
+    ``xla_compatible=True`` reproduces XLA:CPU's ``HloCostAnalysis`` exactly
+    (custom calls unknown, ``-1``; asynchronous ``-done`` ops priced like any
+    op); the default adds what that model cannot see (see the module docstring).
+    ``platform`` (``tpu``, ``gpu``, ``cpu``) names the memory spaces; by default
+    it is read from the module. ``progress`` hears the share done now and
+    then (raising there stops the work). With a ``share``, another process
+    prices the entry's instructions it names (see `Share`).
+    """
+    with no_gc():
+        return _module_cost(module, xla_compatible, platform, progress, share)
+
+
+class SharePrices(NamedTuple):
+    """What a process that priced some of the entry's instructions hands back:
+    their properties and their `OpCost` (None: an op costing nothing), and
+    the caller of each computation it walked (`CostModel.callers`)."""
+
+    props: dict[str, Props]
+    records: dict[str, OpCost | None]
+    callers: dict[str, str]
+
+
+class Share(Protocol):
+    """The entry's instructions another process prices (the default model only)."""
+
+    def elsewhere(self, instr: Instruction) -> bool:
+        """Whether the other process prices ``instr``."""
+        ...
+
+    def prices(self) -> SharePrices | None:
+        """Its prices, once the rest is priced here (None: price them here)."""
+        ...
+
+
+def price_share(module: Module, mine: Callable[[Instruction], bool]) -> SharePrices:
+    """The `SharePrices` of the entry's instructions that ``mine`` selects,
+    priced as `module_cost` prices them (for another process's `Share`)."""
+    with no_gc():
+        model = CostModel(module)
+        entry = module.entry
+        if entry is None:
+            return SharePrices({}, {}, {})
+        count = step_executions(module, model, entry)[0][entry.name]
+        chosen = model.price_some(entry, mine)
+        props = {i.name: model.price(i, entry) for i in chosen}
+        records = _entry_records(model, entry, chosen, count, memory_platform(module))
+        return SharePrices(props, records, model.callers)
+
+
+@contextmanager
+def no_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector: these passes allocate many small
+    acyclic records beside a module of millions of objects, and each
+    collection they trigger would rescan the whole module for nothing."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _module_cost(module: Module, xla_compatible: bool, platform: str | None,
+                 progress: Callable[[float], None] | None, share: Share | None) -> ModuleCost:
+    model = CostModel(module, xla_compatible=xla_compatible)
+    model.progress = progress
+    platform = platform or memory_platform(module)
+    # Only a module whose layouts name memory spaces needs them looked up per operand.
+    spaces = module.names_memory_spaces
+    entry = module.entry
+    if entry is None:
+        empty = CostTotals(0, 0, 0)
+        return ModuleCost(module, model, (), empty, empty, (), {}, platform)
+    executions, loops = step_executions(module, model, entry)
+    records: dict[str, OpCost | None] = {}
+    if share is not None and not xla_compatible and platform == memory_platform(module):
+        # This process's part first, while the other prices its own.
+        chosen = model.price_some(entry, lambda instr: not share.elsewhere(instr))
+        records = _entry_records(model, entry, chosen, executions[entry.name], platform)
+        prices = share.prices()
+        if prices is not None:
+            model.adopt(entry, prices.props, prices.callers)
+            records.update(prices.records)
+    flops, transcendentals, accessed = model.sum_of(entry.name)
+    totals = CostTotals(round(flops), round(transcendentals), round(accessed))
+    ops: list[OpCost] = []
+    for comp_name, count in executions.items():
+        comp = module.computation(comp_name)
+        for instr in comp.instructions:
+            if instr.opcode in CONTAINERS and instr.opcode != "async-start":
+                continue
+            if comp is entry and instr.name in records:
+                record = records[instr.name]
+            else:
+                record = _top_op(model, instr, comp, count, platform, spaces)
+            if record is not None:
+                ops.append(record)
+    executed = executed_totals(module, model, entry.name, {})
+    return ModuleCost(module, model, tuple(ops), totals,
+                      CostTotals(round(executed[0]), round(executed[1]), round(executed[2])),
+                      tuple(loops), executions, platform)
+
+
+def _entry_records(model: CostModel, entry: Computation, instructions: list[Instruction],
+                   count: int, platform: str | None) -> dict[str, OpCost | None]:
+    """`_top_op` of ``instructions`` of the entry, containers left out as `module_cost` does."""
+    spaces = model.module.names_memory_spaces
+    return {i.name: _top_op(model, i, entry, count, platform, spaces) for i in instructions
+            if i.opcode not in CONTAINERS or i.opcode == "async-start"}
+
+
+def _top_op(model: CostModel, instr: Instruction, comp: Computation, count: int,
+            platform: str | None, spaces: bool) -> OpCost | None:
+    """The `OpCost` of a top-level op, or None if it costs nothing."""
+    props = model.price(instr, comp)
+    if not props.known or props.flops or props.transcendentals or props.bytes_accessed:
+        return _op_cost(model, instr, comp, props, count, True, platform, spaces)
+    return None
+
+
+def _op_cost(model: CostModel, instr: Instruction, comp: Computation, props: Props,
+             executions: int, top_level: bool, platform: str | None,
+             spaces: bool = True) -> OpCost:
+    matrix, element_type, highest = _arithmetic(model, instr, comp)
+    accessed = round(props.bytes_accessed)
+    off_chip = _off_main_memory(model, instr, comp, props, platform) if spaces else 0
+    return OpCost(
+        instr.name, comp.name, instr.opcode, kind_name(instr, model.module),
+        round(props.flops), round(props.transcendentals),
+        tuple(round(b) for b in props.operand_bytes), round(props.output_bytes), accessed,
+        max(0, accessed - off_chip), executions, top_level, matrix, element_type, highest,
+        props.known,
+    )
+
+
+def _off_main_memory(model: CostModel, instr: Instruction, comp: Computation, props: Props,
+                     platform: str | None) -> int:
+    """Bytes of an op's reads and writes that stay out of main memory."""
+    off = 0.0
+    for name, read in zip(instr.operand_names, props.operand_bytes):
+        if read > 0 and name in comp:
+            off += read * _off_share(comp.instruction(name).shape, platform)
+    shape = instr.shape
+    if props.element_output_bytes is not None and shape.is_tuple:
+        for element, written in zip(shape.elements, props.element_output_bytes):
+            off += written * _off_share(element, platform)
+    elif props.output_bytes > 0:
+        off += props.output_bytes * _off_share(shape, platform)
+    return round(off)
+
+
+def _off_share(shape: Shape, platform: str | None) -> float:
+    """The share of a value's bytes held outside main memory."""
+    if not shape.is_tuple:
+        space = shape.layout.memory_space if shape.layout else None
+        if not space:
+            return 0.0
+        return 0.0 if memory_space(space, platform).main_memory else 1.0
+    leaves = [s for s in shape.leaves() if s.is_array]
+    total = sum(_cpu_shape_size(s) for s in leaves)
+    if not total:
+        return 0.0
+    off = sum(_cpu_shape_size(s) for s in leaves
+              if not memory_space(shape_memory_space(s), platform).main_memory)
+    return off / total
+
+
+def _arithmetic(model: CostModel, instr: Instruction, comp: Computation) -> tuple[bool, str, bool]:
+    """(runs on matrix units, the element type it computes in, full f32 precision asked)."""
+    if instr.opcode in MATRIX_OPCODES or (instr.opcode == "custom-call" and is_library_call(instr)):
+        return True, _operand_type(model, instr, comp), _highest(instr)
+    if instr.opcode == "fusion":
+        called = called_names(instr, "calls")
+        inner = model.matrix.get(called[0]) if called else None
+        if inner is not None:
+            fused = model.module.computation(called[0])
+            return True, _operand_type(model, inner, fused), _highest(inner)
+    leaves = [s for s in instr.shape.leaves() if s.is_array]
+    return False, leaves[0].element_type if leaves else instr.shape.element_type, False
+
+
+def _operand_type(model: CostModel, instr: Instruction, comp: Computation) -> str:
+    shape = model.operand_shape(instr, comp, 0)
+    return shape.element_type if shape is not None else instr.shape.element_type
+
+
+def _highest(instr: Instruction) -> bool:
+    text = instr.attribute_text or ""
+    return "operand_precision={highest" in text or '"HIGHEST"' in text or "F32_F32_F32" in text

@@ -1,0 +1,15 @@
+"""HLO text -> `xlaview.hlo.Module`.
+
+`driver` parses a module: each computation printed as XLA prints it is parsed
+in bulk (`printed`), anything else token by token with error recovery
+(`tolerant`); a computation's parse is shared (`parsed`), kept within a budget
+(`store`) and reused from the pass before (`reuse`); `names` invents names as
+XLA's uniquifier does. Modules of this room import each other directly.
+"""
+
+from __future__ import annotations
+
+from xlaview.hlo.parse.driver import ParseResult, parse_module, parse_module_tolerant
+from xlaview.hlo.parse.store import ComputationStore
+
+__all__ = ["ComputationStore", "ParseResult", "parse_module", "parse_module_tolerant"]

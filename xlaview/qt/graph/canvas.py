@@ -1,0 +1,440 @@
+"""The graph canvas: one laid-out computation, drawn by one item.
+
+`GraphCanvas` culls to the exposed
+rectangle: nodes of the visible layers only, all edges as one cached path,
+text only when zoomed in far enough to read it (STYLE.md, GRAPH_LAYOUT.md).
+Edges longer than a few layers are drawn as stubs, whole when hovered or
+when one of their ends is selected.
+"""
+
+from __future__ import annotations
+
+import bisect
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import (
+    QColor,
+    QFont,
+    QFontMetricsF,
+    QPainter,
+    QPainterPath,
+    QPen,
+)
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QStyleOptionGraphicsItem,
+)
+
+from xlaview.analysis.drawing.graph import NODE_HEIGHT, ComputationGraph
+from xlaview.analysis.kinds import is_fusion_kind
+from xlaview.analysis.drawing import EdgeRoute, GraphLayout
+from xlaview.qt import theme
+from xlaview.qt.render.canvas_parts import (
+    BAND,
+    CanvasParts,
+    Placed,
+    add_banded,
+    add_polyline,
+    edge_near,
+    outlines,
+    prepare_canvas,
+)
+from xlaview.qt.render.transition import Transition
+
+TEXT_MIN_SCALE = 0.42  # below this zoom, text is unreadable: boxes only
+READABLE_SCALE = 0.6  # the smallest zoom a view starts at
+# Unclipped: a clipped line height cuts off the underscores of instruction names.
+_LEFT = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextDontClip)
+
+
+class GraphCanvas(QGraphicsItem):
+    """Nodes and edges of one laid-out graph, painted in one pass."""
+
+    def __init__(self, graph: ComputationGraph, layout: GraphLayout,
+                 parts: CanvasParts | None = None) -> None:
+        super().__init__()
+        self.graph = graph
+        self.layout = layout
+        self.force_text = False  # exports draw every label
+        self.selected: str | None = None  # instruction name
+        self.operands: set[str] = set()
+        self.users: set[str] = set()
+        self.traffic: dict[tuple[str, str], float] = {}  # (source key, target key) -> width
+        self.diff: dict[str, str] = {}  # instruction -> "added" / "changed"
+        self.ghosts: list[tuple[str, QRectF]] = []  # removed instructions, drawn faint
+        self.emphasis: frozenset[str] = frozenset()  # instructions a panel points at
+        self.fills: dict[str, str] = {}  # instruction -> fill colour (a heat scale), or none
+        self._fill_paths: list[tuple[str, QPainterPath]] | None = None
+        self._transition: Transition | None = None
+        self._progress = 1.0
+        self.hover_edge: EdgeRoute | None = None
+        # Set through set_marks / set_diff / set_traffic / set_hover_edge only.
+        parts = parts or prepare_canvas(graph, layout)
+        self.placed = parts.placed
+        self._parts = parts
+        self._highlighted: tuple[tuple, list[EdgeRoute], list[QPainterPath | None]] | None = None  # see _highlighted_edges
+        # The borders' paths, band by band as they are painted: (what they mark,
+        # the diff, band -> [(pen, path)]).
+        self._marks: tuple[tuple, dict[str, str],
+                           dict[int, list[tuple[QPen, QPainterPath]]]] | None = None
+        self._rows = parts.rows
+        self._row_ys = [y for y, _ in self._rows]
+        self._bounds = QRectF(-40, -40, layout.width + 80, layout.height + 80)
+        self._font = QFont()
+        self._font.setPointSizeF(9)
+        self._bold = QFont(self._font)
+        self._bold.setWeight(QFont.Weight.DemiBold)
+        self._mono = theme.monospace_font(8)
+        self._metrics = QFontMetricsF(self._bold)
+        self._mono_metrics = QFontMetricsF(self._mono)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
+
+    def boundingRect(self) -> QRectF:
+        return self._bounds
+
+    # -- what is marked ---------------------------------------------------------
+    def set_marks(self, selected: str | None, operands: set[str], users: set[str]) -> None:
+        """The selected instruction, and its operands and users."""
+        self.selected, self.operands, self.users = selected, operands, users
+        self.update()
+
+    def set_diff(self, status: dict[str, str], ghosts: list[tuple[str, QRectF]]) -> None:
+        """Instructions the pass added or changed, and removed ones (drawn faint
+        where they stood)."""
+        self.diff, self.ghosts = status, ghosts
+        self.update()
+
+    def set_emphasis(self, names: set[str] | frozenset[str]) -> None:
+        """Instructions a panel points at (a boundary's producer and readers,
+        the ops that show why): drawn with a border of their own."""
+        self.emphasis = frozenset(names)
+        self.update()
+
+    def set_fills(self, fills: dict[str, str]) -> None:
+        """Fill colours by instruction (a heat scale: estimated or measured
+        time), over the colours of their kinds; empty: the kinds' colours."""
+        self.fills = fills
+        self._fill_paths = None
+        self.update()
+
+    # -- a pass step's transition ----------------------------------------------
+    def begin_transition(self, transition: Transition) -> None:
+        """Paint the step from the old layout (progress 0) to this one (1)."""
+        self._transition, self._progress = transition, 0.0
+        self.update()
+
+    def set_progress(self, progress: float) -> None:
+        self._progress = progress
+        self.update()
+
+    def end_transition(self) -> None:
+        """The final picture (an export, a click, the next step)."""
+        if self._transition is not None:
+            self._transition, self._progress = None, 1.0
+            self.update()
+
+    @property
+    def in_transition(self) -> bool:
+        return self._transition is not None
+
+    def set_traffic(self, widths: dict[tuple[str, str], float]) -> None:
+        """Edge widths for the bytes each edge moves (empty: none drawn)."""
+        self.traffic = widths
+        self.update()
+
+    def set_hover_edge(self, edge: EdgeRoute | None) -> None:
+        if edge is not self.hover_edge:
+            self.hover_edge = edge
+            self.update()
+
+    # -- queries --------------------------------------------------------------
+    def node_at(self, pos: QPointF) -> Placed | None:
+        x, y = pos.x(), pos.y()
+        i = bisect.bisect_left(self._row_ys, y - NODE_HEIGHT)
+        while i < len(self._rows) and self._rows[i][0] <= y + NODE_HEIGHT:
+            for placed in self._rows[i][1]:
+                if placed.contains(x, y):
+                    return placed
+            i += 1
+        return None
+
+    def top_node_x(self) -> float:
+        """The centre x of the top row's node nearest the middle: where a view too
+        small for the whole graph starts, so that it opens on nodes, not on edges."""
+        middle = self.layout.width / 2
+        if not self._rows:
+            return middle
+        top_row = self._rows[0][1]
+        return min((p.left + p.width / 2 for p in top_row), key=lambda x: abs(x - middle))
+
+    def instructions_in(self, rect: QRectF) -> list[str]:
+        """The instructions with a node in ``rect`` (scene coordinates)."""
+        return sorted({p.node.instruction for p in self.placed.values() if p.rect.intersects(rect)})
+
+    def rect_of(self, instruction: str) -> QRectF | None:
+        keys = self.graph.nodes_of.get(instruction, ())
+        rects = [self.placed[k].rect for k in keys if k in self.placed]
+        if not rects:
+            return None
+        out = QRectF(rects[0])
+        for r in rects[1:]:
+            out = out.united(r)
+        return out
+
+    def edge_near(self, pos: QPointF, tolerance: float) -> EdgeRoute | None:
+        """The edge route passing within ``tolerance`` of ``pos``."""
+        return edge_near(self._parts, pos.x(), pos.y(), tolerance)
+
+    def links_of(self, instruction: str) -> tuple[set[str], set[str]]:
+        """The operands and the users of ``instruction`` that edges of this
+        graph join it to (its routes only, not every edge of a 93,000-edge graph)."""
+        keys = set(self.graph.nodes_of.get(instruction, ()))
+        operands, users = set(), set()
+        for i in self.routes_of(keys):
+            route = self.layout.edges[i]
+            if route.target in keys:
+                operands.add(self.placed[route.source].node.instruction)
+            if route.source in keys:
+                users.add(self.placed[route.target].node.instruction)
+        return operands, users
+
+    def routes_of(self, keys: set[str]) -> list[int]:
+        """Indices of the edge routes into or out of the nodes ``keys``."""
+        routes = self._parts.node_routes
+        return sorted({i for key in keys for i in routes.get(key, ())})
+
+    # -- painting -------------------------------------------------------------
+    def paint(self, painter: QPainter, option: QStyleOptionGraphicsItem, widget=None) -> None:
+        exposed = option.exposedRect
+        scale = option.levelOfDetailFromTransform(painter.worldTransform())
+        show_text = self.force_text or scale >= TEXT_MIN_SCALE
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, scale > 0.2 or self.force_text)
+        moving = self._transition
+        exposed_bands = self._parts.band_range(exposed.top(), exposed.bottom())
+        bands = [self._parts.bands[b] for b in exposed_bands]
+        # Mid-transition the edges fade in where they end; moving boxes travel.
+        painter.setOpacity(self._progress if moving else 1.0)
+        edge_pen = QPen(QColor(theme.EDGE), 1.1)
+        edge_pen.setCosmetic(scale < 1)
+        stub_pen = QPen(QColor("#adb5bd"), 1.0, Qt.PenStyle.DashLine)
+        stub_pen.setCosmetic(True)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for band in bands:
+            painter.setPen(edge_pen)
+            painter.drawPath(band.edges)
+            painter.setPen(stub_pen)
+            painter.drawPath(band.stubs)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(theme.EDGE))
+        for band in bands:
+            painter.drawPath(band.arrows)
+        painter.setOpacity(1.0)
+        self._paint_overlays(painter, exposed)
+        self._paint_ghosts(painter, show_text)
+        for band in bands:
+            for kind, is_copy, path in band.boxes:
+                fill = QColor(theme.KIND_COLORS[kind])
+                pen = QPen(fill.darker(150), 1.0)
+                if is_copy:
+                    pen.setStyle(Qt.PenStyle.DashLine)
+                painter.setPen(pen)
+                painter.setBrush(fill)
+                painter.drawPath(path)
+        for colour, path in self._fill_path_list():
+            fill = QColor(colour)
+            painter.setPen(QPen(fill.darker(150), 1.0))
+            painter.setBrush(fill)
+            painter.drawPath(path)
+        if moving is not None:
+            self._paint_transition(painter, moving, show_text)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.setPen(QPen(QColor("#495057"), 1))
+        for band in bands:
+            painter.drawPath(band.roots)
+        for pen, path in self._mark_paths(exposed_bands):
+            painter.setPen(pen)
+            painter.drawPath(path)
+        if not show_text:
+            return
+        # Labels of the nodes in the exposed rows only (moving ones are drawn travelling).
+        animated = self._animated_keys()
+        lo = bisect.bisect_left(self._row_ys, exposed.top() - NODE_HEIGHT)
+        hi = bisect.bisect_right(self._row_ys, exposed.bottom() + NODE_HEIGHT)
+        left, right = exposed.left(), exposed.right()
+        for _, row in self._rows[lo:hi]:
+            for placed in row:
+                if placed.left <= right and placed.left + placed.width >= left and (
+                        placed.node.key not in animated):
+                    self._paint_label(painter, placed)
+
+    def _paint_overlays(self, painter: QPainter, exposed: QRectF) -> None:
+        """Traffic widths, the selection's edges (long ones whole), the hovered edge."""
+        if self.traffic:
+            bands = self._parts.band_range(exposed.top(), exposed.bottom())
+            for route in {id(r): r for b in bands for r in self._parts.band_routes[b]}.values():
+                width = self.traffic.get((route.source, route.target))
+                if not width:
+                    continue
+                pen = QPen(QColor(232, 89, 12, 110), width)
+                pen.setCapStyle(Qt.PenCapStyle.RoundCap)
+                painter.setPen(pen)
+                painter.setBrush(Qt.BrushStyle.NoBrush)
+                path = QPainterPath()
+                add_polyline(path, route.points if not route.stub else
+                                   (route.points[0], route.target_stub[-1]))
+                painter.drawPath(path)
+        pen = QPen(QColor(theme.EDGE_HIGHLIGHT), 2.2)
+        pen.setCosmetic(True)
+        painter.setPen(pen)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        for band in self._parts.band_range(exposed.top(), exposed.bottom()):
+            painter.drawPath(self._highlighted_edges(band))
+
+    def _highlighted_edges(self, band: int) -> QPainterPath:
+        """The selection's edges and the hovered one in ``band`` (a 900-operand
+        fusion's edges cross the whole graph: each band's pieces are built when
+        it is first painted)."""
+        key = (self.selected, id(self.hover_edge))  # (the routes list holds the edge)
+        if self._highlighted is None or self._highlighted[0] != key:
+            edges = self.layout.edges
+            routes = [edges[i] for i in self.routes_of(
+                set(self.graph.nodes_of.get(self.selected or "", ())))]
+            if self.hover_edge is not None:
+                routes.append(self.hover_edge)
+            self._highlighted = (key, routes, [None] * len(self._parts.bands))
+        _, routes, paths = self._highlighted
+        if paths[band] is None:
+            pieces = [QPainterPath() for _ in paths]
+            for route in routes:
+                add_banded(pieces, route.points if not route.stub else
+                           (route.points[0], route.target_stub[-1]), only=band)
+            paths[band] = pieces[band]
+        return paths[band]
+
+    def _paint_ghosts(self, painter: QPainter, show_text: bool) -> None:
+        for name, rect in self.ghosts:
+            pen = QPen(QColor("#e03131"), 1.2, Qt.PenStyle.DashLine)
+            painter.setPen(pen)
+            painter.setBrush(QColor(255, 245, 245, 160))
+            painter.drawRoundedRect(rect, 6, 6)
+            if show_text:
+                painter.setFont(self._bold)
+                painter.setPen(QColor("#c92a2a"))
+                painter.drawText(rect.adjusted(6, 4, -6, -4), Qt.AlignmentFlag.AlignCenter,
+                                 f"{name}\n(removed)")
+
+    def _mark_style(self, name: str) -> tuple[str, float] | None:
+        """The border (colour, width) that marks instruction ``name``, if any."""
+        if name == self.selected:
+            return theme.SELECTION_BORDER, 3.0
+        if name in self.operands:
+            return "#1c7ed6", 2.2
+        if name in self.users:
+            return "#2f9e44", 2.2
+        if name in self.emphasis:
+            return theme.EMPHASIS_BORDER, 3.0
+        status = self.diff.get(name)
+        if status == "added":
+            return "#2b8a3e", 2.4
+        if status == "changed":
+            return "#e67700", 2.4
+        return None
+
+    def _mark_paths(self, bands: range) -> list[tuple[QPen, QPainterPath]]:
+        """Borders drawn over the boxes of ``bands`` (the selection, its operands
+        and users, the pass's changes, the root), one path per style and band: a
+        fusion pass changes thousands of nodes, and a paint draws a band or two.
+        Kept until what they mark changes."""
+        key = (self.selected, frozenset(self.operands), frozenset(self.users), self.emphasis)
+        if self._marks is None or self._marks[0] != key or self._marks[1] is not self.diff:
+            self._marks = (key, self.diff, {})
+        built = self._marks[2]
+        marks = []
+        for band in bands:
+            if band not in built:
+                built[band] = self._band_marks(band)
+            marks += built[band]
+        return marks
+
+    def _band_marks(self, band: int) -> list[tuple[QPen, QPainterPath]]:
+        lo = bisect.bisect_left(self._row_ys, band * BAND)
+        last = band == len(self._parts.bands) - 1
+        hi = len(self._rows) if last else bisect.bisect_left(self._row_ys, (band + 1) * BAND)
+        return outlines((box for _, row in self._rows[lo:hi] for box in row), self._mark_style)
+
+    def _animated_keys(self) -> frozenset[str]:
+        t = self._transition
+        if t is None:
+            return frozenset()
+        return frozenset(p.node.key for p, _ in t.moving) | frozenset(p.node.key for p in t.appearing)
+
+    def _paint_transition(self, painter: QPainter, t: Transition, show_text: bool) -> None:
+        """The boxes that move or appear, where they are at this frame, and the
+        removed ones fading out."""
+        p = self._progress
+        # Their boxes are in the bands' paths where they end: covered until they get there.
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(QColor(theme.GRAPH_BACKGROUND))
+        for placed in [pl for pl, _ in t.moving] + list(t.appearing):
+            painter.drawRect(placed.rect.adjusted(-2, -2, 2, 2))
+        painter.setOpacity(1.0 - p)
+        painter.setPen(QPen(QColor("#adb5bd"), 1.0, Qt.PenStyle.DashLine))
+        painter.setBrush(QColor("#f1f3f5"))
+        for rect in t.vanishing:
+            painter.drawRoundedRect(rect, 6, 6)
+        frames = [(Placed(pl.node, ox + (pl.left - ox) * p, oy + (pl.top - oy) * p, pl.width,
+                          pl.height), 1.0) for pl, (ox, oy) in t.moving]
+        frames += [(pl, p) for pl in t.appearing]
+        for placed, opacity in frames:
+            painter.setOpacity(opacity)
+            fill = QColor(self.fills.get(placed.node.instruction)
+                          or theme.KIND_COLORS[placed.node.kind])
+            pen = QPen(fill.darker(150), 1.0)
+            if placed.node.is_copy:
+                pen.setStyle(Qt.PenStyle.DashLine)
+            painter.setPen(pen)
+            painter.setBrush(fill)
+            painter.drawRoundedRect(placed.rect, 6, 6)
+            if show_text:
+                self._paint_label(painter, placed)
+        painter.setOpacity(1.0)
+
+    def _fill_path_list(self) -> list[tuple[str, QPainterPath]]:
+        """The filled boxes, one path per colour (a heat scale has a few steps),
+        built when the fills change, not on each paint."""
+        if self._fill_paths is None:
+            paths: dict[str, QPainterPath] = {}
+            for box in self.placed.values() if self.fills else ():
+                colour = self.fills.get(box.node.instruction)
+                if colour is not None:
+                    path = paths.get(colour) or paths.setdefault(colour, QPainterPath())
+                    path.addRoundedRect(box.left, box.top, box.width, box.height, 6, 6)
+            self._fill_paths = list(paths.items())
+        return self._fill_paths
+
+    def _paint_label(self, painter: QPainter, placed: Placed) -> None:
+        node, rect = placed.node, placed.rect
+        name = node.instruction
+        inner = rect.adjusted(7, 3, -7, -3)
+        painter.setPen(QColor("#212529"))
+        painter.setFont(self._bold)
+        metrics = self._metrics
+        title = metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, inner.width())
+        line_h = inner.height() / (2 if node.is_copy else 3)
+        painter.drawText(QRectF(inner.left(), inner.top(), inner.width(), line_h),
+                         _LEFT, title)
+        painter.setFont(self._font)
+        opcode = " · ".join(node.label.split(" ")) if node.label else node.opcode
+        if not node.label and is_fusion_kind(node.kind):
+            opcode = f"{node.opcode} · {node.kind.value.split()[0]}"
+        painter.setPen(QColor("#495057"))
+        painter.drawText(QRectF(inner.left(), inner.top() + line_h, inner.width(), line_h),
+                         _LEFT, opcode)
+        if not node.is_copy:
+            painter.setFont(self._mono)
+            shape = self._mono_metrics.elidedText(node.shape, Qt.TextElideMode.ElideRight,
+                                                        inner.width())
+            painter.drawText(QRectF(inner.left(), inner.top() + 2 * line_h, inner.width(), line_h),
+                             _LEFT, shape)
+
+

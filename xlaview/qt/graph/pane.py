@@ -1,0 +1,250 @@
+"""The graph pane: a breadcrumb of the computations opened, the main graph,
+and beside it the body of the selected fusion.
+
+It shows what the view model says (graphs, the selection, the pass's changes,
+its traffic) and hands clicks back to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import reduce
+
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
+
+from xlaview.analysis.heat import heat_scale
+from xlaview.analysis.marks import DiffMarks, traffic_edge_widths
+from xlaview.analysis.drawing.pass_layout import instruction_positions
+from xlaview.qt import theme
+from xlaview.qt.model.analyses.changes import DiffShown
+from xlaview.qt.render.canvas_parts import Placed
+from xlaview.qt.graph.view import GraphView
+from xlaview.qt.safe_text import esc, steady_label, tooltip
+from xlaview.qt.model.records import GraphShown, Selection
+from xlaview.qt.model.view_model import ViewModel
+
+NAME_SHOWN = 48  # characters of a computation name in a title; the tooltip has it all
+
+
+class Breadcrumb(QLabel):
+    """``main.3 › fused_computation.2``: click a part to go back to it."""
+
+    depth_requested = Signal(int)
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.setObjectName("breadcrumb")
+        self.setTextFormat(Qt.TextFormat.RichText)
+        self.linkActivated.connect(lambda link: self.depth_requested.emit(int(link)))
+        self.setContentsMargins(6, 2, 6, 2)
+        # A long name must not widen the pane (and squeeze the text beside it).
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
+
+    def set_path(self, path: tuple[str, ...]) -> None:
+        links = []
+        for i, name in enumerate(path):
+            if i == len(path) - 1:
+                links.append(f"<b>{esc(name, NAME_SHOWN)}</b>")
+            else:
+                links.append(f"<a href='{i}' style='color:{theme.ACCENT};text-decoration:none'>"
+                             f"{esc(name, NAME_SHOWN)}</a>")
+        hint = "  <span style='color:#868e96'>double-click a fusion, call or while to open it</span>"
+        self.setText(" › ".join(links) + (hint if len(path) == 1 else ""))
+        self.setToolTip(tooltip(" › ".join(path)) if path else "")
+
+
+class GraphPane(QWidget):
+    def __init__(self, model: ViewModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.model = model
+        self.breadcrumb = Breadcrumb(self)
+        self.main = GraphView(self)
+        self.fused = GraphView(self, object_name="fusionGraph")
+        self.fusion_title = steady_label(self, margins=(6, 2), rich=True)
+        self.fusion_box = QWidget(self)
+        box_layout = QVBoxLayout(self.fusion_box)
+        box_layout.setContentsMargins(0, 0, 0, 0)
+        box_layout.setSpacing(0)
+        box_layout.addWidget(self.fusion_title)
+        box_layout.addWidget(self.fused, 1)
+        self.split = QSplitter(Qt.Orientation.Vertical, self)
+        self.split.setObjectName("graphSplit")
+        self.split.addWidget(self.main)
+        self.split.addWidget(self.fusion_box)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        self.split.setChildrenCollapsible(False)
+        self.main.setMinimumHeight(120)
+        self.fused.setMinimumHeight(80)
+        self.fusion_box.hide()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        layout.addWidget(self.breadcrumb)
+        layout.addWidget(self.split, 1)
+
+        self._selection: Selection | None = None
+        self._center_pending = False  # a selection asked to be centred before its graph came
+        self._marks = DiffMarks()
+        self._traffic = None
+        self._overlay = False
+        self._heat: tuple[str, dict[str, float], Callable[[float], str]] | None = None
+        self._emphasis: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
+        # Where each node of the graph shown before stood (its canvas's boxes):
+        # removed ones are drawn faint there.
+        self._previous_placed: dict[str, dict[str, Placed]] = {}
+
+        for view in (self.main, self.fused):
+            view.instruction_clicked.connect(
+                lambda computation, name: model.select_instruction(name, computation))
+            view.computation_entered.connect(model.enter_computation)
+        self.breadcrumb.depth_requested.connect(model.open_path_prefix)
+        model.graph_shown.connect(self._on_graph_shown)
+        model.fusion_shown.connect(self._on_fusion_shown)
+        model.selection_changed.connect(self._on_selection_changed)
+        model.analyses.diff_ready.connect(self._on_diff_ready)
+        model.analyses.traffic_ready.connect(self._on_traffic_ready)
+
+    # -- what the model says --------------------------------------------------
+    def _on_graph_shown(self, shown: GraphShown | None) -> None:
+        old = self.main.canvas
+        if old is not None:
+            self._previous_placed[old.graph.computation] = old.placed
+        if shown is None:
+            self.main.set_graph(None, None)
+            self.breadcrumb.set_path(())
+            return
+        self.breadcrumb.set_path(shown.path)
+        result = shown.result
+        self.main.set_graph(result.graph, result.layout, keep_view=shown.keep_view,
+                            parts=result.parts, transition=result.transition)
+        self._apply_marks()
+        self._apply_heat()
+        self.main.canvas.set_emphasis(self._emphasis[0])
+        self._apply_selection(self.main, center=not shown.keep_view or self._center_pending)
+
+    def _on_fusion_shown(self, shown: GraphShown | None) -> None:
+        if shown is None:
+            self.fusion_box.hide()
+            self.fused.set_graph(None, None)
+            return
+        body = shown.path[-1]
+        self.fusion_title.setText(
+            f"<b>{esc(body, NAME_SHOWN)}</b> <span style='color:#868e96'>— body of "
+            f"{esc(shown.caller, NAME_SHOWN)} ({esc(shown.caller_kind or 'fusion')})</span>")
+        self.fusion_title.setToolTip(tooltip(f"{body}\nbody of {shown.caller}"))
+        if not self.fusion_box.isVisible():
+            self.fusion_box.show()
+            total = max(2, sum(self.split.sizes()))
+            self.split.setSizes([total * 3 // 5, total * 2 // 5])
+        result = shown.result
+        same = self.fused.graph is not None and self.fused.graph.computation == body
+        self.fused.set_graph(result.graph, result.layout, keep_view=same, parts=result.parts,
+                             transition=result.transition if same else None)
+        self._apply_heat()
+        self.fused.canvas.set_emphasis(self._emphasis[1])
+        self._apply_selection(self.fused, center=False)
+        self._center_on_emphasis()
+
+    def _on_selection_changed(self, selection: Selection | None) -> None:
+        self._selection = selection
+        self._center_pending = bool(selection and selection.center)
+        self._apply_selection(self.main, center=self._center_pending)
+        self._apply_selection(self.fused, center=False)
+
+    def _on_diff_ready(self, shown: DiffShown) -> None:
+        self._marks = shown.marks
+        self._apply_marks()
+
+    def _on_traffic_ready(self, traffic) -> None:
+        self._traffic = traffic
+        self._apply_marks()
+
+    def set_heat(self, title: str | None, values: dict[str, float] | None = None,
+                 label: Callable[[float], str] = str) -> None:
+        """Colour the nodes by a figure per instruction (estimated or measured
+        time) on a heat scale, with a legend titled ``title`` (``label`` writes
+        a figure); None: the kinds' colours."""
+        self._heat = (title, values or {}, label) if title else None
+        self._apply_heat()
+
+    def set_emphasis(self, main: set[str], fused: set[str] = frozenset()) -> None:
+        """Instructions a panel points at, in the main graph and in the fused pane."""
+        self._emphasis = (frozenset(main), frozenset(fused))
+        for view, names in ((self.main, main), (self.fused, fused)):
+            if view.canvas is not None:
+                view.canvas.set_emphasis(names)
+        self._center_on_emphasis()
+
+    def _center_on_emphasis(self) -> None:
+        """The fused pane shows the ops a panel points at inside it."""
+        canvas = self.fused.canvas
+        rects = [r for r in map(canvas.rect_of, self._emphasis[1]) if r is not None] if canvas else []
+        if rects:
+            self.fused.centerOn(reduce(QRectF.united, rects).center())
+
+    def set_traffic_overlay(self, on: bool) -> None:
+        """Draw the traffic as edge widths (the Traffic tab's switch)."""
+        self._overlay = on
+        self._apply_marks()
+
+    # -- drawing --------------------------------------------------------------
+    def _apply_marks(self) -> None:
+        canvas = self.main.canvas
+        if canvas is None:
+            return
+        computation = canvas.graph.computation
+        previous = self._previous_placed.get(computation, {})
+        boxes = ((name, previous.get(name)) for name in self._marks.removed.get(computation, ()))
+        ghosts = [(name, box.rect) for name, box in boxes
+                  if box is not None and not box.node.is_copy]
+        canvas.set_diff(self._marks.status, ghosts)
+        canvas.set_traffic(traffic_edge_widths(self._traffic, canvas.graph) if self._overlay
+                           else {})
+
+    def _apply_heat(self) -> None:
+        fills: dict[str, str] = {}
+        stops: list[tuple[str, str]] = []
+        if self._heat is not None:
+            _, values, label = self._heat
+            scale = heat_scale(values)
+            fills = {name: theme.HEAT_COLORS[step] for name, step in scale.step.items()}
+            stops = [(theme.HEAT_COLORS[i], f"≥ {label(edge)}")
+                     for i, edge in reversed(list(enumerate(scale.edges)))]
+        for view in (self.main, self.fused):
+            if view.canvas is not None:
+                view.canvas.set_fills(fills)
+        self.main.set_legend(self._heat[0] if self._heat else None, stops)
+
+    def _apply_selection(self, view: GraphView, center: bool) -> None:
+        graph = view.graph
+        if graph is None:
+            return
+        name = self._selection.name if self._selection else None
+        if name is not None and name in graph.nodes_of:
+            view.set_selection(name, *view.canvas.links_of(name), center=center)
+            if center and view is self.main:
+                self._center_pending = False
+        else:
+            view.set_selection(None, set(), set(), center=False)
+
+    def fit(self) -> None:
+        self.main.fit()
+
+    def reset_layout(self) -> None:
+        total = max(2, sum(self.split.sizes()))
+        self.split.setSizes([total * 3 // 5, total * 2 // 5])
+
+    def on_screen(self) -> list[str]:
+        """The instructions whose nodes the main graph shows now."""
+        return self.main.on_screen()
+
+    def positions(self) -> dict[str, tuple[float, float]]:
+        """Instruction -> centre of its node in the main graph, as drawn once
+        any transition ends (a value drawn as several copies: the copy whose
+        user's name sorts first, whatever the order of the instructions)."""
+        canvas = self.main.canvas
+        if canvas is None:
+            return {}
+        return instruction_positions(canvas.graph, canvas.layout)

@@ -1,0 +1,1 @@
+"""The view model's analyses of what it shows, one job each."""

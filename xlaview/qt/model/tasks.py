@@ -1,0 +1,156 @@
+"""The work the window hands to its worker thread: pure core calls, plus the
+Qt objects a view needs (a text document, painter paths) built off the GUI
+thread so that the GUI thread only shows them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from PySide6.QtCore import QCoreApplication
+from PySide6.QtGui import QTextDocument
+
+from xlaview.analysis.passes.diff import ModuleDiff, diff_modules
+from xlaview.analysis.drawing.graph import ComputationGraph, build_graph, same_drawing
+from xlaview.analysis.inspect import kernel_argument_map
+from xlaview.analysis.drawing import GraphLayout, LayoutStep
+from xlaview.analysis.drawing.pass_layout import step_layout
+from xlaview.dump.index import DumpFile, DumpModule
+from xlaview.dump.loader import (
+    LoadedModule,
+    ModuleCache,
+    ModuleReports,
+    load_reports,
+    read_text,
+)
+from xlaview.hlo import Module
+from xlaview.qt.render.canvas_parts import CanvasParts, prepare_canvas
+from xlaview.qt.render.documents import TextSource, source_document, text_source
+from xlaview.qt.model.workers import settle
+from xlaview.qt.text.levels import LoadedCode, load_code
+from xlaview.qt.render.transition import Transition, prepare_transition
+
+
+@dataclass(frozen=True, slots=True)
+class GraphResult:
+    """A computation's graph laid out, what its canvas paints, and (for a pass
+    step from a layout shown) what the step did and how to animate it."""
+
+    graph: ComputationGraph
+    layout: GraphLayout
+    parts: CanvasParts
+    step: LayoutStep | None = None
+    transition: Transition | None = None
+    base: GraphLayout | None = None  # the layout this one was stepped from
+    source: object = None  # what it was built from: the parse of the computation's text
+
+
+def text_identity(module: Module, computation: str) -> object:
+    """What a computation was parsed from: two passes whose copies of it have
+    the same text share one parse (xlaview.hlo.parse.store), and so one graph."""
+    comp = module.computation(computation)
+    return comp.parsed if comp.parsed is not None else comp
+
+
+def graph_and_layout(module: Module, computation: str, shown: GraphResult | None,
+                     progress=None) -> GraphResult:
+    """The graph of ``computation``, laid out from ``shown`` (its graph shown
+    now, at another pass: what the pass did not touch stays where it is, and
+    its picture is drawn again only where it changed; None: a fresh layout)."""
+    previous = shown.layout if shown is not None else None
+    graph = build_graph(module, computation)
+    if shown is not None and same_drawing(shown.graph, graph):
+        # The pass printed the computation otherwise (reordered it, say) but
+        # drew nothing new: the picture shown is kept as it is.
+        settle()
+        return replace(shown, graph=graph, step=None, transition=None, base=previous,
+                       source=text_identity(module, computation))
+    step = step_layout(previous, graph, progress=progress)
+    parts = prepare_canvas(graph, step.layout, None if shown is None or step.fresh
+                           else (shown.layout, shown.parts))
+    transition = prepare_transition(step, previous, parts)
+    result = GraphResult(graph, step.layout, parts, step if previous is not None else None,
+                         transition, previous, text_identity(module, computation))
+    settle()
+    return result
+
+
+@dataclass
+class PreparedPass:
+    """A pass dump made ready off the GUI thread: parsed, its lines indexed and
+    mapped to instructions, the instructions of its entry built (the graph
+    reads them), and for a small text its whole document, moved to the GUI
+    thread (a big one is shown by windows the view builds)."""
+
+    file: DumpFile
+    loaded: LoadedModule
+    source: TextSource
+    document: QTextDocument | None
+    line_owners: Mapping[int, tuple[str, str | None]]
+
+
+def prepare_pass(cache: ModuleCache, dump_file: DumpFile) -> PreparedPass:
+    loaded = cache.load(dump_file)
+    module = loaded.module
+    source = text_source(module.text)
+    document = source_document(source)
+    if document is not None:
+        document.moveToThread(QCoreApplication.instance().thread())
+    if module.entry is not None:
+        module.entry.instructions  # built here, not on the GUI thread  # noqa: B018
+    prepared = PreparedPass(dump_file, loaded, source, document, module.line_owners())
+    settle()
+    return prepared
+
+
+def prefetch(cache: ModuleCache, files: list[DumpFile], computation: str | None,
+             shown: GraphResult | None) -> list[tuple[PreparedPass, GraphResult | None]]:
+    """Prepare the neighbouring passes before the user steps, and the graph of
+    ``computation`` where the pass changed it from the one ``shown``."""
+    out = []
+    for dump_file in files:
+        prepared = prepare_pass(cache, dump_file)
+        module, graph = prepared.loaded.module, None
+        if computation and module.has_computation(computation) and (
+                shown is None or text_identity(module, computation) is not shown.source):
+            graph = graph_and_layout(module, computation, shown)
+        out.append((prepared, graph))
+    return out
+
+
+def diff_files(cache: ModuleCache, before: DumpFile, after: DumpFile,
+               progress=None) -> ModuleDiff:
+    """The diff of two pass dumps; ``progress`` as for `diff_modules`, and
+    asked first (a step away before it starts loads nothing)."""
+    if progress is not None:
+        progress(0.0)
+    return diff_modules(cache.load(before).module, cache.load(after).module, progress)
+
+
+def read_reports(module: DumpModule) -> ModuleReports:
+    """A module's reports, their lookup by instruction built here rather than
+    on the first selection (half a second on a 45 MB module)."""
+    reports = load_reports(module)
+    if reports.buffer_assignment is not None:
+        reports.buffer_assignment.index()
+    return reports
+
+
+def unchanged_marks(module: DumpModule) -> dict[str, bool]:
+    """Pass key -> whether the dump is byte-identical to the one before it."""
+    return {str(seq): same for seq, same in module.unchanged_passes().items()}
+
+
+def load_kernel(dump_file: DumpFile, kind: str, function: str | None, module: Module | None,
+                instruction: str, reports: ModuleReports | None
+                ) -> tuple[LoadedCode, list[dict]]:
+    """A kernel's code and its arguments mapped to HLO."""
+    text = read_text(dump_file.path)
+    code = load_code(dump_file, kind, function, text)
+    rows: list[dict] = []
+    if module is not None and kind == "ll":
+        try:
+            rows = kernel_argument_map(module, instruction, text, reports, function=function)
+        except KeyError:
+            rows = []
+    return code, rows

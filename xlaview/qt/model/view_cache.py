@@ -1,0 +1,103 @@
+"""What the view model keeps of the passes it showed or prepared: laid-out
+graphs, text documents built ahead for the neighbouring passes, and the layout
+each computation was last shown with (a pass step starts from it, so that what
+the pass did not touch stays in place)."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import replace
+
+from xlaview.qt.model.tasks import GraphResult, PreparedPass
+
+LAYOUT_CACHE = 24
+# Laid-out graphs kept, by their nodes and edges: a 48-layer train step's entry
+# (19,000 nodes, 93,000 edges) holds about 50 MB of layout and painter paths,
+# and 24 of those would be most of the window's memory goal: two of those are
+# kept (a step back to the pass before is shown without a layout).
+LAYOUT_BUDGET = 300_000
+PREPARED_PASSES = 4  # documents built ahead for the neighbouring passes
+
+
+class ViewCache:
+    """``release`` takes what the cache lets go of (`xlaview.qt.model.release`: a
+    laid-out graph is freed a piece at a time, not in one 50 ms go)."""
+
+    def __init__(self, release: Callable[[object], None] = lambda _gone: None) -> None:
+        self._release = release
+        self._layouts: OrderedDict[tuple[str, str], GraphResult] = OrderedDict()
+        self._prepared: OrderedDict[str, PreparedPass] = OrderedDict()  # by file path
+        self._shown: dict[str, GraphResult] = {}  # computation -> the graph last shown
+
+    def clear(self) -> None:
+        for result in (*self._layouts.values(), *self._shown.values()):
+            self._release(result)
+        self._layouts.clear()
+        for prepared in self._prepared.values():
+            if prepared.document is not None:
+                prepared.document.deleteLater()
+        self._prepared.clear()
+        self._shown.clear()
+
+    # -- graphs, by (file path, computation) -------------------------------------
+    def layout(self, key: tuple[str, str]) -> GraphResult | None:
+        """A layout of the computation at that file, if it was laid out from the
+        layout shown now, is the one shown, or is the one the shown layout was
+        stepped from (a step back); one stepped from another history would jump."""
+        result = self._layouts.get(key)
+        if result is None:
+            return None
+        shown = self._shown.get(key[1])
+        if result.base is None or shown is None:
+            return result
+        if shown.layout is result.base or shown.layout is result.layout:
+            return result
+        # A step back: where the shown layout came from, shown as it was (its
+        # own step, from further back, is not the one to animate or report).
+        return replace(result, step=None, transition=None) if shown.base is result.layout \
+            else None
+
+    def same_graph(self, computation: str, source: object) -> GraphResult | None:
+        """The graph shown for ``computation`` if it was built from the same
+        text (a pass that did not touch it): shown again as it is."""
+        shown = self._shown.get(computation)
+        return shown if shown is not None and shown.source is source else None
+
+    def store_layout(self, key: tuple[str, str], result: GraphResult) -> None:
+        self._layouts[key] = result
+        self._layouts.move_to_end(key)
+        weight = sum(_weight(r) for r in self._layouts.values())
+        while len(self._layouts) > 1 and (len(self._layouts) > LAYOUT_CACHE
+                                          or weight > LAYOUT_BUDGET):
+            _, old = self._layouts.popitem(last=False)
+            weight -= _weight(old)
+            self._release(old)
+
+    def shown_result(self, computation: str | None) -> GraphResult | None:
+        """The graph of ``computation`` last shown (a step starts there)."""
+        return self._shown.get(computation or "")
+
+    def shown(self, computation: str, result: GraphResult) -> None:
+        before = self._shown.get(computation)
+        self._shown[computation] = result
+        if before is not None:
+            self._release(before)
+
+    # -- prepared passes, by file path ---------------------------------------------
+    def take_prepared(self, path: str) -> PreparedPass | None:
+        return self._prepared.pop(path, None)
+
+    def has_prepared(self, path: str) -> bool:
+        return path in self._prepared
+
+    def store_prepared(self, prepared: PreparedPass) -> None:
+        self._prepared[str(prepared.file.path)] = prepared
+        while len(self._prepared) > PREPARED_PASSES:
+            _, old = self._prepared.popitem(last=False)
+            if old.document is not None:
+                old.document.deleteLater()
+
+
+def _weight(result: GraphResult) -> int:
+    return len(result.layout.positions) + len(result.layout.edges)

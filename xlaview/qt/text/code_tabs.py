@@ -1,0 +1,146 @@
+"""The code tabs: the pass's HLO text, the selected instruction's kernel, and
+the StableHLO XLA was given. Each shows what the view model says and hands
+clicks back to it."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QTabWidget, QWidget
+
+from xlaview.analysis.marks import selection_lines
+from xlaview.qt import theme
+from xlaview.qt.model.analyses.changes import DiffShown
+from xlaview.qt.text.hlo_text import HloTextPanel
+from xlaview.qt.text.levels import CodePanel, KernelPanel, LoadedCode
+from xlaview.qt.safe_text import esc
+from xlaview.qt.model.records import Selection, TextShown
+from xlaview.qt.model.view_model import ViewModel
+from xlaview.text.spans import lex_text
+
+
+class CodeTabs(QTabWidget):
+    def __init__(self, model: ViewModel, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("codeTabs")
+        self.model = model
+        self.text_panel = HloTextPanel(self)
+        self.text = self.text_panel.view
+        self.kernel = KernelPanel(self)
+        self.stablehlo = CodePanel("stablehloText", self)
+        self.addTab(self.text_panel, "HLO")
+        self.addTab(self.kernel, "Kernel")
+        self.addTab(self.stablehlo, "StableHLO")
+        self._stablehlo_asked = False
+        self._kernel_asked: tuple[str | None, str] | None = None  # instruction, stage
+
+        self.text.instruction_clicked.connect(
+            lambda computation, name: model.select_instruction(name, computation))
+        self.text.computation_clicked.connect(self._on_computation_clicked)
+        self.text.window_moved.connect(self._colour_window)
+        self.kernel.stage_requested.connect(lambda _stage: self._request_kernel())
+        self.currentChanged.connect(lambda _i: self._on_tab_changed())
+        model.pass_shown.connect(self._on_pass_shown)
+        model.spans_ready.connect(self.text.set_spans)
+        model.selection_changed.connect(self._on_selection_changed)
+        model.line_requested.connect(self.text.show_span)
+        analyses = model.analyses
+        analyses.diff_ready.connect(self._on_diff_ready)
+        analyses.levels_changed.connect(lambda levels, _module: self._on_module_changed(levels))
+        analyses.kernel_files.connect(self._on_kernel_files)
+        analyses.kernel_code.connect(self._on_kernel_code)
+        analyses.stablehlo_code.connect(self._on_stablehlo_code)
+
+    # -- HLO text -------------------------------------------------------------
+    def _on_pass_shown(self, shown: TextShown) -> None:
+        self.text.set_source(shown.module, shown.source, shown.document, shown.line_owners)
+
+    def _colour_window(self, first: int, text: str) -> None:
+        """Colours for the window of a big text the view moved to."""
+        view, source = self.text, self.text.source
+        self.model.submit(
+            "pass", "lex-window", lex_text, text, "hlo", process="view",
+            on_done=lambda spans: view.set_spans(spans, first)
+            if view.source is source and view.first == first else None)
+
+    def _on_diff_ready(self, shown: DiffShown) -> None:
+        self.text.set_highlights({"diff-added": (list(shown.marks.added_lines), "#ebfbee"),
+                                  "diff-changed": (list(shown.marks.changed_lines), "#fff9db")})
+
+    def _on_selection_changed(self, selection: Selection | None) -> None:
+        module = self.text.module
+        if selection is None or module is None or not module.has_computation(
+                selection.computation):
+            self.text.set_highlights({kind: ([], theme.SELECTION)
+                                      for kind in ("selection", "block", "operands", "users")})
+            return
+        lines = selection_lines(module, selection.computation, selection.name)
+        self.text.set_highlights({"selection": (list(lines.selection), theme.SELECTION),
+                                  "block": (list(lines.blocks), theme.FUSED_BLOCK),
+                                  "operands": (list(lines.operands), theme.OPERAND),
+                                  "users": (list(lines.users), theme.USER)})
+        if selection.center:
+            self.text.show_span(lines.selection[0][0])
+        if self.currentWidget() is self.kernel:
+            self._request_kernel()
+
+    def _on_computation_clicked(self, computation: str) -> None:
+        module = self.text.module
+        if module is not None and module.has_computation(computation):
+            self.text.show_span(module.computation(computation).span.line)
+            self.model.enter_computation(computation)
+
+    # -- kernel and StableHLO ---------------------------------------------------
+    def _on_module_changed(self, levels) -> None:
+        self.kernel.set_levels(levels.kernel_levels if levels is not None else ())
+        self._stablehlo_asked = False
+        self._kernel_asked = None
+        self.kernel.set_files(None, None, None)
+        if self.currentWidget() is self.stablehlo:
+            self.show_stablehlo()
+
+    def _on_tab_changed(self) -> None:
+        current = self.currentWidget()
+        if current is self.kernel:
+            self._request_kernel()
+        elif current is self.stablehlo and not self._stablehlo_asked:
+            self.show_stablehlo()
+
+    def _on_kernel_files(self, instruction, files, shared_with) -> None:
+        self.kernel.set_files(instruction, files, shared_with)
+        self._kernel_asked = None
+        if self.currentWidget() is self.kernel:
+            self._request_kernel()
+
+    def _request_kernel(self) -> None:
+        asked = (self.kernel.instruction, self.kernel.current_stage())
+        if not self.kernel.files or asked == self._kernel_asked:
+            return
+        self._kernel_asked = asked
+        self.model.analyses.request_kernel_code(asked[1], self.kernel.function)
+
+    def _on_kernel_code(self, code: LoadedCode, rows: list[dict]) -> None:
+        self.kernel.show_code(code)
+        self.kernel.set_arguments(rows)
+        self._colour(self.kernel, code)
+
+    def show_kernel(self) -> None:
+        self.setCurrentWidget(self.kernel)
+
+    def show_stablehlo(self) -> None:
+        """The StableHLO the framework handed XLA (``module.mlir``)."""
+        self._stablehlo_asked = True
+        self.setCurrentWidget(self.stablehlo)
+        self.model.analyses.request_stablehlo()
+
+    def _on_stablehlo_code(self, code: LoadedCode | None, header: str) -> None:
+        self.stablehlo.header.setText(f"<b>{esc(header)}</b>")
+        if code is not None:
+            self.stablehlo.show_code(code)
+            self._colour(self.stablehlo, code)
+
+    def _colour(self, panel: CodePanel, code: LoadedCode) -> None:
+        view, document = panel.view, code.document
+        self.model.submit(
+            "kernel" if panel is self.kernel else "module", f"colour-{panel.objectName()}",
+            lex_text, code.text, code.kind,
+            on_done=lambda spans: view.set_spans(spans) if view.document() is document else None,
+            on_progress=lambda f: self.model.progress.emit("colouring", f), process="view")
