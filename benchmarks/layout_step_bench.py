@@ -42,7 +42,8 @@ from xlaview.analysis.passes.diff import diff_modules
 from xlaview.analysis.drawing.graph import ComputationGraph, build_graph, layout_inputs
 from xlaview.analysis.drawing import GraphLayout, layered_layout, layout_quality
 from xlaview.analysis.drawing.pass_layout import instruction_positions, step_layout
-from xlaview.dump.index import DumpModule, index_dump
+from xlaview.dump.records import DumpModule
+from xlaview.dump.index import index_dump
 from xlaview.hlo import Module, parse_module
 
 T = TypeVar("T")

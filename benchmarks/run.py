@@ -146,7 +146,7 @@ def memory(folder: Path) -> None:
     against reading the reports it is built from (goal <= 1.0)."""
     from xlaview.analysis.memory import memory_timeline
     from xlaview.dump.index import index_dump
-    from xlaview.dump.loader import load_reports
+    from xlaview.dump.reports import load_reports
 
     module = max(index_dump(folder).modules, key=lambda m: len(m.passes))
     reports = load_reports(module)

@@ -160,7 +160,7 @@ def measure_steps(folder: Path) -> dict:
     """The child's side of `step_figures` (a fresh process: its memory is the core's)."""
     from xlaview.analysis.passes.diff import diff_modules
     from xlaview.dump.index import index_dump
-    from xlaview.dump.loader import ModuleCache
+    from xlaview.dump.modules import ModuleCache
 
     start = time.perf_counter()
     module = max(index_dump(folder).modules, key=lambda m: len(m.passes))

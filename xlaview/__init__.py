@@ -6,15 +6,26 @@ and returns the folder (jax is imported only then).
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-__version__ = "0.1.0"
+from xlaview.version import __version__
+
 __all__ = ["__version__", "collect"]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "collect":
-        from xlaview.collect import collect
+def collect(fn: Callable[..., Any], *args: Any, out: str | os.PathLike[str] | None = None,
+            open: bool = False,  # noqa: A002 (the natural name for the caller)
+            profile: int = 0, **kwargs: Any) -> Path:
+    """`xlaview.collection.collect` (which see), then, with ``open=True``, the
+    window on the folder (it returns when the window closes)."""
+    from xlaview.collection import collect as compile_with_dumps
 
-        return collect
-    raise AttributeError(f"module 'xlaview' has no attribute {name!r}")
+    folder = compile_with_dumps(fn, *args, out=out, profile=profile, **kwargs)
+    if open:
+        from xlaview.qt.app import run_gui  # the GUI only when asked for
+
+        run_gui([str(folder)])
+    return folder

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from xlaview.collect import merge_xla_flags
+from xlaview.collection import merge_xla_flags
 
 PROGRAM = textwrap.dedent("""
     import sys, jax, jax.numpy as jnp
@@ -129,6 +129,9 @@ def test_python_api_compiles_without_running(tmp_path: Path) -> None:
         jax.jit(lambda a: a * 2).lower(jnp.ones(3)).compile()   # not dumped
         jax.jit(lambda a: a + 1)(jnp.ones(3))                   # nor this one
         assert sorted(os.listdir(folder)) == before, "other compilations were dumped"
+        # Still a function once it has run (a module of that name once shadowed it).
+        again = xlaview.collect(lambda a: a * 3, jnp.ones(3), out={str(tmp_path / 'again')!r})
+        assert any(again.iterdir()), "a second collect dumped nothing"
         print(folder)
     """))
     proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
@@ -149,7 +152,7 @@ def test_python_api_without_jax(tmp_path: Path) -> None:
                 if name.split('.')[0] in ('jax', 'jaxlib'):
                     raise ImportError('no jax here')
         sys.meta_path.insert(0, Block())
-        from xlaview.collect import CollectError, collect
+        from xlaview.collection import CollectError, collect
         try:
             collect(lambda x: x, 1.0)
         except CollectError as err:
@@ -169,7 +172,7 @@ def test_our_flag_values_read_back_whole(existing: str, passes: str, tmp_path: P
     """XLA reads XLA_FLAGS with its own tokenizer: a value of ours with spaces
     or quotes is quoted so that it reads back as one value, never a new flag,
     and the user's flags (their quoting too) are kept as they were."""
-    from xlaview.collect import xla_flags
+    from xlaview.collection import xla_flags
 
     out = tmp_path / "a folder with spaces"
     flags, folder, _ = merge_xla_flags(existing, out, passes, "jit_.*")
@@ -185,7 +188,7 @@ def test_our_flag_values_read_back_whole(existing: str, passes: str, tmp_path: P
     ("--xla_foo=1 junk --xla_bar=2", "XLA stops reading at 'junk"),
 ])  # fmt: skip
 def test_flags_xla_would_not_read_are_refused(existing: str, message: str, tmp_path: Path) -> None:
-    from xlaview.collect import CollectError
+    from xlaview.collection import CollectError
 
     with pytest.raises(CollectError, match=message):
         merge_xla_flags(existing, tmp_path / "o")
@@ -203,3 +206,4 @@ def test_a_pass_regex_cannot_add_an_xla_flag(program: Path, tmp_path: Path) -> N
     dumped = [p.name for p in out.glob("*.txt")]
     assert any(".after_fusion." in n for n in dumped), dumped[:5]
     assert not any(".after_algsimp." in n for n in dumped), "the regex was not applied"
+

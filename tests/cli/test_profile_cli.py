@@ -157,7 +157,7 @@ def test_collect_profile_runs_and_stores_a_trace(tmp_path: Path) -> None:
 
 def test_collect_profile_takes_a_count(tmp_path: Path) -> None:
     pytest.importorskip("jax")
-    from xlaview.collect import CollectError, collect
+    from xlaview.collection import CollectError, collect
 
     with pytest.raises(CollectError, match="number of runs"):
         collect(lambda x: x, 1.0, out=tmp_path / "d", profile=-1)

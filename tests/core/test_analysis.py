@@ -13,7 +13,8 @@ from xlaview.analysis.memory import memory_timeline
 from xlaview.analysis.search import search
 from xlaview.analysis.traffic import analyze_traffic
 from xlaview.dump.index import index_dump
-from xlaview.dump.loader import load_module, load_reports
+from xlaview.dump.modules import load_module
+from xlaview.dump.reports import load_reports
 from xlaview.resources import sample_dump, sample_dump_default_flags
 
 UNFUSED, FUSED = sample_dump(), sample_dump_default_flags()

@@ -12,7 +12,7 @@ import pytest
 from xlaview.analysis.boundaries.explain import PRECEDENCE, REASONS, Boundaries, Boundary, module_boundaries
 from xlaview.analysis.traffic import analyze_traffic
 from xlaview.dump.index import index_dump
-from xlaview.dump.loader import load_module
+from xlaview.dump.modules import load_module
 from xlaview.hlo import Module, parse_module
 from xlaview.resources import sample_dump
 

@@ -16,7 +16,7 @@ from xlaview.analysis.boundaries.from_file import explained, file_boundaries, fu
 from xlaview.analysis.traffic import analyze_traffic
 from xlaview.dump.files import DumpReadError
 from xlaview.dump.index import index_dump
-from xlaview.dump.loader import load_module
+from xlaview.dump.modules import load_module
 from xlaview.helper import HelperProcess
 from xlaview.resources import sample_dump
 

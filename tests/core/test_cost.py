@@ -14,7 +14,7 @@ from oracle import corpus_hlo_texts
 from xlaview.analysis.cost.totals import module_cost
 from xlaview.analysis.cost.devices import DEVICES, detect_device, peak_for
 from xlaview.analysis.cost.roofline import roofline
-from xlaview.dump.loader import load_module
+from xlaview.dump.modules import load_module
 from xlaview.errors import XlaviewError
 from xlaview.hlo import parse_module
 from xlaview.resources import sample_dump

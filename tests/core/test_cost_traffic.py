@@ -13,7 +13,8 @@ from xlaview.analysis.kinds import custom_call_target, kind_name, op_label
 from xlaview.analysis.memory_spaces import memory_space
 from xlaview.analysis.traffic import analyze_traffic
 from xlaview.dump.index import index_dump
-from xlaview.dump.loader import load_module, load_reports
+from xlaview.dump.modules import load_module
+from xlaview.dump.reports import load_reports
 from xlaview.hlo import parse_module
 from xlaview.resources import sample_dump_default_flags
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from xlaview.dump.contents import describe_hlo_head
-from xlaview.dump.index import ModuleLookupError, index_dump, index_file
+from xlaview.dump.records import ModuleLookupError
+from xlaview.dump.index import index_dump, index_file
 from xlaview.dump.kernels import module_levels
 from xlaview.dump.main_module import default_module
 from xlaview.dump.points import NoSuchPointError

@@ -9,7 +9,7 @@ import pytest
 
 from xlaview.analysis.drawing.graph import build_graph, node_width
 from xlaview.analysis.kinds import op_label
-from xlaview.dump.loader import load_module
+from xlaview.dump.modules import load_module
 from xlaview.resources import sample_dump, sample_dump_default_flags
 
 ROCM = "real_dumps/clarkechong__scale-your-amd/runs/_hlo_gspmd_vs_shardmap"

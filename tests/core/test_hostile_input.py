@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 from xlaview.analysis import memory
 from xlaview.analysis.memory import BufferBar, memory_timeline
 from xlaview.dump.index import MAX_DEPTH, index_dump
-from xlaview.dump.loader import load_reports, sniff
-from xlaview.dump.reports import read_buffer_assignment, read_live_range, read_memory_usage
+from xlaview.dump.reports import load_reports
+from xlaview.dump.checks import sniff
+from xlaview.dump.readers import read_buffer_assignment, read_live_range, read_memory_usage
 from xlaview.resources import sample_dump
 
 SAMPLE = sample_dump()

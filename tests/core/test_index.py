@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from xlaview.dump.index import index_dump
-from xlaview.dump.loader import sniff
+from xlaview.dump.checks import sniff
 from xlaview.dump.naming import FileKind, parse_file_name
 
 NAMES = [
@@ -197,11 +197,11 @@ def test_module_cache_parses_a_file_once_for_threads_asking_together(monkeypatch
     import threading
     import time
 
-    from xlaview.dump import loader
+    from xlaview.dump import modules
     from xlaview.resources import sample_dump
 
     (path,) = sample_dump().glob("*cpu_after_optimizations.txt")
-    parse = loader.load_module
+    parse = modules.load_module
     calls = []
 
     def slow_parse(p, **kwargs):
@@ -209,8 +209,8 @@ def test_module_cache_parses_a_file_once_for_threads_asking_together(monkeypatch
         time.sleep(0.2)  # long enough for the second thread to ask meanwhile
         return parse(p, **kwargs)
 
-    monkeypatch.setattr(loader, "load_module", slow_parse)
-    cache = loader.ModuleCache()
+    monkeypatch.setattr(modules, "load_module", slow_parse)
+    cache = modules.ModuleCache()
     results = []
     threads = [threading.Thread(target=lambda: results.append(cache.load(path))) for _ in range(2)]
     for t in threads:

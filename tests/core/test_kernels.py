@@ -9,7 +9,8 @@ import pytest
 from xlaview.analysis.inspect import kernel_argument_map, kernel_files_for
 from xlaview.dump.index import index_dump
 from xlaview.dump.kernels import function_line, module_levels
-from xlaview.dump.loader import load_module, load_reports
+from xlaview.dump.modules import load_module
+from xlaview.dump.reports import load_reports
 from xlaview.resources import sample_dump
 
 

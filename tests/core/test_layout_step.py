@@ -469,7 +469,7 @@ def test_a_reprinted_computation_draws_alike(gpt_dump: Path) -> None:
     (scheduling reorders it, say) are found alike, instruction order aside;
     a swapped operand or a changed shape is not."""
     from xlaview.analysis.drawing.graph import same_drawing
-    from xlaview.dump.loader import load_module
+    from xlaview.dump.modules import load_module
 
     module = max(index_dump(gpt_dump).modules, key=lambda m: len(m.passes))
     graphs, texts = [], []

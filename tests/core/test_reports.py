@@ -16,16 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from xlaview.dump.reports import (
-    BufferAssignment,
-    LiveRange,
-    MemoryUsageReport,
-    ReportError,
-    memory_of,
-    read_buffer_assignment,
-    read_live_range,
-    read_memory_usage,
-)
+from xlaview.dump.readers import BufferAssignment, LiveRange, MemoryUsageReport, ReportError, read_buffer_assignment, read_live_range, read_memory_usage
+from xlaview.dump.reports import memory_of
 from xlaview.hlo import parse_module
 
 # Real texts kept inline, so the 2024-10..2026-03 formats are tested without the corpus.

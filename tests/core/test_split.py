@@ -14,7 +14,7 @@ import pytest
 
 from xlaview.analysis.cost import two_processes as split
 from xlaview.analysis.cost.two_processes import load_and_price
-from xlaview.dump.loader import LoadedModule
+from xlaview.dump.modules import LoadedModule
 from xlaview.resources import sample_dump
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the helper is forked")

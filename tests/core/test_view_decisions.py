@@ -16,7 +16,7 @@ from xlaview.analysis.marks import (
 )
 from xlaview.analysis.traffic import analyze_traffic
 from xlaview.dump.index import index_dump
-from xlaview.dump.loader import load_module
+from xlaview.dump.modules import load_module
 from xlaview.dump.points import previous_point
 from xlaview.resources import sample_dump
 

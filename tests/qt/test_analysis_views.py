@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from xlaview.dump.index import index_dump
-from xlaview.dump.loader import load_reports
+from xlaview.dump.reports import load_reports
 from xlaview.resources import sample_dump, sample_dump_default_flags
 
 SAMPLE = sample_dump()

@@ -45,7 +45,7 @@ def test_instruction_without_kernel(window, qtbot) -> None:
 
 
 def test_a_long_kernel_file_shows_the_part_around_the_kernel() -> None:
-    from xlaview.qt.text.levels import EXCERPT_CONTEXT, MAX_LINES_SHOWN, excerpt
+    from xlaview.qt.render.code import EXCERPT_CONTEXT, MAX_LINES_SHOWN, excerpt
 
     lines = [f"; line {n}" for n in range(1, 3 * MAX_LINES_SHOWN + 1)]
     text = "\n".join(lines)

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 
 from xlaview.analysis.passes.diff import diff_modules
 from xlaview.dump.index import index_dump
-from xlaview.dump.loader import ModuleCache
+from xlaview.dump.modules import ModuleCache
 
 
 def changed_in(old, new, computation: str) -> set[str]:

@@ -13,8 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xlaview.analysis.memory_spaces import MemorySpace, memory_space, shape_memory_space
-from xlaview.dump.loader import ModuleReports
-from xlaview.dump.reports import BufferAssignment, InstructionMemory, memory_of
+from xlaview.dump.reports import ModuleReports
+from xlaview.dump.readers import BufferAssignment
+from xlaview.dump.reports import InstructionMemory, memory_of
 from xlaview.hlo import Instruction, Shape
 from xlaview.hlo.shape import ShapeSyntaxError, parse_shape
 

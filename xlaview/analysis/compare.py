@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from xlaview.analysis.traffic import Traffic, analyze_traffic
-from xlaview.dump.index import DumpIndex, DumpModule
-from xlaview.dump.loader import ModuleCache, load_reports
+from xlaview.dump.records import DumpIndex, DumpModule
+from xlaview.dump.modules import ModuleCache
+from xlaview.dump.reports import load_reports
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from xlaview.analysis.buffers import bytes_per_memory_space, primary_memory, res
 from xlaview.analysis.kinds import custom_call_target, kind_name, op_label
 from xlaview.analysis.memory_spaces import memory_platform, memory_space
 from xlaview.dump.kernels import KernelFiles, ModuleLevels, kernel_arguments
-from xlaview.dump.loader import ModuleReports
+from xlaview.dump.reports import ModuleReports
 from xlaview.dump.reports import memory_of
 from xlaview.hlo import Module, Shape, describe_dimension_order
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from dataclasses import dataclass, field
 
-from xlaview.dump.reports import BufferAssignment, BufferValue, LiveRange
+from xlaview.dump.readers import BufferAssignment, BufferValue, LiveRange
 
 
 @dataclass(frozen=True, slots=True)

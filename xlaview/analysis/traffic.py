@@ -31,8 +31,8 @@ from xlaview.analysis.cost.totals import ModuleCost, module_cost
 from xlaview.analysis.cost.model import called_names
 from xlaview.analysis.kinds import fusion_kind, kind_name
 from xlaview.analysis.memory_spaces import memory_space, shape_memory_space
-from xlaview.dump.loader import ModuleReports
-from xlaview.dump.reports import BufferAssignment
+from xlaview.dump.reports import ModuleReports
+from xlaview.dump.readers import BufferAssignment
 from xlaview.hlo import Computation, Instruction, Module, Shape
 from xlaview.hlo.attributes import parse_braced_ints
 

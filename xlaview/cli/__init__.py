@@ -14,7 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from xlaview import __version__
+from xlaview.version import __version__
 from xlaview.cli import analyses, boundaries, collect, cost, export, inspect, profile, summary
 from xlaview.cli.common import echo, kept, release
 from xlaview.errors import XlaviewError

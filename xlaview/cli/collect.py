@@ -11,7 +11,7 @@ from xlaview.cli.summary import cmd_summary
 
 
 def cmd_collect(args: argparse.Namespace) -> int:
-    from xlaview.collect import CollectError, new_dump_folder, run_with_dumps
+    from xlaview.collection import CollectError, new_dump_folder, run_with_dumps
 
     command = list(args.command)
     if command and command[0] == "--":

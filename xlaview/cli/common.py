@@ -184,7 +184,7 @@ def hlo_file(path: Path, module_key: str | None) -> Path:
 def final_reports(path: Path, module_key: str | None):
     """The reports of the module whose final dump `hlo_file` names, or None
     when the file is not one (the reports describe that dump only)."""
-    from xlaview.dump.loader import load_reports
+    from xlaview.dump.reports import load_reports
 
     module, _, final = resolve_final(path, module_key)
     return load_reports(module) if final else None
@@ -193,8 +193,8 @@ def final_reports(path: Path, module_key: str | None):
 def load_checked(path: Path, store=None, previous=None):
     """The parsed module of an HLO file, its problems printed as warnings;
     `CliError` when the file cannot be read or holds no HLO computation.
-    ``store`` and ``previous`` as in `xlaview.dump.loader.load_module`."""
-    from xlaview.dump.loader import load_module
+    ``store`` and ``previous`` as in `xlaview.dump.modules.load_module`."""
+    from xlaview.dump.modules import load_module
 
     return accepted(path, reading(path, lambda: load_module(path, store=store, previous=previous)))
 
@@ -210,7 +210,7 @@ def load_priced(path: Path):
 
 def reading(path: Path, read):
     """``read()``, a file that cannot be read as text made a `CliError`."""
-    from xlaview.dump.loader import DumpReadError
+    from xlaview.dump.files import DumpReadError
 
     try:
         return read()

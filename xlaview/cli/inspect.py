@@ -14,7 +14,8 @@ def load_for_inspection(path: Path, priced: bool = False):
     kernel levels or None) for an HLO file of a dump."""
     from xlaview.analysis.cost.two_processes import load_and_price
     from xlaview.dump.index import index_dump
-    from xlaview.dump.loader import load_module, load_reports
+    from xlaview.dump.modules import load_module
+    from xlaview.dump.reports import load_reports
 
     if not path.exists() and not path.is_symlink():
         raise CliError(f"{path}: no such file")

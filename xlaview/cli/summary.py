@@ -18,7 +18,7 @@ _REPORT_ABBREVIATIONS = {
 
 def cmd_summary(args: argparse.Namespace) -> int:
     from xlaview.dump.index import index_dump
-    from xlaview.dump.loader import sniff
+    from xlaview.dump.checks import sniff
 
     try:
         index = index_dump(args.dir)

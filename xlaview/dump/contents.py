@@ -16,11 +16,11 @@ import threading
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from xlaview.dump.loader import DumpReadError, read_head
+from xlaview.dump.files import DumpReadError, read_head
 from xlaview.dump.naming import backend_of, parse_stage_name
 
 if TYPE_CHECKING:
-    from xlaview.dump.index import DumpFile, DumpModule
+    from xlaview.dump.records import DumpFile, DumpModule
 
 __all__ = [
     "HEAD_BYTES", "HloHead", "add_plain_modules", "backend_in", "describe_from_contents",
@@ -158,7 +158,7 @@ def plain_module(dump_file: DumpFile, dump: str, module_id: int) -> DumpModule:
     """The module of a lone HLO text: named by its HloModule line (else its
     entry, else the file), its backend from its name or its text, and the file
     placed before optimizations if its name says ``before``, else after."""
-    from xlaview.dump.index import DumpModule
+    from xlaview.dump.records import DumpModule
 
     head = read_hlo_head(dump_file)
     stage = parse_stage_name(dump_file.name)

@@ -25,11 +25,13 @@ import codecs
 import os
 import re
 import stat
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import BinaryIO
 
-from xlaview.errors import XlaviewError
+from xlaview.errors import LocatedError, XlaviewError
 from xlaview.units import human_bytes
 
 __all__ = [
@@ -71,23 +73,12 @@ _SIZE_SETTING = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", re.IGNO
 _UNIT = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
-class DumpReadError(XlaviewError, OSError):
+class DumpReadError(LocatedError, OSError):
     """A file that cannot be read as text: missing, unreadable, not a regular
     file, too large, or binary. Names the file, and the line where there is one."""
 
-    def __init__(self, path: str | os.PathLike[str], message: str,
-                 line: int | None = None) -> None:
-        super().__init__(message)
-        self.path = os.fspath(path)
-        self.message = message
-        self.line = line
-
-    def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line else self.path
-        return f"{where}: {self.message}"
-
-    def __reduce__(self):  # keep the fields across pickling (helper processes)
-        return (DumpReadError, (self.path, self.message, self.line))
+    def __init__(self, path: str | os.PathLike[str], message: str, line: int = 0) -> None:
+        super().__init__(message, os.fspath(path), line)
 
 
 class SettingError(XlaviewError, ValueError):
@@ -286,3 +277,20 @@ def same_bytes(a: str | os.PathLike[str], b: str | os.PathLike[str],
     except OSError:
         return False
 
+
+def read_head(path: str | Path, size: int) -> bytes:
+    """The first ``size`` bytes of a dump file (fewer if it is shorter), read
+    through `xlaview.dump.files` (regular files only, never blocking)."""
+    return read_head_tail(path, size, 0)[0]
+
+
+SETTLE_SECONDS = 2.0  # a file written this recently may be half-written
+
+
+def recently_written(path: str | Path, seconds: float = SETTLE_SECONDS) -> bool:
+    """Whether a file changed so recently that a program may still be writing it
+    (a cut-short file is then not reported as broken, but looked at again)."""
+    try:
+        return time.time() - Path(path).stat().st_mtime < seconds
+    except OSError:
+        return False

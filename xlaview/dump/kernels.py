@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from xlaview.dump.index import DumpFile, DumpModule
-from xlaview.dump.loader import count_newlines
+from xlaview.dump.records import DumpFile, DumpModule
+from xlaview.text.lines import count_newlines
 
 # The levels a kernel can be read at, in the order XLA produces them, with
 # their titles: XLA:CPU's MLIR emitters write three MLIR stages before LLVM IR;

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from xlaview.dump.contents import estimate_instructions
-from xlaview.dump.index import DumpIndex, DumpModule, ModuleLookupError
+from xlaview.dump.records import DumpIndex, DumpModule, ModuleLookupError
 
 __all__ = ["default_module"]
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 from xlaview.errors import XlaviewError
 
 if TYPE_CHECKING:
-    from xlaview.dump.index import DumpFile, DumpModule
+    from xlaview.dump.records import DumpFile, DumpModule
 
 __all__ = ["ModulePoint", "NoSuchPointError", "find_point", "key_of", "module_points",
            "previous_point"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import NamedTuple
 
-from xlaview.errors import XlaviewError
+from xlaview.errors import LocatedError
 
 # A message quotes at most this many characters of the text (a name, a value):
 # a module written on one line must not put megabytes into an error.
@@ -78,37 +78,23 @@ class LineLocator:
             self._starts.append(offset)
 
 
-class HloSyntaxError(XlaviewError, ValueError):
+class HloSyntaxError(LocatedError, ValueError):
     """HLO text that does not parse.
 
-    ``line`` and ``column`` are 1-based; ``message`` names what was expected.
-    ``source`` is filled in by callers that know which file the text came from.
+    ``line`` and ``column`` are 1-based; ``message`` names what was expected;
+    ``offset`` is the 0-based character offset (-1: unknown). ``path`` is
+    filled in by callers that know which file the text came from.
     """
 
     def __init__(
-        self, message: str, line: int, column: int, offset: int = -1, source: str | None = None
+        self, message: str, line: int, column: int, offset: int = -1, path: str | None = None
     ) -> None:
         # Messages quote names and values from the text; a bound keeps a hostile
         # text's one-megabyte name out of logs and dialogs.
-        message = elide(message, 2 * QUOTE_LIMIT)
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.column = column
+        super().__init__(elide(message, 2 * QUOTE_LIMIT), path, line, column)
         self.offset = offset
-        self.source = source
 
     @classmethod
     def at(cls, text: str, offset: int, message: str) -> HloSyntaxError:
         loc = locate(text, offset)
         return cls(message, loc.line, loc.column, loc.offset)
-
-    def with_source(self, source: str) -> HloSyntaxError:
-        return HloSyntaxError(self.message, self.line, self.column, self.offset, source)
-
-    def __str__(self) -> str:
-        where = f"{self.source}:" if self.source else ""
-        return f"{where}{self.line}:{self.column}: {self.message}"
-
-    def __reduce__(self):  # keep the location across pickling (worker processes)
-        return (HloSyntaxError, (self.message, self.line, self.column, self.offset, self.source))

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from xlaview.dump.files import DumpReadError, check_dump_file, open_dump_file
 from xlaview.dump.files import read_bytes as read_dump_bytes
-from xlaview.errors import XlaviewError
+from xlaview.errors import LocatedError
 
 # Traces of long runs are big: 1 GB of JSON holds about 4 million events.
 # The caps guard against hostile files, not against real profiles.
@@ -38,16 +38,11 @@ _JSON_SUFFIXES = (".trace.json.gz", ".trace.json", ".json.gz", ".json")
 _XPLANE_SUFFIX = ".xplane.pb"
 
 
-class TraceReadError(XlaviewError, OSError):
+class TraceReadError(LocatedError, OSError):
     """A trace that cannot be read: missing, not a regular file, too large, corrupt."""
 
-    def __init__(self, path: str | Path, message: str) -> None:
-        super().__init__(message)
-        self.path = str(path)
-        self.message = message
-
-    def __str__(self) -> str:
-        return f"{self.path}: {self.message}"
+    def __init__(self, path: str | Path, message: str, line: int = 0) -> None:
+        super().__init__(message, str(path), line)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-from xlaview.dump.index import DumpFile, DumpIndex, DumpModule
-from xlaview.dump.loader import load_module
+from xlaview.dump.records import DumpFile, DumpIndex, DumpModule
+from xlaview.dump.modules import load_module
 from xlaview.hlo import Module
 from xlaview.profile.measure import ModuleTime, measure_module
 from xlaview.profile.trace import Trace

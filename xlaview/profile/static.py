@@ -12,7 +12,7 @@ from xlaview.analysis.cost.totals import ModuleCost, module_cost
 from xlaview.analysis.cost.devices import Device, detect_device
 from xlaview.analysis.cost.devices import device as device_named
 from xlaview.analysis.cost.roofline import Roofline, roofline
-from xlaview.dump.index import DumpIndex, DumpModule
+from xlaview.dump.records import DumpIndex, DumpModule
 from xlaview.hlo import Module
 from xlaview.profile.join import LoadModule, executed_file, measure_dump_module, parse_dump_file
 from xlaview.profile.report import ModuleProfile, combine

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
-from xlaview import __version__
+from xlaview.version import __version__
 from xlaview.qt import export
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from xlaview.dump.files import SettingError, file_size_limit
-from xlaview.dump.loader import memory_budget
+from xlaview.dump.modules import memory_budget
 from xlaview.qt import theme
 from xlaview.qt.model.workers import finish, stop_processes
 from xlaview.resources import icon_path

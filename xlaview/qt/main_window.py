@@ -30,7 +30,7 @@ from xlaview.qt.panels.inspector import InspectorView
 from xlaview.qt.text.levels import LevelsBar
 from xlaview.qt.module_list import ModuleListPanel
 from xlaview.qt.panels.tabs import AnalysisTabs
-from xlaview.qt.panels import ChangesPanel
+from xlaview.qt.panels.changes import ChangesPanel
 from xlaview.qt.safe_text import steady_label
 from xlaview.qt.model.records import Selection
 from xlaview.qt.timeline import PassTimeline
@@ -166,7 +166,7 @@ class MainWindow(QMainWindow):
 
     def _wire(self) -> None:
         """Views hear the model; what the user does goes back to the model."""
-        model, analyses = self.model, self.model.analyses
+        model, info = self.model, self.model.module_info
         select = model.select_instruction
         model.index_changed.connect(self._on_index_changed)
         model.module_changed.connect(self._on_module_changed)
@@ -182,17 +182,18 @@ class MainWindow(QMainWindow):
         self.modules.module_selected.connect(
             lambda module: model.select_module(module) if module is not model.module else None)
         self.timeline.pass_selected.connect(model.select_pass)
-        analyses.unchanged_ready.connect(self.timeline.set_unchanged)
-        analyses.change_sizes_ready.connect(self.timeline.set_change_sizes)
-        analyses.history_ready.connect(self._on_history)
-        analyses.levels_changed.connect(self._on_levels_changed)
+        info.unchanged_ready.connect(self.timeline.set_unchanged)
+        info.change_sizes_ready.connect(self.timeline.set_change_sizes)
+        model.history.history_ready.connect(self._on_history)
+        info.levels_changed.connect(self._on_levels_changed)
         self.levels_bar.stablehlo_requested.connect(self.code_tabs.show_stablehlo)
         self.levels_bar.point_requested.connect(model.select_pass)
         self.levels_bar.kernel_requested.connect(
             lambda name: (select(name), self.code_tabs.show_kernel()))
         self.inspector.instruction_requested.connect(select)
         self.inspector.computation_requested.connect(model.enter_computation)
-        analyses.diff_ready.connect(lambda shown: self.changes.set_diff(shown.diff, shown.title))
+        model.changes.diff_ready.connect(
+            lambda shown: self.changes.set_diff(shown.diff, shown.title))
         self.changes.instruction_requested.connect(select)
         self.changes.point_requested.connect(model.select_pass)
         self.traffic_panel.overlay_toggled.connect(self.graph_pane.set_traffic_overlay)
@@ -253,7 +254,7 @@ class MainWindow(QMainWindow):
         """Compare the open dump's modules with another dump of the same program."""
         self.problems_dock.show()
         self.bottom_tabs.setCurrentWidget(self.compare)
-        self.model.analyses.compare_with(folder)
+        self.model.compare.compare_with(folder)
 
     def open_profile(self, path: str | Path) -> None:
         """Read a ``jax.profiler`` trace taken elsewhere and join it to the dump."""

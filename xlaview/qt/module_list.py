@@ -12,7 +12,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlaview.dump.index import DumpIndex, DumpModule
+from xlaview.dump.records import DumpIndex, DumpModule
 from xlaview.qt.safe_text import tooltip
 
 _ROLE = Qt.ItemDataRole.UserRole

@@ -73,7 +73,7 @@ from xlaview.analysis.boundaries.evidence import Evidence, OpRef, ReasonFinder
 from xlaview.analysis.boundaries.multipass import Flow
 from xlaview.analysis.reasons import PRECEDENCE, REASONS
 from xlaview.analysis.traffic import Intermediate, Traffic, analyze_traffic
-from xlaview.dump.loader import ModuleReports
+from xlaview.dump.reports import ModuleReports
 from xlaview.hlo import Module
 
 __all__ = ["PRECEDENCE", "REASONS", "Boundaries", "Boundary", "BoundaryBytes", "Evidence", "OpRef",

@@ -20,7 +20,7 @@ from pathlib import Path
 from xlaview.analysis.boundaries.explain import Boundaries, Boundary, Evidence, OpRef, module_boundaries
 from xlaview.analysis.traffic import Traffic
 from xlaview.dump.files import DumpReadError
-from xlaview.dump.loader import load_module
+from xlaview.dump.modules import load_module
 from xlaview.hlo import Module
 
 # Sent back as constructor calls: a frozen slotted dataclass otherwise unpickles

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from xlaview.dump.loader import read_head
+from xlaview.dump.files import read_head
 from xlaview.errors import XlaviewError
 from xlaview.hlo import Module
 

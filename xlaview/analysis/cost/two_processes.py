@@ -29,7 +29,7 @@ from typing import Any
 
 from xlaview.analysis.cost.totals import ModuleCost, SharePrices, module_cost, price_share
 from xlaview.dump.files import read_text
-from xlaview.dump.loader import LoadedModule, load_text
+from xlaview.dump.modules import LoadedModule, load_text
 from xlaview.hlo import Instruction, Module
 from xlaview.hlo.parse.printed import named_calls
 from xlaview.hlo.parse.driver import parse_module_tolerant  # here: a forked child imports nothing
@@ -48,7 +48,7 @@ PIPE_BYTES = 1 << 20
 def load_and_price(path: str | Path, *, helper: bool | None = None,
                    meanwhile: Callable[[], object] | None = None
                    ) -> tuple[LoadedModule, ModuleCost]:
-    """`xlaview.dump.loader.load_module` and `module_cost` of an HLO file,
+    """`xlaview.dump.modules.load_module` and `module_cost` of an HLO file,
     with a helper process when the module is big (``helper`` True or False:
     with or without one, whatever the size). ``meanwhile()``, if given, runs
     here while the helper starts (reading the module's reports, say); the

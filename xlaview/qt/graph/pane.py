@@ -103,8 +103,8 @@ class GraphPane(QWidget):
         model.graph_shown.connect(self._on_graph_shown)
         model.fusion_shown.connect(self._on_fusion_shown)
         model.selection_changed.connect(self._on_selection_changed)
-        model.analyses.diff_ready.connect(self._on_diff_ready)
-        model.analyses.traffic_ready.connect(self._on_traffic_ready)
+        model.changes.diff_ready.connect(self._on_diff_ready)
+        model.changes.traffic_ready.connect(self._on_traffic_ready)
 
     # -- what the model says --------------------------------------------------
     def _on_graph_shown(self, shown: GraphShown | None) -> None:

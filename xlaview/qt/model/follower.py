@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer
 
-from xlaview.dump.index import DumpIndex
+from xlaview.dump.records import DumpIndex
 from xlaview.qt.model.view_model import ViewModel
 
 REFRESH_DELAY_MS = 400  # gather a burst of file events into one re-index
@@ -19,11 +19,10 @@ class FolderFollower(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(REFRESH_DELAY_MS)
-        self._timer.timeout.connect(model.analyses.reindex)
+        self._timer.timeout.connect(model.folder.reindex)
         self.watcher.directoryChanged.connect(lambda _path: self._timer.start())
         self.watcher.fileChanged.connect(lambda _path: self._timer.start())
         model.index_changed.connect(self._watch)
-        model.analyses.refresh_requested.connect(model.analyses.reindex)
 
     def _watch(self, index: DumpIndex | None) -> None:
         old = self.watcher.directories() + self.watcher.files()

@@ -83,8 +83,12 @@ class Jobs(QObject):
             return  # the user moved on: not what is asked for now
         try:
             handler(value)
-        except (XlaviewError, KeyError, OSError) as err:  # the input, not a bug
+        except XlaviewError as err:  # the input, not a bug (anything else is one)
             self._on_failure(err)
+
+    def cancel(self, slot: str) -> None:
+        """Drop the result of the newest job of ``slot`` (it may still run)."""
+        self.worker.cancel(slot)
 
     @property
     def busy(self) -> bool:

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, QTimer
-from PySide6.QtWidgets import QWidget
 
 AT_MOST_MS = 150  # when nothing needed painting
 
@@ -25,8 +24,8 @@ class PaintGate(QObject):
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.flush)
 
-    def watch(self, window: QWidget) -> None:
-        """Hear ``window``'s paints."""
+    def watch(self, window: QObject) -> None:
+        """Hear ``window``'s paints (its update requests: a widget's, a window's)."""
         window.installEventFilter(self)
 
     @property

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from xlaview.dump.index import DumpFile
+from xlaview.dump.records import DumpFile
 from xlaview.qt.model.tasks import GraphResult
 
 

@@ -15,19 +15,15 @@ from xlaview.analysis.drawing.graph import ComputationGraph, build_graph, same_d
 from xlaview.analysis.inspect import kernel_argument_map
 from xlaview.analysis.drawing import GraphLayout, LayoutStep
 from xlaview.analysis.drawing.pass_layout import step_layout
-from xlaview.dump.index import DumpFile, DumpModule
-from xlaview.dump.loader import (
-    LoadedModule,
-    ModuleCache,
-    ModuleReports,
-    load_reports,
-    read_text,
-)
+from xlaview.dump.records import DumpFile, DumpModule
+from xlaview.dump.modules import LoadedModule, ModuleCache
+from xlaview.dump.reports import ModuleReports, load_reports
+from xlaview.dump.files import read_text
 from xlaview.hlo import Module
 from xlaview.qt.render.canvas_parts import CanvasParts, prepare_canvas
 from xlaview.qt.render.documents import TextSource, source_document, text_source
 from xlaview.qt.model.workers import settle
-from xlaview.qt.text.levels import LoadedCode, load_code
+from xlaview.qt.render.code import LoadedCode, load_code
 from xlaview.qt.render.transition import Transition, prepare_transition
 
 

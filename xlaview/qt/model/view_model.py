@@ -10,11 +10,16 @@ module, the pass, the graph, the selection, ...); a job's result is dropped,
 in one place (`xlaview.qt.model.jobs`), when any generation it was started for
 moved on since: a late result never lands on a pass or a fusion the user has
 left.
+
+Its parts (the analyses, the pricing, the prefetch) get narrow views of it
+(`xlaview.qt.model.host`), never the model itself; the model wires them to
+each other and to its steps. A request that cannot be met (a pass the module
+lacks, a folder that cannot be read) is a status message and a listed
+problem: requests are slots, and a slot never raises.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,19 +28,31 @@ from PySide6.QtCore import QObject, Signal
 
 from xlaview.analysis import navigation
 from xlaview.analysis.kinds import kind_of
-from xlaview.dump.index import DumpFile, DumpIndex, DumpModule, Problem, index_dump, index_file
-from xlaview.dump.loader import LoadedModule, ModuleCache
+from xlaview.dump.index import index_dump, index_file
 from xlaview.dump.main_module import default_module
+from xlaview.dump.modules import LoadedModule, ModuleCache
 from xlaview.dump.points import ModulePoint
+from xlaview.dump.records import DumpFile, DumpIndex, DumpModule
 from xlaview.errors import XlaviewError
-from xlaview.qt.model import tasks as jobs
-from xlaview.qt.model.analyses.changes import Analyses
+from xlaview.hlo import Module
+from xlaview.qt.model import tasks
+from xlaview.qt.model.analyses import description
+from xlaview.qt.model.analyses.boundaries import BoundariesJob
+from xlaview.qt.model.analyses.changes import PassChanges
+from xlaview.qt.model.analyses.compare import Compare
 from xlaview.qt.model.analyses.costing import Costing
-from xlaview.qt.model.tasks import GraphResult, PreparedPass
+from xlaview.qt.model.analyses.folder import Folder
+from xlaview.qt.model.analyses.history import History
+from xlaview.qt.model.analyses.kernels import Kernels
+from xlaview.qt.model.analyses.module_info import ModuleInfo
+from xlaview.qt.model.analyses.search import Search
+from xlaview.qt.model.graphs import Graphs
 from xlaview.qt.model.jobs import Jobs
+from xlaview.qt.model.notices import NoticeBoard
 from xlaview.qt.model.prefetch import Prefetch
+from xlaview.qt.model.records import Selection, TextShown
 from xlaview.qt.model.release import Releaser
-from xlaview.qt.model.records import GraphShown, Selection, TextShown
+from xlaview.qt.model.tasks import PreparedPass
 from xlaview.qt.model.view_cache import ViewCache
 from xlaview.text.spans import lex_text
 
@@ -49,20 +66,18 @@ class ViewModel(QObject):
     pass_changed = Signal(str)  # the pass asked for (shown once pass_shown says so)
     pass_shown = Signal(object)  # TextShown
     spans_ready = Signal(object)  # LineSpans of the text shown
-    graph_shown = Signal(object)  # GraphShown | None
-    fusion_shown = Signal(object)  # GraphShown | None
     selection_changed = Signal(object)  # Selection | None
     selection_described = Signal(object)  # the same Selection, described again (its cost came)
-    problems_reset = Signal(object)  # list[Problem]
-    problems_added = Signal(object)  # list[Problem]
     line_requested = Signal(int)  # scroll the text to this line (a problem's)
-    status = Signal(str)
-    graph_note = Signal(str)  # a pass step laid the graph out afresh: why ("" when kept)
-    progress = Signal(str, object)  # what, fraction or None
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self.jobs = Jobs(self, on_failure=self.job_failed)
+        self.notices = NoticeBoard(lambda: self.module.key if self.module else "", self)
+        # What the window says, as the model's signals: the views hear the model.
+        notices = self.notices
+        self.status, self.progress = notices.status, notices.progress
+        self.problems_reset, self.problems_added = notices.problems_reset, notices.problems_added
+        self.jobs = Jobs(self, on_failure=notices.job_failed)
         self.cache = ModuleCache()
         self.index: DumpIndex | None = None
         self.module: DumpModule | None = None
@@ -70,35 +85,62 @@ class ViewModel(QObject):
         self.pass_key: str | None = None  # asked for
         self.loaded: LoadedModule | None = None  # of the text shown
         self.text_pass: str | None = None  # the pass whose text is shown
-        self.graph_pass: str | None = None
-        self.graph_path: list[str] = []
-        self.fusion_computation: str | None = None
         self.selection: Selection | None = None
         self._asked_selection: tuple[str, str | None, bool] | None = None  # name, computation, center
         self._reveal: tuple[str, int] | None = None  # pass key, line to scroll to once shown
         self.releaser = Releaser(self)
         self.views = ViewCache(self.releaser.release)
-        self.prefetch = Prefetch(self)
-        self.analyses = Analyses(self)
-        self.costing = Costing(self)
+        jobs, cache = self.jobs, self.cache
+        self.graphs = Graphs(jobs, notices, self, self.views, self)
+        # The graphs' signals, as the model's: the views hear the model.
+        self.graph_shown = self.graphs.graph_shown
+        self.fusion_shown = self.graphs.fusion_shown
+        self.graph_note = self.graphs.graph_note
+        self.prefetch = Prefetch(jobs, self, self.views, cache, self.show_asked_pass)
+        self.changes = PassChanges(jobs, self, cache, self)
+        self.module_info = ModuleInfo(jobs, notices, self, self)
+        self.kernels = Kernels(jobs, self, lambda: self.module_info.levels,
+                               self.module_info.reports_for_pass, self)
+        self.history = History(jobs, notices, self, self)
+        self.folder = Folder(jobs, notices, self, self)
+        self.search = Search(jobs, self, self)
+        self.compare = Compare(jobs, self, cache, self)
+        self.boundaries = BoundariesJob(jobs, notices, self, self)
+        self.costing = Costing(jobs, notices, self, cache, self)
+        self._wire()
+
+    def _wire(self) -> None:
+        """The parts hear the model's steps and each other through here."""
+        costing, changes, boundaries = self.costing, self.changes, self.boundaries
+        self.index_changed.connect(costing.index_changed)
+        self.pass_changed.connect(boundaries.pass_changed)
+        self.pass_shown.connect(lambda _shown: costing.pass_shown())
+        # Priced once the pass's graph is drawn: the worker lays that out first.
+        self.graph_shown.connect(lambda _shown: costing.request())
+        self.selection_changed.connect(lambda selection: selection and costing.request())
+        self.fusion_shown.connect(lambda _shown: costing.emit_heat())
+        costing.described_changed.connect(self._describe_again)
+        changes.traffic_ready.connect(boundaries.traffic_found)
+        # Once the pass's traffic is known, the neighbouring passes are prepared.
+        changes.traffic_ready.connect(lambda traffic: traffic is not None and self.jobs.after_paint(
+            "pass", "prefetch", self.prefetch.neighbours))
+        self.module_info.reports_ready.connect(self._reports_ready)
+        self.folder.reindexed.connect(self.reindexed)
+
+    # -- what the graphs hold, as `xlaview.qt.model.host.Shown` reads it ----------
+    @property
+    def graph_path(self) -> list[str]:
+        return self.graphs.path
+
+    @property
+    def graph_pass(self) -> str | None:
+        return self.graphs.graph_pass
+
+    @property
+    def fusion_computation(self) -> str | None:
+        return self.graphs.fusion_computation
 
     # ================================================================ jobs
-    def submit(self, scope: str, slot: str, fn: Callable[..., Any], *args: Any,
-               on_done: Callable[[Any], None], **options: Any) -> None:
-        """Run ``fn(*args)`` off the GUI thread for what ``scope`` shows now
-        (see `Jobs.submit`)."""
-        self.jobs.submit(scope, slot, fn, *args, on_done=on_done, **options)
-
-    def bump(self, scope: str) -> None:
-        self.jobs.bump(scope)
-
-    def job_failed(self, error: BaseException, path: str | None = None) -> None:
-        """A background failure: listed as a problem, said in the status bar."""
-        where = getattr(error, "path", None) or path or (self.module.key if self.module else "")
-        message = str(getattr(error, "message", None) or error)
-        self.problems_added.emit([Problem(str(where), message, getattr(error, "line", None))])
-        self.status.emit(f"{where}: {message}")
-
     @property
     def busy(self) -> bool:
         return self.jobs.busy
@@ -106,7 +148,7 @@ class ViewModel(QObject):
     def wait_idle(self, timeout_ms: int = 120000) -> bool:
         """Process events until every job is done, work deferred until the
         window has painted included."""
-        return self.jobs.wait_idle(timeout_ms, before=self.analyses.flush_timers)
+        return self.jobs.wait_idle(timeout_ms, before=self.module_info.flush_timers)
 
     def shutdown(self) -> None:
         """Drop everything pending (the window closes)."""
@@ -120,20 +162,19 @@ class ViewModel(QObject):
         try:
             index = index_file(path) if path.is_file() else index_dump(path)
         except (OSError, XlaviewError) as err:
-            self.status.emit(f"Cannot open {path}: {err}")
-            self.problems_added.emit([Problem(str(path), f"cannot open: {err}")])
+            self.notices.cannot(f"cannot open {path}: {err}", str(path))
             return
-        self.bump("folder")
+        self.jobs.bump("folder")
         self.index = index
         self.cache.clear()
         self.views.clear()
-        self.analyses.reset()
+        self.module_info.reset()
         self.index_changed.emit(index)
         self.problems_reset.emit(list(index.problems))
-        self.analyses.sniff(index)
+        self.folder.sniff(index)
         if not index.modules:
             self._set_module(None)
-            self.status.emit(f"{index.root}: no XLA module files found")
+            self.notices.say(f"{index.root}: no XLA module files found")
             return
         target = index.module_of(path) if path.is_file() else None
         point = None
@@ -144,11 +185,11 @@ class ViewModel(QObject):
             try:
                 target = index.module(module)
                 point = pass_ if pass_ is not None else None
-            except KeyError:
-                target = None
+            except XlaviewError as err:
+                self.notices.cannot(f"{err}: showing the main module", str(index.root))
         self.select_module(target or default_module(index), point)
         n = len(index.modules)
-        self.status.emit(f"{index.root}: {n} module{'s' * (n != 1)}, {len(index.dumps)} dump"
+        self.notices.say(f"{index.root}: {n} module{'s' * (n != 1)}, {len(index.dumps)} dump"
                          f"{'s' * (len(index.dumps) != 1)}")
 
     def reindexed(self, index: DumpIndex) -> None:
@@ -159,67 +200,79 @@ class ViewModel(QObject):
             return
         self.index = index
         self.index_changed.emit(index)
-        self.problems_added.emit(list(index.problems))
-        self.analyses.sniff(index)
-        current = self.module
-        match = None if current is None else next(
-            (m for m in index.modules if m.ref == current.ref and m.name == current.name), None)
+        self.notices.add_problems(list(index.problems))
+        self.folder.sniff(index)
+        match, keep, reread = navigation.follow_reindex(self.module, self.pass_key, index)
         if match is None:
-            if current is None and index.modules:
+            if self.module is None and index.modules:
                 self.select_module(default_module(index))
             return
-        old_file = current.file_at(self.pass_key) if current and self.pass_key else None
-        keys = [p.key for p in match.points()]
-        keep = self.pass_key if self.pass_key in keys else (keys[-1] if keys else None)
         self.module = match
         self.points = match.points()
         self.module_changed.emit(match, self.points)
-        self.analyses.module_shown(match)
-        if keep is None:
-            return
-        new_file = match.file_at(keep)
-        if keep != self.pass_key or old_file is None or (new_file.size, new_file.mtime_ns) != (
-                old_file.size, old_file.mtime_ns):
+        self._module_shown(match)
+        if keep is not None and reread:
             self.select_pass(keep)
-        else:
+        elif keep is not None:
             self.pass_changed.emit(keep)
 
     # ================================================================ module, pass
     def select_module(self, key: str | int | DumpModule, pass_: int | str | None = None) -> None:
-        """Show a module (a name, an id, ``module_NNNN``) at ``pass_`` (default: after)."""
+        """Show a module (a name, an id, ``module_NNNN``) at ``pass_`` (default:
+        after; a pass the module lacks: its last, said)."""
         if self.index is None:
-            raise RuntimeError("no dump is open")
-        module = key if isinstance(key, DumpModule) else self.index.module(key)
+            self.notices.cannot(f"no dump is open to show module {key}")
+            return
+        try:
+            module = key if isinstance(key, DumpModule) else self.index.module(key)
+        except XlaviewError as err:
+            self.notices.cannot(str(err), str(self.index.root))
+            return
         self._set_module(module)
         if not self.points:
             return
         try:
             wanted = module.point(pass_).key if pass_ is not None else self.points[-1].key
-        except KeyError:  # a pass this module does not have: its last
+        except XlaviewError as err:  # a pass this module does not have: its last
+            self.notices.cannot(f"{err}: showing its last", module.key)
             wanted = self.points[-1].key
         self.select_pass(wanted)
 
     def _set_module(self, module: DumpModule | None) -> None:
-        self.bump("module")
+        self.jobs.bump("module")
         self.module = module
         self.points = module.points() if module else []
-        self.pass_key = self.text_pass = self.graph_pass = None
+        self.pass_key = self.text_pass = None
         self.loaded = None
-        self.graph_path = []
+        self.graphs.module_shown()
         self._asked_selection = None
         self._set_selection(None)
         self.module_changed.emit(module, self.points)
-        self.analyses.module_shown(module)
+        self._module_shown(module)
+
+    def _module_shown(self, module: DumpModule | None) -> None:
+        self.changes.module_shown()
+        self.history.module_shown()
+        self.kernels.module_shown()
+        self.module_info.module_shown(module)
+        self.costing.module_changed(module)
 
     def select_pass(self, key: int | str) -> None:
-        """Show the module at a pass: a sequence number, ``before`` or ``after``."""
+        """Show the module at a pass: a sequence number, ``before`` or ``after``
+        (one it lacks is said, and listed, with what there is)."""
         if self.module is None:
-            raise RuntimeError("no module is shown")
-        key = self.module.point(key).key  # NoSuchPointError (a KeyError) says what there is
+            self.notices.cannot(f"no module is shown to show pass {key} of")
+            return
+        try:
+            key = self.module.point(key).key
+        except XlaviewError as err:
+            self.notices.cannot(str(err), self.module.key)
+            return
         self.prefetch.stepped(self.pass_key, key)
-        self.bump("pass")
+        self.jobs.bump("pass")
         self.pass_key = key
-        self.text_pass = self.graph_pass = None
+        self.text_pass = None
+        self.graphs.pass_changed()
         self.pass_changed.emit(key)
         self.show_asked_pass()
 
@@ -232,16 +285,16 @@ class ViewModel(QObject):
         if prepared is not None:
             self._show_pass(prepared)
             return
-        self.status.emit(f"reading {dump_file.rel} …")
+        self.notices.say(f"reading {dump_file.rel} …")
         if not self.prefetch.awaited(dump_file):
-            self.submit("pass", "pass", jobs.prepare_pass, self.cache, dump_file,
+            self.jobs.submit("pass", "pass", tasks.prepare_pass, self.cache, dump_file,
                         on_done=self._show_pass,
                         on_error=lambda err, f=dump_file: self._pass_failed(err, f))
 
     def _pass_failed(self, error: BaseException, dump_file: DumpFile) -> None:
         self.loaded = None
         self.graph_shown.emit(None)
-        self.job_failed(error, dump_file.rel)
+        self.notices.job_failed(error, dump_file.rel)
 
     def _show_pass(self, prepared: PreparedPass) -> None:
         loaded, module = prepared.loaded, prepared.loaded.module
@@ -250,23 +303,23 @@ class ViewModel(QObject):
         self.pass_shown.emit(TextShown(self.pass_key, prepared.file, module, prepared.source,
                                        prepared.document, prepared.line_owners))
         if prepared.document is not None:  # a big text is coloured window by window
-            self.submit("pass", "lex", lex_text, module.text, "hlo",
+            self.jobs.submit("pass", "lex", lex_text, module.text, "hlo",
                         on_done=self.spans_ready.emit,
-                        on_progress=lambda f: self.progress.emit("highlighting", f),
+                        on_progress=lambda f: self.notices.report_progress("highlighting", f),
                         process="view")
-        self.analyses.report_parse_problems(loaded, prepared.file)
+        self.folder.report_parse_problems(loaded, prepared.file)
         if self._reveal is not None and self._reveal[0] == self.pass_key:
             self.line_requested.emit(self._reveal[1])
         self._reveal = None
-        self.graph_path = navigation.carry_graph_path(self.graph_path, module)
+        self.graphs.pass_shown(module)
         # The text paints first; then the selection is found in the new pass (tens
         # of milliseconds on a 45 MB pass); then the graph, before the analyses.
         if self._asked_selection is not None:
             self.jobs.after_paint("pass", "selection", lambda: self._reselect(prepared.file))
         else:
             self._then_graph(prepared.file)
-        self.status.emit(f"{prepared.file.rel}: {len(module.computations)} computations, "
-                         f"{module.instruction_count} instructions")
+        self.notices.say(f"{prepared.file.rel}: {len(module.computations)} computations, "
+                 f"{module.instruction_count} instructions")
 
     def _reselect(self, dump_file: DumpFile) -> None:
         """The asked selection in the pass just shown (its graph asked first, so
@@ -277,14 +330,8 @@ class ViewModel(QObject):
 
     def _then_graph(self, dump_file: DumpFile) -> None:
         """The graph after the next paint, then the pass's diff and traffic."""
-        self.jobs.after_paint("pass", "graph", self._show_graph)
-        self.analyses.pass_shown(dump_file)
-
-    def _show_graph(self) -> None:
-        if self.graph_path:
-            self._request_graph(keep_view=True)
-        else:
-            self.graph_shown.emit(None)
+        self.jobs.after_paint("pass", "graph", self.graphs.show_after_paint)
+        self.changes.pass_shown(dump_file)
 
     def current_file_key(self) -> str:
         if self.module is None or self.pass_key is None:
@@ -292,51 +339,27 @@ class ViewModel(QObject):
         return str(self.module.file_at(self.pass_key).path)
 
     # ================================================================ graph
-    def _request_graph(self, keep_view: bool) -> None:
-        if self.loaded is None or not self.graph_path:
-            return
-        computation = self.graph_path[-1]
-        key = (self.current_file_key(), computation)
-        path, for_pass = tuple(self.graph_path), self.pass_key
-
-        def show(result: GraphResult) -> None:
-            self.views.store_layout(key, result)
-            self.graph_pass = for_pass
-            self._layout_shown(computation, result)
-            # Where the view looked means nothing in a graph laid out afresh.
-            fresh = result.step is not None and result.step.fresh
-            self.graph_shown.emit(GraphShown(for_pass, path, result, keep_view and not fresh))
-
-        cached = self.views.layout(key) or self._unchanged_graph(computation)
-        if cached is not None:
-            show(cached)
-            return
-        self.submit("graph", "graph", jobs.graph_and_layout, self.loaded.module, computation,
-                    self.views.shown_result(computation), on_done=show,
-                    on_progress=lambda f: self.progress.emit("laying out the graph", f))
-
     def enter_computation(self, computation: str) -> None:
         """Open a called computation (a fusion's body, a loop's body) in the graph."""
-        if self.loaded is None or not self.loaded.module.has_computation(computation):
-            return
-        self.bump("graph")
-        self.graph_path = navigation.path_to(computation, self.graph_path, self.loaded.module)
-        self._request_graph(keep_view=False)
+        self.graphs.enter(computation)
 
     def open_path_prefix(self, depth: int) -> None:
         """Go back to the ``depth``-th computation of the graph path (breadcrumb)."""
-        if 0 <= depth < len(self.graph_path) - 1:
-            self.enter_computation(self.graph_path[depth])
+        self.graphs.open_prefix(depth)
 
     def back_to_entry(self) -> None:
-        self.open_path_prefix(0)
+        self.graphs.open_prefix(0)
+
+    def show_fusion(self, caller: str) -> None:
+        """Show the body of fusion ``caller`` in the fused pane, whatever is selected."""
+        self.graphs.show_fused_of(caller)
 
     # ================================================================ selection
     def select_instruction(self, name: str, computation: str | None = None,
                            center: bool = True) -> None:
         """Select an instruction of the shown pass: text, graph and inspector follow.
         Asked before the pass shows, it applies once it does."""
-        self.bump("selection")
+        self.jobs.bump("selection")
         self._asked_selection = (name, computation, center)
         if self.loaded is not None and self.text_pass == self.pass_key:
             self._apply_selection(name, computation, center)
@@ -349,69 +372,42 @@ class ViewModel(QObject):
         if found is None:
             self._asked_selection = None
             self._set_selection(None)
-            self.status.emit(f"{name} is not in this dump (pass {self.pass_key})")
+            self.notices.say(f"{name} is not in this dump (pass {self.pass_key})")
             return
         comp, instr = found
-        described = self.analyses.describe(module, instr.name, comp.name)
+        described = self.describe(module, instr.name, comp.name)
         self._set_selection(Selection(comp.name, instr.name, described, kind_of(instr), center))
-        if not self.graph_path or self.graph_path[-1] != comp.name:
-            self.bump("graph")
-            self.graph_path = navigation.path_to(comp.name, self.graph_path, module)
-            if request_graph:
-                self._request_graph(keep_view=False)
-        self._request_fusion(navigation.fused_computation(module, instr), instr)
-        self.analyses.selection_shown(self.selection)
+        self.graphs.follow(comp.name, module, request=request_graph)
+        self.graphs.show_fused(navigation.fused_computation(module, instr), instr)
+        assert self.selection is not None
+        self.kernels.selection_shown(self.selection)
+        self.history.selection_shown(self.selection)
+
+    def describe(self, module: Module, name: str, computation: str) -> dict[str, Any]:
+        """What the inspector shows for an instruction of the shown pass."""
+        return description.describe(module, name, computation, self.module_info, self.costing)
+
+    def _describe_again(self) -> None:
+        """The selection described again with what came (its cost, its measured
+        time): the inspector shows it; nothing else moves."""
+        selection, loaded = self.selection, self.loaded
+        if selection is None or loaded is None or self.text_pass != self.pass_key:
+            return
+        described = self.describe(loaded.module, selection.name, selection.computation)
+        self.selection = replace(selection, described=described, center=False)
+        self.selection_described.emit(self.selection)
+
+    def _reports_ready(self, _reports: object) -> None:
+        """The reports describe the final pass: its selection gains buffers."""
+        if self.pass_key == "after" and self.selection is not None:
+            selection = self.selection
+            self.select_instruction(selection.name, selection.computation, center=False)
 
     def _set_selection(self, selection: Selection | None) -> None:
         self.selection = selection
         if selection is None:
-            self.fusion_computation = None
-            self.fusion_shown.emit(None)
+            self.graphs.clear_fused()
         self.selection_changed.emit(selection)
-
-    def _request_fusion(self, body: str | None, caller) -> None:
-        self.fusion_computation = body
-        if body is None or self.loaded is None:
-            self.fusion_shown.emit(None)
-            return
-        key = (self.current_file_key(), body)
-        pass_shown, kind = self.pass_key, caller.fusion_kind
-
-        def show(result: GraphResult) -> None:
-            self.views.store_layout(key, result)
-            self._layout_shown(body, result)
-            self.fusion_shown.emit(GraphShown(pass_shown, (body,), result, False, caller.name,
-                                              kind))
-
-        cached = self.views.layout(key) or self._unchanged_graph(body)
-        if cached is not None:
-            show(cached)
-            return
-        self.submit("selection", "fusion-graph", jobs.graph_and_layout, self.loaded.module,
-                    body, self.views.shown_result(body), on_done=show)
-
-    def _unchanged_graph(self, computation: str) -> GraphResult | None:
-        """The graph shown for ``computation``, when this pass did not touch its
-        text: shown again as it is (no layout, nothing moves)."""
-        assert self.loaded is not None
-        same = self.views.same_graph(computation,
-                                     jobs.text_identity(self.loaded.module, computation))
-        return None if same is None else replace(same, step=None, transition=None)
-
-    def _layout_shown(self, computation: str, result: GraphResult) -> None:
-        """The next step of ``computation`` starts from this layout; a step too
-        large to keep the picture says so."""
-        self.views.shown(computation, result)
-        step = result.step
-        self.graph_note.emit(f"{computation}: {step.reason}" if step is not None and step.reason
-                             else "")
-
-    def show_fusion(self, caller: str) -> None:
-        """Show the body of fusion ``caller`` in the fused pane, whatever is selected."""
-        found = navigation.locate(self.loaded.module, caller) if self.loaded else None
-        body = found and navigation.fused_computation(self.loaded.module, found[1])
-        if body and self.text_pass == self.pass_key:
-            self._request_fusion(body, found[1])
 
     def reveal(self, module: DumpModule, key: str | None, line: int | None) -> None:
         """Show ``module`` at pass ``key`` with the text scrolled to ``line``
@@ -428,7 +424,7 @@ class ViewModel(QObject):
     # ================================================================ state
     def view_state(self) -> dict[str, Any]:
         """What is on screen now (see `MainWindow.view_state`)."""
-        diff = self.analyses.diff_range()
+        diff = self.changes.diff_range()
         return {
             "folder": str(self.index.root) if self.index else None,
             "module": self.module.key if self.module else None,

@@ -11,7 +11,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlaview.dump.index import Problem
+from xlaview.errors import Problem
 
 
 class ProblemsView(QTableWidget):

@@ -10,16 +10,14 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTabWidget, QWidget
 
-from xlaview.dump.index import Problem
-from xlaview.qt.panels import (
-    CompareView,
-    CostPanel,
-    MemoryPanel,
-    ProblemsView,
-    ProfilePanel,
-    SearchPanel,
-    TrafficPanel,
-)
+from xlaview.errors import Problem
+from xlaview.qt.panels.compare import CompareView
+from xlaview.qt.panels.cost import CostPanel
+from xlaview.qt.panels.memory import MemoryPanel
+from xlaview.qt.panels.problems import ProblemsView
+from xlaview.qt.panels.profile import ProfilePanel
+from xlaview.qt.panels.search import SearchPanel
+from xlaview.qt.panels.traffic import TrafficPanel
 from xlaview.qt.model.records import Selection
 from xlaview.qt.model.view_model import ViewModel
 
@@ -51,13 +49,13 @@ class AnalysisTabs(QTabWidget):
         self._problems_seen = False
         self._room_asked = False
 
-        analyses, select = model.analyses, model.select_instruction
-        analyses.traffic_ready.connect(self.traffic.set_traffic)
+        select = model.select_instruction
+        model.changes.traffic_ready.connect(self.traffic.set_traffic)
         self.traffic.instruction_requested.connect(select)
-        analyses.boundaries.boundaries_ready.connect(self.traffic.set_boundaries)
-        self.traffic.wanted_changed.connect(analyses.boundaries.set_wanted)
+        model.boundaries.boundaries_ready.connect(self.traffic.set_boundaries)
+        self.traffic.wanted_changed.connect(model.boundaries.set_wanted)
         self.traffic.fusion_requested.connect(model.show_fusion)
-        analyses.memory_ready.connect(self.memory.set_timeline)
+        model.module_info.memory_ready.connect(self.memory.set_timeline)
         self.memory.instruction_requested.connect(select)
         costing = model.costing
         costing.cost_ready.connect(self.cost.set_cost)
@@ -72,8 +70,8 @@ class AnalysisTabs(QTabWidget):
         model.selection_changed.connect(self._on_selection_changed)
         self.search.instruction_requested.connect(select)
         self.search.query_changed.connect(self.run_search)
-        analyses.search_ready.connect(self.search.set_hits)
-        analyses.compare_ready.connect(self.compare.set_comparisons)
+        model.search.search_ready.connect(self.search.set_hits)
+        model.compare.compare_ready.connect(self.compare.set_comparisons)
         model.problems_reset.connect(self._on_problems_reset)
         model.problems_added.connect(self._on_problems_added)
         self.problems.problem_activated.connect(self._on_problem_activated)
@@ -87,7 +85,7 @@ class AnalysisTabs(QTabWidget):
     def run_search(self, query: str) -> None:
         """Find instructions of the shown pass (see `xlaview.analysis.search`)."""
         self.setCurrentWidget(self.search)
-        self.model.analyses.search(query)
+        self.model.search.search(query)
 
     def _on_selection_changed(self, selection: Selection | None) -> None:
         self.memory.chart.select(selection.name if selection else None)

@@ -10,7 +10,8 @@ from xlaview.analysis.marks import selection_lines
 from xlaview.qt import theme
 from xlaview.qt.model.analyses.changes import DiffShown
 from xlaview.qt.text.hlo_text import HloTextPanel
-from xlaview.qt.text.levels import CodePanel, KernelPanel, LoadedCode
+from xlaview.qt.render.code import LoadedCode
+from xlaview.qt.text.levels import CodePanel, KernelPanel
 from xlaview.qt.safe_text import esc
 from xlaview.qt.model.records import Selection, TextShown
 from xlaview.qt.model.view_model import ViewModel
@@ -42,12 +43,13 @@ class CodeTabs(QTabWidget):
         model.spans_ready.connect(self.text.set_spans)
         model.selection_changed.connect(self._on_selection_changed)
         model.line_requested.connect(self.text.show_span)
-        analyses = model.analyses
-        analyses.diff_ready.connect(self._on_diff_ready)
-        analyses.levels_changed.connect(lambda levels, _module: self._on_module_changed(levels))
-        analyses.kernel_files.connect(self._on_kernel_files)
-        analyses.kernel_code.connect(self._on_kernel_code)
-        analyses.stablehlo_code.connect(self._on_stablehlo_code)
+        model.changes.diff_ready.connect(self._on_diff_ready)
+        model.module_info.levels_changed.connect(
+            lambda levels, _module: self._on_module_changed(levels))
+        kernels = model.kernels
+        kernels.kernel_files.connect(self._on_kernel_files)
+        kernels.kernel_code.connect(self._on_kernel_code)
+        kernels.stablehlo_code.connect(self._on_stablehlo_code)
 
     # -- HLO text -------------------------------------------------------------
     def _on_pass_shown(self, shown: TextShown) -> None:
@@ -56,7 +58,7 @@ class CodeTabs(QTabWidget):
     def _colour_window(self, first: int, text: str) -> None:
         """Colours for the window of a big text the view moved to."""
         view, source = self.text, self.text.source
-        self.model.submit(
+        self.model.jobs.submit(
             "pass", "lex-window", lex_text, text, "hlo", process="view",
             on_done=lambda spans: view.set_spans(spans, first)
             if view.source is source and view.first == first else None)
@@ -115,7 +117,7 @@ class CodeTabs(QTabWidget):
         if not self.kernel.files or asked == self._kernel_asked:
             return
         self._kernel_asked = asked
-        self.model.analyses.request_kernel_code(asked[1], self.kernel.function)
+        self.model.kernels.request_kernel_code(asked[1], self.kernel.function)
 
     def _on_kernel_code(self, code: LoadedCode, rows: list[dict]) -> None:
         self.kernel.show_code(code)
@@ -129,7 +131,7 @@ class CodeTabs(QTabWidget):
         """The StableHLO the framework handed XLA (``module.mlir``)."""
         self._stablehlo_asked = True
         self.setCurrentWidget(self.stablehlo)
-        self.model.analyses.request_stablehlo()
+        self.model.kernels.request_stablehlo()
 
     def _on_stablehlo_code(self, code: LoadedCode | None, header: str) -> None:
         self.stablehlo.header.setText(f"<b>{esc(header)}</b>")
@@ -139,7 +141,7 @@ class CodeTabs(QTabWidget):
 
     def _colour(self, panel: CodePanel, code: LoadedCode) -> None:
         view, document = panel.view, code.document
-        self.model.submit(
+        self.model.jobs.submit(
             "kernel" if panel is self.kernel else "module", f"colour-{panel.objectName()}",
             lex_text, code.text, code.kind,
             on_done=lambda spans: view.set_spans(spans) if view.document() is document else None,

@@ -5,10 +5,8 @@ LLVM's optimizations) or PTX, with its arguments mapped back to HLO."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from PySide6.QtCore import QCoreApplication, Qt, Signal
-from PySide6.QtGui import QAction, QTextDocument
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -23,58 +21,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlaview.dump.index import DumpFile
-from xlaview.dump.kernels import KERNEL_LEVELS, KernelFiles, ModuleLevels, function_line
-from xlaview.dump.loader import count_newlines, line_offset, read_text
-from xlaview.qt.text.hlo_text import HloTextView, build_document
+from xlaview.dump.kernels import KERNEL_LEVELS, KernelFiles, ModuleLevels
+from xlaview.qt.render.code import LoadedCode
+from xlaview.qt.render.documents import build_document
+from xlaview.qt.text.hlo_text import HloTextView
 from xlaview.qt.panels.inspector import human_bytes
 from xlaview.qt.safe_text import esc, label
-
-# A file longer than this shows an excerpt around the kernel: laying out a
-# document costs the GUI thread time in proportion to its lines.
-MAX_LINES_SHOWN = 20_000
-EXCERPT_CONTEXT = 500
-
-
-@dataclass
-class LoadedCode:
-    """A code file made ready off the GUI thread (or the excerpt of it shown).
-    Its colours come after, from `lex_text`, so the text shows first."""
-
-    kind: str
-    text: str  # what is shown
-    document: QTextDocument
-    jump_line: int | None  # in the text shown
-    note: str = ""  # what part of the file is shown, when not all of it
-
-
-def excerpt(text: str, line: int | None) -> tuple[str, int, str]:
-    """(text shown, its first line in the file, a note) for a file too long to show whole."""
-    total = count_newlines(text) + 1
-    if total <= MAX_LINES_SHOWN:
-        return text, 1, ""
-    centre = line or 1
-    first = max(1, min(centre - EXCERPT_CONTEXT, total - MAX_LINES_SHOWN + 1))
-    last = first + MAX_LINES_SHOWN - 1
-    start = line_offset(text, first)
-    end = line_offset(text, last + 1, start, first) - 1 if last < total else len(text)
-    note = (f"lines {first:,}–{last:,} of {total:,} shown (the file is {len(text) / 1e6:.0f} MB; "
-            "the kernel is in this part)")
-    return text[start:end], first, note
-
-
-def load_code(dump_file: DumpFile, kind: str, function: str | None,
-              text: str | None = None) -> LoadedCode:
-    """``text``: the file's, if the caller has read it already."""
-    if text is None:
-        text = read_text(dump_file.path)
-    line = function_line(text, function) if function else None
-    shown, first, note = excerpt(text, line)
-    document = build_document(shown)
-    document.moveToThread(QCoreApplication.instance().thread())
-    jump = line - first + 1 if line else None
-    return LoadedCode(kind, shown, document, jump, note)
-
 
 class CodePanel(QWidget):
     """A read-only code view (LLVM IR, PTX or MLIR), lazily coloured."""

@@ -2,9 +2,10 @@
 the boundaries of the traffic the analyses found, worked out while a view
 wants them, cached per module file.
 
-Part of the analyses: it hears their ``traffic_ready`` and the model's pass
-steps, and says what it has in ``boundaries_ready`` (a `BoundariesShown`);
-results for a pass the user has left are dropped by the model's generations.
+The view model tells it of pass steps (`pass_changed`) and of the traffic
+found (`traffic_found`); it says what it has in ``boundaries_ready`` (a
+`BoundariesShown`). Results for a pass the user has left are dropped by the
+model's generations.
 A big module's are worked out in the background helper process (see
 `xlaview.analysis.boundaries.from_file`): on the window's worker, 5 seconds on a
 330k-instruction module kept the next pass from showing that long (7.3 s
@@ -16,17 +17,14 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from xlaview.analysis.boundaries.explain import Boundaries
 from xlaview.analysis.boundaries.from_file import FileBoundaries, explained, file_boundaries
 from xlaview.analysis.traffic import Traffic
 from xlaview.hlo import Module
-
-if TYPE_CHECKING:
-    from xlaview.qt.model.view_model import ViewModel
+from xlaview.qt.model.host import JobHost, Notices, Shown
 
 CACHED_FILES = 16  # a pass stepped back to shows its reasons at once
 # Instructions above which the helper process works them out (~1 s of work on the worker).
@@ -55,9 +53,10 @@ class BoundariesJob(QObject):
 
     boundaries_ready = Signal(object)  # BoundariesShown
 
-    def __init__(self, model: ViewModel, traffic_ready: SignalInstance) -> None:
-        super().__init__(model)
-        self.model = model
+    def __init__(self, jobs: JobHost, notices: Notices, shown: Shown,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._jobs, self._notices, self._shown = jobs, notices, shown
         self.shown = BoundariesShown(None, None, None)
         self._cache: OrderedDict[tuple, FileBoundaries] = OrderedDict()
         self._wanted = False
@@ -68,8 +67,6 @@ class BoundariesJob(QObject):
         self._settle.setSingleShot(True)
         self._settle.setInterval(SETTLE_MS)
         self._settle.timeout.connect(lambda: self.request(settled=True))
-        traffic_ready.connect(self._on_traffic_ready)
-        model.pass_changed.connect(self._on_pass_changed)
 
     def set_wanted(self, wanted: bool) -> None:
         """A view shows the boundaries (the Traffic tab is visible) or no longer does."""
@@ -84,53 +81,54 @@ class BoundariesJob(QObject):
             return
         key, module, traffic = self._pending
         if module.instruction_count > IN_HELPER_ABOVE and not settled:
-            self._say(BoundariesShown(self.model.pass_key, traffic, None,
+            self._say(BoundariesShown(self._shown.pass_key, traffic, None,
                                       message="Finding why each value is materialized "
                                               "once you stay on this pass …"))
             self._settle.start()
             return
         self._running = True
-        pass_key = self.model.pass_key
+        pass_key = self._shown.pass_key
         self._say(BoundariesShown(pass_key, traffic, None,
                                   message="Finding why each value is materialized …"))
         done = lambda result: self._explained(key, pass_key, traffic, result)
         if module.instruction_count <= IN_HELPER_ABOVE:
-            self.model.submit("pass", "boundaries", explained, module, traffic, on_done=done,
+            self._jobs.submit("pass", "boundaries", explained, module, traffic, on_done=done,
                               on_error=self._failed)
             return
-        self.model.submit("pass", "boundaries", file_boundaries, key[0], key[1:], traffic,
+        notices = self._notices
+        self._jobs.submit("pass", "boundaries", file_boundaries, key[0], key[1:], traffic,
                           on_done=done, on_error=self._failed, process="background",
-                          on_progress=lambda f: self.model.progress.emit(
+                          on_progress=lambda f: notices.report_progress(
                               "finding why each value is materialized", f))
 
-    # -- what the model says --------------------------------------------------
-    def _on_pass_changed(self, key: str) -> None:
+    # -- what the view model says ---------------------------------------------
+    def pass_changed(self, key: str) -> None:
         if key == self.shown.pass_key and self.shown.traffic is not None:
             return  # the same pass said again (a folder re-indexed, its file unchanged)
         self._settle.stop()
         if self._running:
-            self.model.jobs.worker.cancel("boundaries")  # stopped once its file is read, if not sooner
+            self._jobs.cancel("boundaries")  # stopped once its file is read, if not sooner
         self._pending, self._running = None, False
         self._say(BoundariesShown(key, None, None, message=f"Pass {key}: finding its traffic …"))
 
-    def _on_traffic_ready(self, traffic: Traffic | None) -> None:
-        model = self.model
+    def traffic_found(self, traffic: Traffic | None) -> None:
+        shown = self._shown
         self._pending, self._running = None, False
-        if traffic is None or model.loaded is None or model.module is None or model.pass_key is None:
-            self._say(BoundariesShown(model.pass_key, None, None))
+        if traffic is None or shown.loaded is None or shown.module is None or shown.pass_key is None:
+            self._say(BoundariesShown(shown.pass_key, None, None))
             return
-        dump_file = model.module.file_at(model.pass_key)
+        dump_file = shown.module.file_at(shown.pass_key)
         key = (str(dump_file.path), dump_file.size, dump_file.mtime_ns)
         cached = self._cache.get(key)
         if cached is not None:
             self._cache.move_to_end(key)
-            self._say(BoundariesShown(model.pass_key, traffic, cached.boundaries, cached.callers))
+            self._say(BoundariesShown(shown.pass_key, traffic, cached.boundaries, cached.callers))
             return
-        self._pending = (key, model.loaded.module, traffic)
+        self._pending = (key, shown.loaded.module, traffic)
         if self._wanted:
             self.request()
         else:
-            self._say(BoundariesShown(model.pass_key, traffic, None,
+            self._say(BoundariesShown(shown.pass_key, traffic, None,
                                       message="Reasons are found while the Traffic tab is shown."))
 
     def _explained(self, key: tuple[str, int, int], pass_key: str | None, traffic: Traffic,
@@ -143,9 +141,9 @@ class BoundariesJob(QObject):
 
     def _failed(self, error: BaseException) -> None:
         self._pending, self._running = None, False
-        self._say(BoundariesShown(self.model.pass_key, self.shown.traffic, None,
+        self._say(BoundariesShown(self._shown.pass_key, self.shown.traffic, None,
                                   message=f"The boundaries could not be explained: {error}"))
-        self.model.job_failed(error)
+        self._notices.job_failed(error)
 
     def _say(self, shown: BoundariesShown) -> None:
         self.shown = shown

@@ -16,8 +16,8 @@ from pathlib import Path
 from xlaview.analysis.cost.totals import ModuleCost, module_cost
 from xlaview.analysis.cost.devices import Device, DeviceChoice, detect_device
 from xlaview.analysis.cost.roofline import Roofline, roofline
-from xlaview.dump.index import DumpFile, DumpIndex, DumpModule
-from xlaview.dump.loader import ModuleCache
+from xlaview.dump.records import DumpFile, DumpIndex, DumpModule
+from xlaview.dump.modules import ModuleCache
 from xlaview.hlo import Module
 from xlaview.profile import (
     ModuleProfile,

@@ -1,9 +1,9 @@
 """What the shown pass's ops cost, and what a profile measured of them.
 
-Part of the view model, like `xlaview.qt.model.analyses.changes.Analyses`: it reads the
-model's state, runs its work through ``model.submit`` (so that a result for a
-pass, module or folder the user has left is dropped like any other), and
-views subscribe to its signals.
+Part of the view model: it reads what is shown (`xlaview.qt.model.host.Shown`),
+runs its work through the model's jobs (so that a result for a pass, module or
+folder the user has left is dropped like any other), hears the model's steps
+from the view model, and views subscribe to its signals.
 
 The cost of a pass (`xlaview.analysis.cost.totals.module_cost`, ~0.5 s on a 45 MB
 module) is computed only when a view needs it: the Cost tab is shown, the
@@ -18,9 +18,8 @@ after-optimizations dump), so they apply to that pass only.
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
@@ -28,7 +27,9 @@ from xlaview.analysis.cost.totals import ModuleCost
 from xlaview.analysis.cost.devices import Device, DeviceChoice
 from xlaview.analysis.cost.devices import device as device_named
 from xlaview.analysis.cost.roofline import Roofline
-from xlaview.dump.index import DumpFile, DumpIndex, DumpModule, Problem
+from xlaview.dump.modules import ModuleCache
+from xlaview.dump.records import DumpFile, DumpIndex, DumpModule
+from xlaview.errors import Problem
 from xlaview.hlo import Module
 from xlaview.profile import ModuleProfile, Trace, executed_file, read_trace
 from xlaview.qt.model.analyses.cost_records import (
@@ -41,9 +42,7 @@ from xlaview.qt.model.analyses.cost_records import (
     read_found_trace,
 )
 from xlaview.qt.figures import seconds
-
-if TYPE_CHECKING:
-    from xlaview.qt.model.view_model import ViewModel
+from xlaview.qt.model.host import JobHost, Notices, Shown
 
 COSTS_KEPT = 3  # priced module files kept: each holds its parsed module alive
 HEAT_MODES = ("off", "estimate", "measured")
@@ -54,10 +53,14 @@ class Costing(QObject):
     device_changed = Signal(object, bool)  # Device | None (the dump's), chosen by the user
     profile_ready = Signal(object)  # ProfileShown | None
     heat_changed = Signal(object, object, object)  # title | None, values, label function
+    # What the inspector says of an op may have changed: its cost or its
+    # measured time came.
+    described_changed = Signal()
 
-    def __init__(self, model: ViewModel) -> None:
-        super().__init__(model)
-        self.model = model
+    def __init__(self, jobs: JobHost, notices: Notices, shown: Shown, cache: ModuleCache,
+                 parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._jobs, self._notices, self._shown, self._cache = jobs, notices, shown, cache
         self.shown: CostShown | None = None
         self.chosen: Device | None = None  # the user's device; None: the dump's
         self.heat_mode = "off"
@@ -71,20 +74,13 @@ class Costing(QObject):
         # Pricing asked for (the file, the device, the pass's generation) and not back yet.
         self._asked: tuple[DumpFile, str | None, tuple[int, ...]] | None = None
         self._root: Path | None = None
-        model.index_changed.connect(self._on_index_changed)
-        model.module_changed.connect(self._on_module_changed)
-        model.pass_shown.connect(self._on_pass_shown)
-        # Priced once the pass's graph is drawn: the worker lays that out first.
-        model.graph_shown.connect(lambda _shown: self._request())
-        model.selection_changed.connect(lambda selection: selection and self._request())
-        model.fusion_shown.connect(lambda _shown: self._emit_heat())
 
     # ================================================================ what views ask
     def want(self, reason: str, on: bool) -> None:
         """A view needs the cost of the shown pass (``on``) or no longer does."""
         if on:
             self._wants.add(reason)
-            self._request()
+            self.request()
         else:
             self._wants.discard(reason)
 
@@ -95,7 +91,7 @@ class Costing(QObject):
         self.device_changed.emit(self.chosen or (shown.detected.device if shown else None),
                                  self.chosen is not None)
         self._asked = None
-        self._request()
+        self.request()
         if self.measured is not None:
             self._combine()
 
@@ -105,12 +101,12 @@ class Costing(QObject):
             raise ValueError(f"heat mode {mode!r}: one of {', '.join(HEAT_MODES)}")
         self.heat_mode = mode
         self.want("heat", mode != "off")
-        self._emit_heat()
+        self.emit_heat()
 
     def open_trace(self, path: str | Path) -> None:
         """Read a trace taken elsewhere and join it to the dump (never writes)."""
-        self.model.status.emit(f"reading the trace {path} …")
-        self.model.submit("folder", "trace", read_trace, Path(path), on_done=self._trace_read)
+        self._notices.say(f"reading the trace {path} …")
+        self._jobs.submit("folder", "trace", read_trace, Path(path), on_done=self._trace_read)
 
     def priced(self, module: Module) -> tuple[ModuleCost | None, Roofline | None]:
         """The cost and roofline of ``module`` if it is the pass priced last."""
@@ -133,17 +129,19 @@ class Costing(QObject):
 
     # ================================================================ cost
     def _wanted(self) -> bool:
-        return bool(self._wants) or self.model.selection is not None
+        return bool(self._wants) or self._shown.selection is not None
 
     def _shown_file(self) -> DumpFile | None:
-        model = self.model
+        model = self._shown
         if model.module is None or model.loaded is None or model.pass_key is None \
                 or model.text_pass != model.pass_key:
             return None
         return model.module.file_at(model.pass_key)
 
-    def _request(self) -> None:
-        """Price the shown pass if a view wants it and it is not priced yet."""
+    def request(self) -> None:
+        """Price the shown pass if a view wants it and it is not priced yet
+        (the view model asks once the pass's graph is drawn, or an op is
+        selected: the worker lays the graph out first)."""
         dump_file = self._shown_file()
         if dump_file is None or not self._wanted():
             return
@@ -152,30 +150,33 @@ class Costing(QObject):
         if shown is not None and shown.file == dump_file and shown.chosen == (chosen is not None) \
                 and (chosen is None or shown.device == chosen):
             return
-        if self._asked == (dump_file, device, self.model.jobs.stamp("pass")):
+        if self._asked == (dump_file, device, self._jobs.stamp("pass")):
             return
-        module = self.model.loaded.module
+        loaded = self._shown.loaded
+        assert loaded is not None  # (a shown file has its parse)
+        module = loaded.module
         cached = self._costs.get(dump_file)
         if cached is not None and cached[0] is module:
             self._submit_price(dump_file, module, cached[1])
             return
-        self._asked = (dump_file, device, self.model.jobs.stamp("pass"))
-        self.model.jobs.after_paint(
+        self._asked = (dump_file, device, self._jobs.stamp("pass"))
+        self._jobs.after_paint(
             "pass", "cost", lambda: self._submit_price(dump_file, module, None))
 
     def _submit_price(self, dump_file: DumpFile, module: Module, cost: ModuleCost | None) -> None:
-        pass_key = self.model.pass_key
+        pass_key = self._shown.pass_key
+        assert pass_key is not None
         self._asked = (dump_file, self.chosen.name if self.chosen else None,
-                       self.model.jobs.stamp("pass"))
+                       self._jobs.stamp("pass"))
         # Reporting progress lets a step away stop it (half a second on a 45 MB pass).
-        self.model.submit(
+        self._jobs.submit(
             "pass", "cost", price, module, dump_file.path, self.chosen, cost,
             on_done=lambda result: self._priced(pass_key, dump_file, module, *result),
             on_error=self._price_failed, on_progress=lambda _fraction: None)
 
     def _price_failed(self, error: BaseException) -> None:
         self._asked = None
-        self.model.job_failed(error)
+        self._notices.job_failed(error)
 
     def _priced(self, pass_key: str, dump_file: DumpFile, module: Module, cost: ModuleCost,
                 detected: DeviceChoice, roof: Roofline) -> None:
@@ -193,28 +194,17 @@ class Costing(QObject):
         if first:
             self.device_changed.emit(roof.device, self.chosen is not None)
         self.cost_ready.emit(self.shown)
-        self._emit_heat()
-        self._redescribe()
+        self.emit_heat()
+        self.described_changed.emit()
 
-    def _redescribe(self) -> None:
-        """The selection described again with what came (its cost, its measured
-        time): the inspector shows it; nothing else moves."""
-        model = self.model
-        selection, loaded = model.selection, model.loaded
-        if selection is None or loaded is None or model.text_pass != model.pass_key:
-            return
-        described = model.analyses.describe(loaded.module, selection.name, selection.computation)
-        model.selection = replace(selection, described=described, center=False)
-        model.selection_described.emit(model.selection)
-
-    # ================================================================ profile
-    def _on_pass_shown(self, _shown: object) -> None:
+    # ================================================================ what the view model says
+    def pass_shown(self) -> None:
         if self.measured is not None:
             self._emit_profile()
             if self.heat_mode == "measured":
-                self._emit_heat()
+                self.emit_heat()
 
-    def _on_index_changed(self, index: DumpIndex | None) -> None:
+    def index_changed(self, index: DumpIndex | None) -> None:
         root = index.root if index is not None else None
         if root == self._root:
             return  # the same folder indexed again (it is being written)
@@ -224,14 +214,14 @@ class Costing(QObject):
         self.trace = None
         self._set_measured(None)
         if root is not None and root.is_dir():
-            self.model.submit("folder", "trace", read_found_trace, root, on_done=self._trace_read)
+            self._jobs.submit("folder", "trace", read_found_trace, root, on_done=self._trace_read)
 
-    def _on_module_changed(self, module: DumpModule | None, _points: Any) -> None:
+    def module_changed(self, module: DumpModule | None) -> None:
         self.shown = None
         self._asked = None
         self.cost_ready.emit(None)
         self._set_measured(None)
-        self._emit_heat()
+        self.emit_heat()
         if module is not None and self.trace is not None:
             self._measure()
 
@@ -240,12 +230,12 @@ class Costing(QObject):
         if trace is None:
             return
         timed = len(trace.module_names)
-        self.model.status.emit(f"trace {trace.path}: {trace.events:,} events, {timed} "
-                               f"module{'s' * (timed != 1)} timed")
+        self._notices.say(f"trace {trace.path}: {trace.events:,} events, {timed} "
+                          f"module{'s' * (timed != 1)} timed")
         self._measure()
 
     def _measure(self) -> None:
-        model, trace = self.model, self.trace
+        model, trace = self._shown, self.trace
         dump_module = model.module
         if trace is None or dump_module is None or model.index is None:
             return
@@ -254,7 +244,7 @@ class Costing(QObject):
             self._say(f"{dump_module.title}: no HLO text in the dump to join the trace to")
             return
         cached = self._costs.get(ran)
-        model.submit("module", "measure", measure, model.cache, trace, model.index,
+        self._jobs.submit("module", "measure", measure, self._cache, trace, model.index,
                      dump_module, ran, cached[1] if cached else None, on_done=self._set_measured,
                      on_progress=lambda _fraction: None)
 
@@ -273,7 +263,7 @@ class Costing(QObject):
         if measured is None:
             return
         device = self.chosen or (measured.detected.device if measured.detected.detected else None)
-        self.model.submit("module", "profile", profile_of, measured, device,
+        self._jobs.submit("module", "profile", profile_of, measured, device,
                           on_done=self._profiled)
 
     def _profiled(self, result: tuple[ModuleProfile, dict[str, str]]) -> None:
@@ -281,12 +271,12 @@ class Costing(QObject):
         self.profile = profile
         self._emit_profile()
         if self.heat_mode == "measured":
-            self._emit_heat()
+            self.emit_heat()
         if not profile.ops:
             timed = ", ".join(self.trace.module_names[:8]) if self.trace else ""
             self._say(f"the trace times no op of {profile.module} "
                       f"(it timed: {timed or 'no HLO op at all'})", problem=True)
-        self._redescribe()
+        self.described_changed.emit()
 
     def _emit_profile(self) -> None:
         if self.trace is None or self.measured is None or self.profile is None:
@@ -296,7 +286,7 @@ class Costing(QObject):
                                              self._profile_applies(), self._notes(), self._kinds))
 
     def _ran_pass(self) -> str | None:
-        measured, module = self.measured, self.model.module
+        measured, module = self.measured, self._shown.module
         if measured is None or module is None:
             return None
         return next((p.key for p in module.points() if p.file.path == measured.file.path), None)
@@ -322,13 +312,14 @@ class Costing(QObject):
         return tuple(notes)
 
     def _say(self, message: str, problem: bool = False) -> None:
-        self.model.status.emit(message)
+        self._notices.say(message)
         if problem:
             where = str(self.trace.path) if self.trace is not None else ""
-            self.model.problems_added.emit([Problem(where, message)])
+            self._notices.add_problems([Problem(where, message)])
 
     # ================================================================ heat
-    def _emit_heat(self) -> None:
+    def emit_heat(self) -> None:
+        """The graph's colours for what is shown (the fused body shown changed, say)."""
         mode = self.heat_mode
         if mode == "off":
             if self._heat_on:  # a graph recoloured for nothing repaints for nothing
@@ -358,7 +349,7 @@ class Costing(QObject):
         cost, roof = shown.cost, shown.roof
         values = {op.name: placed.time_s * op.executions
                   for op, placed in zip(cost.ops, roof.ops, strict=True)}
-        body = self.model.fusion_computation
+        body = self._shown.fusion_computation
         if body and shown.module.has_computation(body):
             for instr in shown.module.computation(body).instructions:
                 op, placed = cost.op(instr.name), roof.op(instr.name)

@@ -166,7 +166,6 @@ def collect(
     *args: Any,
     out: str | os.PathLike[str] | None = None,
     passes: str = DEFAULT_PASSES,
-    open: bool = False,  # noqa: A002 (the natural name for the caller)
     profile: int = 0,
     **jit_kwargs: Any,
 ) -> Path:
@@ -175,8 +174,8 @@ def collect(
 
     The dump options go to this one compilation (jax's ``compiler_options``),
     so other compilations in the process are not dumped. ``jit_kwargs`` go to
-    ``jax.jit`` (``static_argnums``, ``in_shardings``...). With ``open=True`` the
-    window opens on the folder.
+    ``jax.jit`` (``static_argnums``, ``in_shardings``...). The caller opens
+    the window on the folder if it wants to (``xlaview.collect(open=True)``).
 
     With ``profile=N`` the compiled function also runs: once to warm up, then
     N times under ``jax.profiler``, each run waited for; the trace goes to
@@ -201,10 +200,6 @@ def collect(
     if profile:
         dynamic = _dynamic_args(fn, args, jit_kwargs)
         _run_profiled(compiled, _concrete(dynamic), profile, folder / TRACE_FOLDER)
-    if open:
-        from xlaview.qt.app import run_gui  # the GUI only when asked for
-
-        run_gui([str(folder)])
     return folder
 
 

@@ -1,35 +1,23 @@
-"""Reading the files of a dump: HLO modules (parsed once, cached within a
-memory budget, computations shared between passes) and quick checks that find
-broken files without parsing them. Every file is read through
+"""HLO modules of a dump, parsed once and kept within a memory budget, their
+computations shared between passes. Every file is read through
 `xlaview.dump.files` (regular files only, non-blocking, size-capped)."""
 
 from __future__ import annotations
 
 import sys
 import threading
-import time
 from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-from xlaview.dump.files import BLOCK, DumpReadError, read_head_tail, read_text, size_setting
-from xlaview.dump.index import DumpFile, DumpIndex, DumpModule, Problem
-from xlaview.dump.reports import (
-    BufferAssignment,
-    LiveRange,
-    MemoryUsageReport,
-    ReportError,
-    read_buffer_assignment,
-    read_live_range,
-    read_memory_usage,
-)
+from xlaview.dump.files import DumpReadError, read_text, size_setting
+from xlaview.dump.records import DumpFile
+from xlaview.errors import Problem
 from xlaview.hlo import HloSyntaxError, Module, parse_module_tolerant
 from xlaview.hlo.parse.parsed import estimate_bytes
 from xlaview.hlo.parse.driver import Deferral
 from xlaview.hlo.parse.store import ComputationStore
 
-_SNIFF_HEAD = 4096
-_SNIFF_TAIL = 256
 CACHE_SIZE = 12  # parsed modules kept at most: a pass step re-reads its neighbours
 # Bytes of parsed HLO the cache keeps (texts, modules and shared computations).
 # Sized for the window's goal on a 1 GB dump (benchmarks/run.py scale): the
@@ -42,46 +30,6 @@ BUDGET_ENV = "XLAVIEW_MEMORY_BUDGET"  # the setting: bytes or 1G, 500M
 STORE_SHARE = 0.6
 _COMPUTATION_BYTES = 600  # a Computation and its entries in the module's dicts
 _RELOCATED_BYTES = 310  # an instruction rebuilt at another position: its tuple and Span
-
-
-def read_head(path: str | Path, size: int) -> bytes:
-    """The first ``size`` bytes of a dump file (fewer if it is shorter), read
-    through `xlaview.dump.files` (regular files only, never blocking)."""
-    return read_head_tail(path, size, 0)[0]
-
-
-def count_newlines(text: str, start: int = 0, end: int | None = None) -> int:
-    """``text.count("\\n", start, end)``, a megabyte at a time."""
-    end = len(text) if end is None else min(end, len(text))
-    return sum(text.count("\n", i, min(i + BLOCK, end)) for i in range(start, end, BLOCK))
-
-
-def line_offset(text: str, line: int, offset: int = 0, at_line: int = 1) -> int:
-    """Where 1-based ``line`` starts, searching on from ``offset`` (``at_line``
-    starts there), newlines counted a megabyte at a time: splitting a 30 MB
-    file into lines is one C call that holds the GIL for 100 ms."""
-    while at_line < line:
-        end = min(len(text), offset + BLOCK)
-        newlines = text.count("\n", offset, end)
-        if at_line + newlines < line and end < len(text):
-            at_line, offset = at_line + newlines, end
-            continue
-        while at_line < line:
-            offset = text.index("\n", offset) + 1
-            at_line += 1
-    return offset
-
-
-SETTLE_SECONDS = 2.0  # a file written this recently may be half-written
-
-
-def recently_written(path: str | Path, seconds: float = SETTLE_SECONDS) -> bool:
-    """Whether a file changed so recently that a program may still be writing it
-    (a cut-short file is then not reported as broken, but looked at again)."""
-    try:
-        return time.time() - Path(path).stat().st_mtime < seconds
-    except OSError:
-        return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,85 +187,3 @@ def load_text(
 
 def _problem(path: str | Path, err: HloSyntaxError) -> Problem:
     return Problem(str(path), f"{err.message} (column {err.column})", err.line)
-
-
-def sniff(index: DumpIndex) -> list[Problem]:
-    """Broken HLO and report files, found from a few bytes at each end of each
-    file: binary data, and HLO text cut short (it always ends with ``}``)."""
-    problems: list[Problem] = []
-    for module in index.modules:
-        hlo_files = [(f, True) for _, f in module.timeline()]  # stages included
-        reports = [(f, False) for _, f in module.reports.items() if f]
-        for f, is_hlo in hlo_files + reports:
-            if f.size == 0:
-                continue  # reported by the index
-            try:
-                head, tail = read_head_tail(f.path, _SNIFF_HEAD, _SNIFF_TAIL)
-            except DumpReadError as err:
-                problems.append(Problem(f.rel, err.message, err.line))
-                continue
-            if b"\0" in head or b"\0" in tail:
-                problems.append(Problem(f.rel, "binary data, not a text dump"))
-            elif is_hlo and not tail.rstrip().endswith(b"}"):
-                problems.append(Problem(f.rel, "HLO text cut short: it does not end with '}'"))
-    return problems
-
-
-@dataclass(frozen=True, slots=True)
-class ModuleReports:
-    """The memory reports of a module, read tolerantly (None where absent)."""
-
-    buffer_assignment: BufferAssignment | None
-    live_range: LiveRange | None
-    memory_usage: MemoryUsageReport | None
-    problems: tuple[Problem, ...]
-
-    @property
-    def peak_bytes(self) -> int | None:
-        if self.live_range and self.live_range.peak_bytes:
-            return self.live_range.peak_bytes
-        if self.memory_usage and self.memory_usage.total_bytes:
-            return self.memory_usage.total_bytes
-        return None
-
-
-def load_reports(module: DumpModule) -> ModuleReports:
-    """Read the buffer-assignment, live-range and memory-usage reports of a module."""
-    problems: list[Problem] = []
-
-    def text_of(f: DumpFile | None) -> str | None:
-        if f is None:
-            return None
-        try:
-            return read_text(f.path)
-        except DumpReadError as err:
-            problems.append(Problem(f.rel, err.message, err.line))
-            return None
-
-    reports = module.reports
-    assignment = live = usage = None
-    ba_text = text_of(reports.buffer_assignment)
-    if ba_text is not None:
-        assert reports.buffer_assignment is not None
-        values_text = text_of(reports.buffer_assignment_values)
-        assignment = read_buffer_assignment(ba_text, reports.buffer_assignment.rel, values_text)
-        problems += _report_problems(assignment.diagnostics)
-    live_text = text_of(reports.live_range)
-    if live_text is not None:
-        assert reports.live_range is not None
-        live = read_live_range(live_text, reports.live_range.rel)
-    elif ba_text is not None and "HloLiveRange" in ba_text:
-        assert reports.buffer_assignment is not None
-        live = read_live_range(ba_text, reports.buffer_assignment.rel)  # the pre-2026 layout
-    if live is not None:
-        problems += _report_problems(live.diagnostics)
-    usage_text = text_of(reports.memory_usage)
-    if usage_text is not None:
-        assert reports.memory_usage is not None
-        usage = read_memory_usage(usage_text, reports.memory_usage.rel)
-        problems += _report_problems(usage.diagnostics)
-    return ModuleReports(assignment, live, usage, tuple(problems))
-
-
-def _report_problems(diagnostics: tuple[ReportError, ...]) -> list[Problem]:
-    return [Problem(d.path or "", d.message, d.line or None) for d in diagnostics]
