@@ -119,19 +119,27 @@ def scrub(window, folder: str, beat: Heartbeat, back: int = 8) -> dict:
         want = int(asked) if asked.isdigit() else asked
         t1 = time.perf_counter()
         window.select_pass(asked)
-        wait_until(lambda: shown(window, "text_pass") == want
-                   and shown(window, "graph_pass") == want, 600)
+        wait_until(
+            lambda: shown(window, "text_pass") == want and shown(window, "graph_pass") == want, 600
+        )
         steps.append(time.perf_counter() - t1)
     wait_until(lambda: not window.busy, 600)
     scrub_stall = beat.stop()
     sampling.set()
     sampler.join()
     peak.append(tree_rss_mb(os.getpid()))
-    return {"text_s": text, "text_and_graph_s": graph, "open_stall_ms": open_stall,
-            "steps_s": steps, "scrub_stall_ms": scrub_stall, "peak_mb": max(peak),
-            "peak_mb_by_process": {("window" if p == os.getpid() else f"helper {p}"): round(v)
-                                   for p, v in parts.items()},
-            "instructions": window.model.loaded.module.instruction_count}
+    return {
+        "text_s": text,
+        "text_and_graph_s": graph,
+        "open_stall_ms": open_stall,
+        "steps_s": steps,
+        "scrub_stall_ms": scrub_stall,
+        "peak_mb": max(peak),
+        "peak_mb_by_process": {
+            ("window" if p == os.getpid() else f"helper {p}"): round(v) for p, v in parts.items()
+        },
+        "instructions": window.model.loaded.module.instruction_count,
+    }
 
 
 def main() -> None:
@@ -178,10 +186,19 @@ def main() -> None:
         wait_until(lambda: not window.busy)  # serving events all along
         idle = time.perf_counter() - t0
         blocked = beat.stop()
-        print(json.dumps({"modules_listed_s": listed, "text_s": text, "text_and_graph_s": graph,
-                          "all_done_s": idle, "gui_blocked_max_ms": blocked,
-                          "instructions": window.model.loaded.module.instruction_count,
-                          "graph_nodes": len(window.graph_pane.main.graph.nodes)}))
+        print(
+            json.dumps(
+                {
+                    "modules_listed_s": listed,
+                    "text_s": text,
+                    "text_and_graph_s": graph,
+                    "all_done_s": idle,
+                    "gui_blocked_max_ms": blocked,
+                    "instructions": window.model.loaded.module.instruction_count,
+                    "graph_nodes": len(window.graph_pane.main.graph.nodes),
+                }
+            )
+        )
         return
     if task == "step":
         window.open_dump(folder)
@@ -196,13 +213,21 @@ def main() -> None:
             t0 = time.perf_counter()
             window.timeline.step(+1)
             asked = window.view_state()["pass"]
-            wait_until(lambda: shown(window, "text_pass") == asked
-                       and shown(window, "graph_pass") == asked)
+            wait_until(
+                lambda: shown(window, "text_pass") == asked and shown(window, "graph_pass") == asked
+            )
             steps.append(time.perf_counter() - t0)
             wait_until(lambda: not window.busy)
         blocked = beat.stop()
-        print(json.dumps({"steps_s": steps, "gui_blocked_max_ms": blocked,
-                          "instructions": window.model.loaded.module.instruction_count}))
+        print(
+            json.dumps(
+                {
+                    "steps_s": steps,
+                    "gui_blocked_max_ms": blocked,
+                    "instructions": window.model.loaded.module.instruction_count,
+                }
+            )
+        )
         return
     if task == "scale":  # the 1 GB dump: open, then scrub every pass (issue 12)
         print(json.dumps(scrub(window, folder, beat)))
@@ -220,9 +245,16 @@ def main() -> None:
         wait_until(lambda: kernel.spans is not None)
         coloured = time.perf_counter() - t0
         wait_until(lambda: not window.busy)
-        print(json.dumps({"text_shown_s": text_shown, "coloured_s": coloured,
-                          "gui_blocked_max_ms": beat.stop(),
-                          "lines": kernel.document().blockCount()}))
+        print(
+            json.dumps(
+                {
+                    "text_shown_s": text_shown,
+                    "coloured_s": coloured,
+                    "gui_blocked_max_ms": beat.stop(),
+                    "lines": kernel.document().blockCount(),
+                }
+            )
+        )
         return
     if task == "cost":  # the Cost tab on the shown (after-optimizations) module
         window.open_dump(folder)
@@ -239,9 +271,17 @@ def main() -> None:
         wait_until(lambda: panel.shown is not None and panel.shown.device.name == "mi300x")
         device = time.perf_counter() - t0
         wait_until(lambda: not window.busy)
-        print(json.dumps({"cost_table_s": filled, "device_switch_s": device,
-                          "gui_blocked_max_ms": beat.stop(), "ops": len(panel.model.rows),
-                          "instructions": window.model.loaded.module.instruction_count}))
+        print(
+            json.dumps(
+                {
+                    "cost_table_s": filled,
+                    "device_switch_s": device,
+                    "gui_blocked_max_ms": beat.stop(),
+                    "ops": len(panel.model.rows),
+                    "instructions": window.model.loaded.module.instruction_count,
+                }
+            )
+        )
         return
     raise SystemExit(f"unknown task {task}")
 

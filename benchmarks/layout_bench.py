@@ -24,17 +24,17 @@ import sys
 import time
 import tracemalloc
 from collections.abc import Callable
-from typing import TypeVar
 from pathlib import Path
+from typing import TypeVar
 
 import networkx as nx
 
 sys.path.insert(0, str(Path(__file__).parent))
-from run import gpt_dump  # noqa: E402
+from run import gpt_dump
 
+from xlaview.analysis.drawing import GraphLayout, LayoutNode, layered_layout
 from xlaview.analysis.drawing.graph import build_graph, layout_inputs
-from xlaview.analysis.drawing import GraphLayout, LayoutNode, layered_layout  # noqa: E402
-from xlaview.hlo import Computation, parse_module  # noqa: E402
+from xlaview.hlo import Computation, parse_module
 
 Graph = tuple[list[LayoutNode], list[tuple[str, str]]]
 T = TypeVar("T")
@@ -134,10 +134,14 @@ def concordance(before: dict[str, float], after: dict[str, float]) -> float:
 
 
 def stability(folder: Path) -> None:
-    print("\nprevious: entry computations of consecutive passes; order kept = Kendall "
-          "concordance of x over shared nodes")
-    print(f"{'pass pair':<12} {'nodes':>6} {'shared':>6} {'fresh kept':>10} {'prev kept':>9} "
-          f"{'fresh cr':>8} {'prev cr':>8} {'prev s':>7}")
+    print(
+        "\nprevious: entry computations of consecutive passes; order kept = Kendall "
+        "concordance of x over shared nodes"
+    )
+    print(
+        f"{'pass pair':<12} {'nodes':>6} {'shared':>6} {'fresh kept':>10} {'prev kept':>9} "
+        f"{'fresh cr':>8} {'prev cr':>8} {'prev s':>7}"
+    )
     for first, second in PASS_PAIRS:
         paths = [next(folder.glob(f"module_*.{seq}.*.txt"), None) for seq in (first, second)]
         if paths[0] is None or paths[1] is None:
@@ -151,8 +155,10 @@ def stability(folder: Path) -> None:
         shared = sum(1 for node in new[0] if node.key in before)
         fresh_kept = concordance(before, {k: x for k, (x, _) in fresh.positions.items()})
         stable_kept = concordance(before, {k: x for k, (x, _) in stable.positions.items()})
-        print(f"{first}->{second:<6} {len(new[0]):>6} {shared:>6} {fresh_kept:>10.3f} "
-              f"{stable_kept:>9.3f} {fresh.crossings:>8} {stable.crossings:>8} {seconds:>7.3f}")
+        print(
+            f"{first}->{second:<6} {len(new[0]):>6} {shared:>6} {fresh_kept:>10.3f} "
+            f"{stable_kept:>9.3f} {fresh.crossings:>8} {stable.crossings:>8} {seconds:>7.3f}"
+        )
 
 
 def main() -> None:
@@ -178,8 +184,10 @@ def main() -> None:
         inputs.append((f"synthetic {size}", hlo_like_dag(size), 7 if size <= 10000 else 3))
 
     print(f"input: {folder}")
-    print(f"{'graph':<44} {'nodes':>6} {'edges':>6} {'stubs':>6} {'dummies':>7} {'crossings':>9} "
-          f"{'min s':>8} {'median':>8} {'nx ref s':>8} {'ratio':>6}")
+    print(
+        f"{'graph':<44} {'nodes':>6} {'edges':>6} {'stubs':>6} {'dummies':>7} {'crossings':>9} "
+        f"{'min s':>8} {'median':>8} {'nx ref s':>8} {'ratio':>6}"
+    )
     for name, graph, repeat in inputs:
         measure(name, graph, repeat)
 

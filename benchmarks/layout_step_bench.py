@@ -38,12 +38,12 @@ from typing import TypeVar
 sys.path.insert(0, str(Path(__file__).parent))
 from run import gpt_dump
 
-from xlaview.analysis.passes.diff import diff_modules
-from xlaview.analysis.drawing.graph import ComputationGraph, build_graph, layout_inputs
 from xlaview.analysis.drawing import GraphLayout, layered_layout, layout_quality
+from xlaview.analysis.drawing.graph import ComputationGraph, build_graph, layout_inputs
 from xlaview.analysis.drawing.pass_layout import instruction_positions, step_layout
-from xlaview.dump.records import DumpModule
+from xlaview.analysis.passes.diff import diff_modules
 from xlaview.dump.index import index_dump
+from xlaview.dump.records import DumpModule
 from xlaview.hlo import Module, parse_module
 
 T = TypeVar("T")
@@ -104,8 +104,9 @@ def fused_computations(module: DumpModule, count: int) -> list[str]:
     return sorted(changing, key=lambda name: (-sizes[name], name))[:count]
 
 
-def moves(before: dict[str, tuple[float, float]], after: dict[str, tuple[float, float]]
-          ) -> tuple[int, int, float, float]:
+def moves(
+    before: dict[str, tuple[float, float]], after: dict[str, tuple[float, float]]
+) -> tuple[int, int, float, float]:
     """(moved, common, median move, largest move) over instructions in both."""
     distances = [math.dist(before[k], after[k]) for k in before if k in after]
     if not distances:
@@ -117,9 +118,11 @@ def moves(before: dict[str, tuple[float, float]], after: dict[str, tuple[float, 
 def scrub(module: DumpModule, computation: str | None, repeat: int) -> None:
     name = computation or "entry computation"
     print(f"\n{name}")
-    print(f"{'step':>11} {'nodes':>6} {'chg':>4}  {'step: moved / common':>20} {'median':>6} "
-          f"{'max':>7}  {'pull: moved':>11} {'median':>6}  {'step ms':>7} {'fresh ms':>8} "
-          f"{'ratio':>5}  {'crossings':>11} {'length':>6} {'width':>6} {'up':>3}  fresh?")
+    print(
+        f"{'step':>11} {'nodes':>6} {'chg':>4}  {'step: moved / common':>20} {'median':>6} "
+        f"{'max':>7}  {'pull: moved':>11} {'median':>6}  {'step ms':>7} {'fresh ms':>8} "
+        f"{'ratio':>5}  {'crossings':>11} {'length':>6} {'width':>6} {'up':>3}  fresh?"
+    )
     shown: GraphLayout | None = None
     last: tuple[str, Module, ComputationGraph] | None = None
     rows = []
@@ -132,9 +135,11 @@ def scrub(module: DumpModule, computation: str | None, repeat: int) -> None:
         old_label, old_module, old_graph = last
         diff = diff_modules(old_module, parsed)
         comp_name = graph.computation
-        changes = sum(1 for a in diff.added if a.computation == comp_name) + sum(
-            1 for r in diff.removed if r.computation == comp_name) + sum(
-            1 for c in diff.changed if c.computation == comp_name)
+        changes = (
+            sum(1 for a in diff.added if a.computation == comp_name)
+            + sum(1 for r in diff.removed if r.computation == comp_name)
+            + sum(1 for c in diff.changed if c.computation == comp_name)
+        )
         previous = shown
         step_s, step = best(lambda p=previous, g=graph, d=diff: step_layout(p, g, diff=d), repeat)
         fresh_s, fresh = best(lambda g=graph: layered_layout(*layout_inputs(g)), repeat)
@@ -146,13 +151,31 @@ def scrub(module: DumpModule, computation: str | None, repeat: int) -> None:
         ours, theirs = layout_quality(step.layout), layout_quality(fresh)
         length = ours.edge_length / theirs.edge_length if theirs.edge_length else 1.0
         width = ours.width / theirs.width if theirs.width else 1.0
-        print(f"{old_label:>5}->{label:<5} {len(nodes):>6} {changes:>4}  {moved:>9,} / {common:<8,} "
-              f"{median:>6.0f} {largest:>7.0f}  {pull_moved:>11,} {pull_median:>6.0f}  "
-              f"{step_s * 1000:>7.1f} {fresh_s * 1000:>8.1f} {step_s / fresh_s:>5.2f}  "
-              f"{ours.crossings:>5}/{theirs.crossings:<5} {length:>6.2f} {width:>6.2f} "
-              f"{ours.upward:>3}  {step.reason if step.fresh else ''}", flush=True)
-        rows.append((changes, moved, common, median, pull_moved, step_s, fresh_s, step.fresh,
-                     ours.crossings, theirs.crossings, length, width, len(nodes)))
+        print(
+            f"{old_label:>5}->{label:<5} {len(nodes):>6} {changes:>4}  {moved:>9,} / {common:<8,} "
+            f"{median:>6.0f} {largest:>7.0f}  {pull_moved:>11,} {pull_median:>6.0f}  "
+            f"{step_s * 1000:>7.1f} {fresh_s * 1000:>8.1f} {step_s / fresh_s:>5.2f}  "
+            f"{ours.crossings:>5}/{theirs.crossings:<5} {length:>6.2f} {width:>6.2f} "
+            f"{ours.upward:>3}  {step.reason if step.fresh else ''}",
+            flush=True,
+        )
+        rows.append(
+            (
+                changes,
+                moved,
+                common,
+                median,
+                pull_moved,
+                step_s,
+                fresh_s,
+                step.fresh,
+                ours.crossings,
+                theirs.crossings,
+                length,
+                width,
+                len(nodes),
+            )
+        )
         shown = step.layout
         last = (label, parsed, graph)
     summarize(rows)
@@ -167,10 +190,12 @@ def summarize(rows: list[tuple]) -> None:
     print(f"steps: {len(rows)}, laid out afresh: {len(rows) - len(kept)}")
     if few:
         share = [1 - r[1] / r[2] for r in few if r[2]]
-        print(f"steps changing <= 5 instructions: {len(few)}; unchanged share (nodes still / "
-              f"common) min {min(share):.1%}, median {statistics.median(share):.1%}; "
-              f"median move {max(r[3] for r in few):.0f} px at most; today's pull moved a median "
-              f"of {statistics.median(r[4] for r in few):.0f} nodes per step")
+        print(
+            f"steps changing <= 5 instructions: {len(few)}; unchanged share (nodes still / "
+            f"common) min {min(share):.1%}, median {statistics.median(share):.1%}; "
+            f"median move {max(r[3] for r in few):.0f} px at most; today's pull moved a median "
+            f"of {statistics.median(r[4] for r in few):.0f} nodes per step"
+        )
     if kept:
         # Small steps are always incremental; larger ones are also laid out
         # afresh to compare (the core counts changes by its own units; the
@@ -179,19 +204,25 @@ def summarize(rows: list[tuple]) -> None:
         large = [r[5] / r[6] for r in kept if r[0] > max(25, 0.02 * r[12])]
         for name, ratios in (("small", small), ("larger", large)):
             if ratios:
-                print(f"incremental {name} steps: {len(ratios)}, time / fresh median "
-                      f"{statistics.median(ratios):.2f}, worst {max(ratios):.2f}")
-        print(f"incremental steps: crossings step/fresh summed {sum(r[8] for r in kept):,} / "
-              f"{sum(r[9] for r in kept):,}; edge length ratio median "
-              f"{statistics.median(r[10] for r in kept):.2f}, worst {max(r[10] for r in kept):.2f}; "
-              f"width ratio median {statistics.median(r[11] for r in kept):.2f}, worst "
-              f"{max(r[11] for r in kept):.2f}")
+                print(
+                    f"incremental {name} steps: {len(ratios)}, time / fresh median "
+                    f"{statistics.median(ratios):.2f}, worst {max(ratios):.2f}"
+                )
+        print(
+            f"incremental steps: crossings step/fresh summed {sum(r[8] for r in kept):,} / "
+            f"{sum(r[9] for r in kept):,}; edge length ratio median "
+            f"{statistics.median(r[10] for r in kept):.2f}, worst {max(r[10] for r in kept):.2f}; "
+            f"width ratio median {statistics.median(r[11] for r in kept):.2f}, worst "
+            f"{max(r[11] for r in kept):.2f}"
+        )
 
 
 def run(folder: Path, fused: int = 3, repeat: int = 5) -> None:
     module = max(index_dump(folder).modules, key=lambda m: len(m.passes))
-    print(f"input: {folder} ({module.key}, {len(module.passes)} passes); CPU times, least of "
-          f"{repeat}; quality as step/fresh")
+    print(
+        f"input: {folder} ({module.key}, {len(module.passes)} passes); CPU times, least of "
+        f"{repeat}; quality as step/fresh"
+    )
     scrub(module, None, repeat)
     for computation in fused_computations(module, fused):
         scrub(module, computation, repeat)

@@ -23,8 +23,9 @@ def main(out: Path, steps: int = 2000, runs: int = 100) -> None:
         return jax.lax.scan(step, c, xs)
 
     c, xs = jnp.ones((16, 16)), jnp.ones((steps, 16, 16)) * 0.01
-    compiled = jax.jit(scan).lower(c, xs).compile(
-        compiler_options={"xla_dump_to": str(out / "dump")})
+    compiled = (
+        jax.jit(scan).lower(c, xs).compile(compiler_options={"xla_dump_to": str(out / "dump")})
+    )
     jax.block_until_ready(compiled(c, xs))
     jax.profiler.start_trace(str(out / "trace"))
     for _ in range(runs):

@@ -49,8 +49,9 @@ def gpt_dump(layers: int = 10) -> Path:
     return folder
 
 
-def report(name: str, ours: tuple[float, float], ref: tuple[float, float], ref_name: str,
-           goal: str = "") -> None:
+def report(
+    name: str, ours: tuple[float, float], ref: tuple[float, float], ref_name: str, goal: str = ""
+) -> None:
     ratio = ours[0] / ref[0]
     print(
         f"{name}: ours {ours[0] * 1000:.0f} ms (median {ours[1] * 1000:.0f}), "
@@ -70,6 +71,7 @@ def parse(folder: Path) -> None:
     text = path.read_text()
     module = parse_module(text)
     print(f"input: {path.name}: {len(text) / 1e6:.2f} MB, {module.instruction_count} instructions")
+
     def built() -> int:
         return sum(len(c.instructions) for c in parse_module(text).computations)
 
@@ -78,11 +80,19 @@ def parse(folder: Path) -> None:
         ours.append(best_of(lambda: parse_module(text), 1)[0])
         full.append(best_of(built, 1)[0])
         xla.append(best_of(lambda: xla_client.hlo.hlo_module_from_text(text), 1)[0])
-    report("parse (ready: checked, instructions built on first access)",
-           (min(ours), statistics.median(ours)), (min(xla), statistics.median(xla)), "XLA",
-           "(goal <= 0.5)")
-    report("parse, every instruction built", (min(full), statistics.median(full)),
-           (min(xla), statistics.median(xla)), "XLA")
+    report(
+        "parse (ready: checked, instructions built on first access)",
+        (min(ours), statistics.median(ours)),
+        (min(xla), statistics.median(xla)),
+        "XLA",
+        "(goal <= 0.5)",
+    )
+    report(
+        "parse, every instruction built",
+        (min(full), statistics.median(full)),
+        (min(xla), statistics.median(xla)),
+        "XLA",
+    )
     print(f"parse: {len(text) / 1e6 / min(ours):.1f} MB/s")
     del module
     gc.collect()
@@ -91,8 +101,10 @@ def parse(folder: Path) -> None:
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     del module
-    print(f"parse: peak Python memory {peak / 1e6:.1f} MB for a {len(text) / 1e6:.1f} MB text "
-          f"({peak / len(text):.1f}x the text, which is not counted)")
+    print(
+        f"parse: peak Python memory {peak / 1e6:.1f} MB for a {len(text) / 1e6:.1f} MB text "
+        f"({peak / len(text):.1f}x the text, which is not counted)"
+    )
 
 
 @benchmark
@@ -107,15 +119,18 @@ def analysis(folder: Path) -> None:
 
     module = max(index_dump(folder).modules, key=lambda m: len(m.passes))
     # The fusion pass: the biggest change a module goes through.
-    k = next((i for i, p in enumerate(module.passes) if p.after == "fusion"), len(module.passes) - 1)
+    k = next(
+        (i for i, p in enumerate(module.passes) if p.after == "fusion"), len(module.passes) - 1
+    )
     a, b = module.passes[k - 1].file, module.passes[k].file
     old, new = parse_module(a.path.read_text()), parse_module(b.path.read_text())
     text = b.path.read_text()
     diff = best_of(lambda: diff_modules(old, new), 3)
     xla = best_of(lambda: xla_client.hlo.hlo_module_from_text(text), 3)
     result = diff_modules(old, new)
-    print(f"input: {a.name} -> {b.name}: {new.instruction_count} instructions, "
-          f"{result.size} changes")
+    print(
+        f"input: {a.name} -> {b.name}: {new.instruction_count} instructions, {result.size} changes"
+    )
     report("diff (parsed modules)", diff, xla, "XLA parsing one of them", "(goal: ours < 1 s)")
     after = after_optimizations(folder)
     final = parse_module(after.read_text())
@@ -132,12 +147,22 @@ def reading(folder: Path) -> None:
 
     path = max(folder.glob("*.txt"), key=lambda p: p.stat().st_size)
     print(f"input: {path.name}: {path.stat().st_size / 1e6:.1f} MB")
-    report("read_bytes", best_of(lambda: read_bytes(path), 7), best_of(path.read_bytes, 7),
-           "Path.read_bytes", "(goal <= 1.1)")
+    report(
+        "read_bytes",
+        best_of(lambda: read_bytes(path), 7),
+        best_of(path.read_bytes, 7),
+        "Path.read_bytes",
+        "(goal <= 1.1)",
+    )
     ours = best_of(lambda: read_text(path), 5)
     ref = best_of(lambda: path.read_bytes().decode("utf-8", "replace"), 5)
-    report("read_text", ours, ref, "read_bytes + one decode",
-           "(no goal: decoding in blocks keeps each hold of the GIL short)")
+    report(
+        "read_text",
+        ours,
+        ref,
+        "read_bytes + one decode",
+        "(no goal: decoding in blocks keeps each hold of the GIL short)",
+    )
 
 
 @benchmark
@@ -173,8 +198,10 @@ def boundaries(folder: Path) -> None:
     traffic = analyze_traffic(final)
     ours = best_of(lambda: module_boundaries(final, traffic), 3)
     ref = best_of(lambda: analyze_traffic(final), 3)
-    print(f"input: {after.name}: {final.instruction_count} instructions, "
-          f"{len(traffic.intermediates)} intermediates")
+    print(
+        f"input: {after.name}: {final.instruction_count} instructions, "
+        f"{len(traffic.intermediates)} intermediates"
+    )
     report("boundaries (traffic given)", ours, ref, "analyze_traffic", "(goal: ours < 5x)")
 
 
@@ -185,9 +212,9 @@ def cost(folder: Path) -> None:
     from jax._src import xla_bridge
     from jax._src.lib import xla_client
 
-    from xlaview.analysis.cost.totals import module_cost
     from xlaview.analysis.cost.devices import DEVICES
     from xlaview.analysis.cost.roofline import roofline
+    from xlaview.analysis.cost.totals import module_cost
     from xlaview.hlo import parse_module
 
     path = after_optimizations(folder)
@@ -198,14 +225,20 @@ def cost(folder: Path) -> None:
     ours = best_of(lambda: roofline(module_cost(module), DEVICES["h100"]), 3)
     xla = best_of(lambda: xla_client._xla.hlo_module_cost_analysis(backend, xla_module), 3)
     print(f"input: {path.name}: {module.instruction_count} instructions")
-    report("cost + roofline (parsed module)", ours, xla, "XLA's HloCostAnalysis",
-           "(goal: ours < 1 s)")
+    report(
+        "cost + roofline (parsed module)", ours, xla, "XLA's HloCostAnalysis", "(goal: ours < 1 s)"
+    )
     process = run_process([sys.executable, "-m", "xlaview", "cost", "--json", str(path)], repeat=3)
-    ref = run_process([sys.executable, "-c",
-                       f"from jax._src.lib import xla_client as x; "
-                       f"x.hlo.hlo_module_from_text(open({str(path)!r}).read())"], repeat=3)
-    report("xlaview cost --json", process, ref, "python + jax + XLA's parser",
-           "(goal: ours < 1 s)")
+    ref = run_process(
+        [
+            sys.executable,
+            "-c",
+            f"from jax._src.lib import xla_client as x; "
+            f"x.hlo.hlo_module_from_text(open({str(path)!r}).read())",
+        ],
+        repeat=3,
+    )
+    report("xlaview cost --json", process, ref, "python + jax + XLA's parser", "(goal: ours < 1 s)")
 
 
 @benchmark
@@ -244,13 +277,22 @@ def inspect(folder: Path) -> None:
     path = after_optimizations(folder)
     from xlaview.hlo import parse_module
 
-    fusion = next(i.name for i in parse_module(path.read_text()).entry.instructions
-                  if i.opcode == "fusion")
-    ours = run_process([sys.executable, "-m", "xlaview", "inspect", "--json", str(path),
-                        "--instruction", fusion], repeat=3)
-    ref = run_process([sys.executable, "-c",
-                       f"from jax._src.lib import xla_client as x; "
-                       f"x.hlo.hlo_module_from_text(open({str(path)!r}).read())"], repeat=3)
+    fusion = next(
+        i.name for i in parse_module(path.read_text()).entry.instructions if i.opcode == "fusion"
+    )
+    ours = run_process(
+        [sys.executable, "-m", "xlaview", "inspect", "--json", str(path), "--instruction", fusion],
+        repeat=3,
+    )
+    ref = run_process(
+        [
+            sys.executable,
+            "-c",
+            f"from jax._src.lib import xla_client as x; "
+            f"x.hlo.hlo_module_from_text(open({str(path)!r}).read())",
+        ],
+        repeat=3,
+    )
     report("inspect", ours, ref, "python + jax + XLA's parser", "(goal: ours < 1 s)")
 
 
@@ -267,8 +309,13 @@ def window(folder: Path) -> None:
     ref = [probe("reference-window") for _ in range(3)]
     visible = sorted(o["visible_s"] for o in ours)
     reference = sorted(r["visible_s"] for r in ref)
-    report("window visible", (visible[0], visible[1]), (reference[0], reference[1]),
-           "empty QMainWindow", "(goal: ours < 1.5 s)")
+    report(
+        "window visible",
+        (visible[0], visible[1]),
+        (reference[0], reference[1]),
+        "empty QMainWindow",
+        "(goal: ours < 1.5 s)",
+    )
     ready = sorted(o["sample_ready_s"] for o in ours)
     print(f"window: bundled dump shown and idle after {ready[0]:.2f} s")
 
@@ -278,11 +325,13 @@ def gui_open(folder: Path) -> None:
     """Open the big dump: modules listed (< 1 s), text and graph (< 3 s), GUI stalls."""
     runs = [probe("open", folder) for _ in range(6)]
     best = min(runs, key=lambda r: r["text_and_graph_s"])
-    print(f"gui open: modules listed {min(r['modules_listed_s'] for r in runs) * 1000:.0f} ms "
-          f"(goal < 1 s); text {min(r['text_s'] for r in runs):.2f} s; text and graph "
-          f"{best['text_and_graph_s']:.2f} s (goal < 3 s) for {best['instructions']} "
-          f"instructions, {best['graph_nodes']} graph nodes; longest GUI stall per run "
-          f"{sorted(r['gui_blocked_max_ms'] for r in runs)} ms (goal < 100 ms)")
+    print(
+        f"gui open: modules listed {min(r['modules_listed_s'] for r in runs) * 1000:.0f} ms "
+        f"(goal < 1 s); text {min(r['text_s'] for r in runs):.2f} s; text and graph "
+        f"{best['text_and_graph_s']:.2f} s (goal < 3 s) for {best['instructions']} "
+        f"instructions, {best['graph_nodes']} graph nodes; longest GUI stall per run "
+        f"{sorted(r['gui_blocked_max_ms'] for r in runs)} ms (goal < 100 ms)"
+    )
 
 
 @benchmark
@@ -291,16 +340,20 @@ def gui_step(folder: Path) -> None:
     small = gpt_dump(2)
     runs = [probe("step", small) for _ in range(4)]
     steps = sorted(s for r in runs for s in r["steps_s"])
-    print(f"gui step: median {statistics.median(steps) * 1000:.0f} ms, worst "
-          f"{steps[-1] * 1000:.0f} ms over {len(steps)} steps (goal < 150 ms); longest GUI stall "
-          f"per run {sorted(r['gui_blocked_max_ms'] for r in runs)} ms; input {small.name} "
-          f"({runs[0]['instructions']} instructions in the last pass stepped to)")
+    print(
+        f"gui step: median {statistics.median(steps) * 1000:.0f} ms, worst "
+        f"{steps[-1] * 1000:.0f} ms over {len(steps)} steps (goal < 150 ms); longest GUI stall "
+        f"per run {sorted(r['gui_blocked_max_ms'] for r in runs)} ms; input {small.name} "
+        f"({runs[0]['instructions']} instructions in the last pass stepped to)"
+    )
     # The same on the big module: no goal for the step, the GUI stall's holds.
     runs = [probe("step", folder) for _ in range(2)]
     steps = sorted(s for r in runs for s in r["steps_s"])
-    print(f"gui step, {folder.name}: median {statistics.median(steps) * 1000:.0f} ms, worst "
-          f"{steps[-1] * 1000:.0f} ms ({runs[0]['instructions']} instructions); longest GUI stall "
-          f"per run {sorted(r['gui_blocked_max_ms'] for r in runs)} ms (goal < 100 ms)")
+    print(
+        f"gui step, {folder.name}: median {statistics.median(steps) * 1000:.0f} ms, worst "
+        f"{steps[-1] * 1000:.0f} ms ({runs[0]['instructions']} instructions); longest GUI stall "
+        f"per run {sorted(r['gui_blocked_max_ms'] for r in runs)} ms (goal < 100 ms)"
+    )
 
 
 @benchmark
@@ -309,10 +362,12 @@ def gui_cost(folder: Path) -> None:
     for dump in (gpt_dump(10), gpt_dump(48)):
         runs = [probe("cost", dump) for _ in range(2)]
         best = min(runs, key=lambda r: r["cost_table_s"])
-        print(f"gui cost, {dump.name}: table filled {best['cost_table_s']:.2f} s after the tab "
-              f"is selected ({best['ops']} ops, {best['instructions']} instructions); device "
-              f"switch {best['device_switch_s'] * 1000:.0f} ms; longest GUI stall per run "
-              f"{sorted(r['gui_blocked_max_ms'] for r in runs)} ms (goal < 100 ms)")
+        print(
+            f"gui cost, {dump.name}: table filled {best['cost_table_s']:.2f} s after the tab "
+            f"is selected ({best['ops']} ops, {best['instructions']} instructions); device "
+            f"switch {best['device_switch_s'] * 1000:.0f} ms; longest GUI stall per run "
+            f"{sorted(r['gui_blocked_max_ms'] for r in runs)} ms (goal < 100 ms)"
+        )
 
 
 @benchmark
@@ -331,14 +386,20 @@ def gui_kernel(folder: Path) -> None:
         head, body = text.split("; Function Attrs", 1)
         copies = []
         for i in range(30_000_000 // len(body)):
-            copies.append(body.replace("@convert_exponential_fusion_wrapped",
-                                       f"@convert_exponential_fusion_wrapped_{i}"))
+            copies.append(
+                body.replace(
+                    "@convert_exponential_fusion_wrapped",
+                    f"@convert_exponential_fusion_wrapped_{i}",
+                )
+            )
         ll.write_text(head + "; Function Attrs" + body + "".join(copies))
         size = ll.stat().st_size
         result = probe("kernel", dump)
-    print(f"gui kernel: a {size / 1e6:.0f} MB .ll ({result['lines']} lines): text shown after "
-          f"{result['text_shown_s']:.2f} s, coloured after {result['coloured_s']:.1f} s; longest "
-          f"GUI stall {result['gui_blocked_max_ms']} ms")
+    print(
+        f"gui kernel: a {size / 1e6:.0f} MB .ll ({result['lines']} lines): text shown after "
+        f"{result['text_shown_s']:.2f} s, coloured after {result['coloured_s']:.1f} s; longest "
+        f"GUI stall {result['gui_blocked_max_ms']} ms"
+    )
 
 
 _PROFILE_CHILD = """
@@ -373,21 +434,30 @@ def profile(folder: Path) -> None:
     out = BENCH_DIR / "profile-scan"
     if not (out / "trace").is_dir():
         print(f"running the profiled scan into {out} ...", flush=True)
-        subprocess.run([sys.executable, str(HERE / "profile_trace.py"), str(out)], check=True,
-                       env={**os.environ, "JAX_PLATFORMS": "cpu"})
+        subprocess.run(
+            [sys.executable, str(HERE / "profile_trace.py"), str(out)],
+            check=True,
+            env={**os.environ, "JAX_PLATFORMS": "cpu"},
+        )
 
     def child(what: str) -> tuple[float, float, str]:
-        proc = subprocess.run([sys.executable, "-c", _PROFILE_CHILD, str(HERE.parent), str(out),
-                               what], check=True, capture_output=True, text=True)
+        proc = subprocess.run(
+            [sys.executable, "-c", _PROFILE_CHILD, str(HERE.parent), str(out), what],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         seconds, rss, found = json.loads(proc.stdout.splitlines()[-1])
         return seconds, rss, found
 
     ref_s, ref_mb, _ = child("json.load")
     for prefer in ("json", "xplane"):
         seconds, mb, found = child(prefer)
-        print(f"profile ({prefer}: {found}): {seconds:.1f} s, peak {mb:.0f} MiB resident; "
-              f"json.load of the JSON {ref_s:.1f} s, {ref_mb:.0f} MiB; ratios: time "
-              f"{seconds / ref_s:.2f}, memory {mb / ref_mb:.2f} (goal: memory <= 0.25)")
+        print(
+            f"profile ({prefer}: {found}): {seconds:.1f} s, peak {mb:.0f} MiB resident; "
+            f"json.load of the JSON {ref_s:.1f} s, {ref_mb:.0f} MiB; ratios: time "
+            f"{seconds / ref_s:.2f}, memory {mb / ref_mb:.2f} (goal: memory <= 0.25)"
+        )
 
 
 @benchmark
@@ -402,7 +472,9 @@ def scale(folder: Path) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("names", nargs="*", help=f"benchmarks to run (default: all): {list(BENCHMARKS)}")
+    ap.add_argument(
+        "names", nargs="*", help=f"benchmarks to run (default: all): {list(BENCHMARKS)}"
+    )
     ap.add_argument("--layers", type=int, default=10, help="GPT depth of the input dump")
     args = ap.parse_args()
     folder = gpt_dump(args.layers)

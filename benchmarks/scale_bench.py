@@ -97,10 +97,24 @@ def parse_figures(small: Path, big: Path) -> list[Figure]:
             xla.append(best_of(theirs, 1)[0])
         ref = min(xla)
         note = f"XLA {ref:.3f} s ({folder.name}: {size})"
-        figures.append(Figure(f"parse {folder.name}, ready / XLA", min(ready) / ref, "x", 0.5,
-                              f"{min(ready):.3f} s; {note}"))
-        figures.append(Figure(f"parse {folder.name}, every instruction built / XLA",
-                              min(full) / ref, "x", None, f"{min(full):.3f} s"))
+        figures.append(
+            Figure(
+                f"parse {folder.name}, ready / XLA",
+                min(ready) / ref,
+                "x",
+                0.5,
+                f"{min(ready):.3f} s; {note}",
+            )
+        )
+        figures.append(
+            Figure(
+                f"parse {folder.name}, every instruction built / XLA",
+                min(full) / ref,
+                "x",
+                None,
+                f"{min(full):.3f} s",
+            )
+        )
     return figures
 
 
@@ -130,19 +144,33 @@ def cli_figures(folder: Path) -> list[Figure]:
     commands = {
         "inspect -i": [*xlaview, "inspect", str(path), "-i", fusion],
         "traffic": [*xlaview, "traffic", str(path)],
-        f"diff {late[0]} -> {late[1]}": [*xlaview, "diff", str(folder), "--from", late[0],
-                                          "--to", late[1]],
+        f"diff {late[0]} -> {late[1]}": [
+            *xlaview,
+            "diff",
+            str(folder),
+            "--from",
+            late[0],
+            "--to",
+            late[1],
+        ],
     }
-    has_cost = subprocess.run([*xlaview, "cost", "--help"], capture_output=True,
-                              check=False).returncode == 0
+    has_cost = (
+        subprocess.run([*xlaview, "cost", "--help"], capture_output=True, check=False).returncode
+        == 0
+    )
     if has_cost:
         commands["cost"] = [*xlaview, "cost", str(path)]
-    load_with_xla = ("from jax._src.lib import xla_client as x; "
-                     f"x.hlo.hlo_module_from_text(open({str(path)!r}).read())")
+    load_with_xla = (
+        "from jax._src.lib import xla_client as x; "
+        f"x.hlo.hlo_module_from_text(open({str(path)!r}).read())"
+    )
     ref = run_process([sys.executable, "-c", load_with_xla], 3)
-    figures = [Figure(f"cli {name}", run_process(args), "s", 1.0,
-                      f"python + jax + XLA's parser {ref:.2f} s")
-               for name, args in commands.items()]
+    figures = [
+        Figure(
+            f"cli {name}", run_process(args), "s", 1.0, f"python + jax + XLA's parser {ref:.2f} s"
+        )
+        for name, args in commands.items()
+    ]
     if not has_cost:
         print("  (no cost command on this branch: not measured)")
     return figures
@@ -200,21 +228,38 @@ def measure_steps(folder: Path) -> dict:
         t3 = time.perf_counter()
         rss = resident_mb()
         peak = max(peak, rss)
-        steps.append({"label": label, "load_s": t1 - t0, "show_s": t2 - t0, "diff_s": t3 - t2,
-                      "total_s": t3 - t0, "rss_mb": rss, "first": k == 0,
-                      "gc_s": collecting["total"], "gc_longest_s": collecting["longest"]})
+        steps.append(
+            {
+                "label": label,
+                "load_s": t1 - t0,
+                "show_s": t2 - t0,
+                "diff_s": t3 - t2,
+                "total_s": t3 - t0,
+                "rss_mb": rss,
+                "first": k == 0,
+                "gc_s": collecting["total"],
+                "gc_longest_s": collecting["longest"],
+            }
+        )
         collecting["total"] = collecting["longest"] = 0.0
     memory = cache.memory()
-    return {"open_s": index_s + steps[0]["show_s"], "steps": steps, "peak_rss_mb": peak,
-            "estimate_mb": memory["total"] / 1e6, "budget_mb": memory["budget"] / 1e6,
-            "store_hits": cache.store.hits, "store_misses": cache.store.misses}
+    return {
+        "open_s": index_s + steps[0]["show_s"],
+        "steps": steps,
+        "peak_rss_mb": peak,
+        "estimate_mb": memory["total"] / 1e6,
+        "budget_mb": memory["budget"] / 1e6,
+        "store_hits": cache.store.hits,
+        "store_misses": cache.store.misses,
+    }
 
 
 def step_figures(folder: Path) -> list[Figure]:
     from jax._src.lib import xla_client
 
-    out = subprocess.run([sys.executable, __file__, "steps", str(folder)], check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, __file__, "steps", str(folder)], check=True, capture_output=True, text=True
+    ).stdout
     result = json.loads(out.strip().splitlines()[-1])
     text = after_optimizations(folder).read_text()
     xla = best_of(lambda: xla_client.hlo.hlo_module_from_text(text), 3)[0]
@@ -223,16 +268,23 @@ def step_figures(folder: Path) -> list[Figure]:
     totals = sorted(s["total_s"] for s in steps)
     shows = sorted(s["show_s"] for s in steps)
     worst = max(steps, key=lambda s: s["total_s"])
-    print(f"  {len(steps)} steps over {len(result['steps']) - BACK_STEPS - 1} dumps; computations "
-          f"from the store {result['store_hits']}, parsed {result['store_misses']}; cache "
-          f"estimate {result['estimate_mb']:.0f} MB of a {result['budget_mb']:.0f} MB budget")
+    print(
+        f"  {len(steps)} steps over {len(result['steps']) - BACK_STEPS - 1} dumps; computations "
+        f"from the store {result['store_hits']}, parsed {result['store_misses']}; cache "
+        f"estimate {result['estimate_mb']:.0f} MB of a {result['budget_mb']:.0f} MB budget"
+    )
     return [
         Figure("core: open (index, first dump shown)", result["open_s"], "s", 1.5, ref),
         Figure("core: step shown, median", statistics.median(shows), "s", 0.5, ref),
         Figure("core: step shown + diff, median", statistics.median(totals), "s", 0.5, ref),
         Figure(f"core: step shown + diff, worst ({worst['label']})", totals[-1], "s", 2.0, ref),
-        Figure("core: resident memory, peak", result["peak_rss_mb"], "MB", 2000,
-               "the window's whole goal (window + helpers) is 2 GB"),
+        Figure(
+            "core: resident memory, peak",
+            result["peak_rss_mb"],
+            "MB",
+            2000,
+            "the window's whole goal (window + helpers) is 2 GB",
+        ),
     ]
 
 
@@ -245,11 +297,19 @@ def gui_figures(folder: Path) -> list[Figure]:
     middle, a step done when the text and the graph of the asked pass show; a
     5 ms heartbeat on the GUI thread; the resident memory of the window and its
     helper processes sampled every 100 ms."""
-    out = subprocess.run([sys.executable, str(HERE / "gui_probe.py"), "scale", str(folder)],
-                         check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, str(HERE / "gui_probe.py"), "scale", str(folder)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     r = json.loads(out.strip().splitlines()[-1])
-    reference = subprocess.run([sys.executable, str(HERE / "gui_probe.py"), "reference-window"],
-                               check=True, capture_output=True, text=True).stdout
+    reference = subprocess.run(
+        [sys.executable, str(HERE / "gui_probe.py"), "reference-window"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     empty = json.loads(reference.strip().splitlines()[-1])["visible_s"]
     ref = f"an empty Qt window shows in {empty:.2f} s"
     steps = sorted(r["steps_s"])
@@ -259,29 +319,44 @@ def gui_figures(folder: Path) -> list[Figure]:
         Figure("window: text and graph on screen", r["text_and_graph_s"], "s", 3.0, ref),
         Figure("window: step, median", statistics.median(steps), "s", 0.5, ref),
         Figure("window: step, worst", steps[-1], "s", 2.0, ref),
-        Figure("window: longest GUI stall, open", r["open_stall_ms"] / 1000, "s", 0.1,
-               "5 ms heartbeat"),
-        Figure("window: longest GUI stall, scrub", r["scrub_stall_ms"] / 1000, "s", 0.1,
-               "5 ms heartbeat"),
-        Figure("window + helpers: resident memory, peak", r["peak_mb"], "MB", 2000,
-               "sampled every 100 ms"),
+        Figure(
+            "window: longest GUI stall, open", r["open_stall_ms"] / 1000, "s", 0.1, "5 ms heartbeat"
+        ),
+        Figure(
+            "window: longest GUI stall, scrub",
+            r["scrub_stall_ms"] / 1000,
+            "s",
+            0.1,
+            "5 ms heartbeat",
+        ),
+        Figure(
+            "window + helpers: resident memory, peak",
+            r["peak_mb"],
+            "MB",
+            2000,
+            "sampled every 100 ms",
+        ),
     ]
 
 
 def scale(folder: Path, small: Path) -> None:
     """Every figure of the 1 GB dump, each against its goal."""
     figures: list[Figure] = []
-    for title, part in (("parse", lambda: parse_figures(small, folder)),
-                        ("cli", lambda: cli_figures(folder)),
-                        ("steps", lambda: step_figures(folder)),
-                        ("window", lambda: gui_figures(folder))):
+    for title, part in (
+        ("parse", lambda: parse_figures(small, folder)),
+        ("cli", lambda: cli_figures(folder)),
+        ("steps", lambda: step_figures(folder)),
+        ("window", lambda: gui_figures(folder)),
+    ):
         print(f"scale: {title} …", flush=True)
         new = part()
         for figure in new:
             print(figure.line(), flush=True)
         figures += new
     missed = [f.name for f in figures if f.ok is False]
-    print(f"scale: {len(figures)} figures, {len(missed)} missed" + (f": {missed}" if missed else ""))
+    print(
+        f"scale: {len(figures)} figures, {len(missed)} missed" + (f": {missed}" if missed else "")
+    )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Render the application icon's PNGs from its SVG (xlaview/resources/xlaview.svg).
 
-    python scripts/make_icons.py
+python scripts/make_icons.py
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from PySide6.QtCore import Qt  # noqa: E402
-from PySide6.QtGui import QGuiApplication, QImage, QPainter  # noqa: E402
-from PySide6.QtSvg import QSvgRenderer  # noqa: E402
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication, QImage, QPainter
+from PySide6.QtSvg import QSvgRenderer
 
 REPO = Path(__file__).resolve().parent.parent
 SVG = REPO / "xlaview" / "resources" / "xlaview.svg"

@@ -22,7 +22,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = REPO / "xlaview" / "resources" / "sample"
 
-PROGRAM = '''
+PROGRAM = """
 import jax, jax.numpy as jnp
 
 def attention(x, wq, wk):
@@ -34,7 +34,7 @@ spec = jax.ShapeDtypeStruct
 jax.jit(attention).lower(
     spec((seq, d), jnp.bfloat16), spec((d, d), jnp.bfloat16), spec((d, d), jnp.bfloat16)
 ).compile()
-'''
+"""
 
 VARIANTS = {
     # folder: extra XLA flags

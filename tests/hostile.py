@@ -36,9 +36,9 @@ HLO_CONTENTS: dict[str, tuple[bytes, bool]] = {
     "truncated": (AFTER[: _FIRST_COMPUTATION_END + 200], True),  # cut inside the second
     "one line": (AFTER.replace(b"\n", b" "), True),
     "bom": (b"\xef\xbb\xbf" + AFTER, True),
-    "not utf-8": (AFTER.replace(b"op_name=\"", b"op_name=\"\xff\xfe\x80", 3), True),
-    "markup": (AFTER.replace(b"op_name=\"", b"op_name=\"<img src=/dev/zero><a href=x>", 3), True),
-    "escapes": (AFTER.replace(b"op_name=\"", b"op_name=\"\x1b]0;pwned\x07\x1b[31m", 3), True),
+    "not utf-8": (AFTER.replace(b'op_name="', b'op_name="\xff\xfe\x80', 3), True),
+    "markup": (AFTER.replace(b'op_name="', b'op_name="<img src=/dev/zero><a href=x>', 3), True),
+    "escapes": (AFTER.replace(b'op_name="', b'op_name="\x1b]0;pwned\x07\x1b[31m', 3), True),
     "binary": (AFTER[:900] + b"\0\0\x01\x02" + AFTER[900:], False),
     "header only": (b"HloModule m, entry_computation_layout={()->f32[]}\n", False),
     "words": (b"this is not HLO at all\nnor is this\n", False),
@@ -110,24 +110,32 @@ class Run:
     seconds: float
 
     def __str__(self) -> str:
-        return (f"xlaview {' '.join(map(repr, self.args))} -> {self.returncode} "
-                f"in {self.seconds:.1f}s\nstderr: {self.stderr[-2000:]!r}")
+        return (
+            f"xlaview {' '.join(map(repr, self.args))} -> {self.returncode} "
+            f"in {self.seconds:.1f}s\nstderr: {self.stderr[-2000:]!r}"
+        )
 
 
 def _cap() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
 
 
-def xlaview_capped(*args: str | bytes | os.PathLike, env: dict[str, str] | None = None,
-                   timeout: float = TIME_LIMIT) -> Run:
+def xlaview_capped(
+    *args: str | bytes | os.PathLike, env: dict[str, str] | None = None, timeout: float = TIME_LIMIT
+) -> Run:
     """``python -m xlaview ARGS`` under the address-space cap; a command that
     outlives ``timeout`` fails the test that ran it (it hung)."""
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "xlaview", *args], capture_output=True, check=False,
-                          preexec_fn=_cap, timeout=timeout, stdin=subprocess.DEVNULL,
-                          env={**os.environ, "QT_QPA_PLATFORM": "offscreen", **(env or {})})
-    return Run(tuple(args), proc.returncode, proc.stdout, proc.stderr,
-               time.perf_counter() - start)
+    proc = subprocess.run(
+        [sys.executable, "-m", "xlaview", *args],
+        capture_output=True,
+        check=False,
+        preexec_fn=_cap,
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+        env={**os.environ, "QT_QPA_PLATFORM": "offscreen", **(env or {})},
+    )
+    return Run(tuple(args), proc.returncode, proc.stdout, proc.stderr, time.perf_counter() - start)
 
 
 # Qt's offscreen platform says this on every window it shows; not ours to print.
@@ -145,7 +153,9 @@ def check_run(run: Run, command: str, expect_ok: bool) -> None:
     for stream, text in (("stdout", run.stdout), ("stderr", stderr)):
         bad = _TERMINAL_CONTROL.search(text)
         assert bad is None, f"raw control character {bad[0]!r} on {stream}: {run}"
-    errors = [line for line in stderr.splitlines() if line.startswith(f"xlaview {command}:".encode())]
+    errors = [
+        line for line in stderr.splitlines() if line.startswith(f"xlaview {command}:".encode())
+    ]
     if expect_ok:
         assert run.returncode == 0 and not errors, f"expected success: {run}"
     else:

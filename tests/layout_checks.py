@@ -10,8 +10,14 @@ from xlaview.analysis.drawing import GraphLayout, LayoutNode
 EPS = 1e-6
 
 
-def check_layer_boxes(name: str, layout: GraphLayout, size: Mapping[str, LayoutNode],
-                      keys: list[str], level: int, node_gap: float) -> None:
+def check_layer_boxes(
+    name: str,
+    layout: GraphLayout,
+    size: Mapping[str, LayoutNode],
+    keys: list[str],
+    level: int,
+    node_gap: float,
+) -> None:
     """The boxes of layer ``level`` (``keys``) side by side, ``node_gap`` apart
     at least, and inside the layout's width and height."""
     keys = sorted(keys, key=lambda k: layout.positions[k][0])
@@ -22,7 +28,9 @@ def check_layer_boxes(name: str, layout: GraphLayout, size: Mapping[str, LayoutN
     for key in keys:
         x, y = layout.positions[key]
         node = size[key]
-        assert -EPS <= x - node.width / 2 and x + node.width / 2 <= layout.width + EPS, (
-            f"{name}: {key!r} outside the width")
-        assert -EPS <= y - node.height / 2 and y + node.height / 2 <= layout.height + EPS, (
-            f"{name}: {key!r} outside the height")
+        assert x - node.width / 2 >= -EPS and x + node.width / 2 <= layout.width + EPS, (
+            f"{name}: {key!r} outside the width"
+        )
+        assert y - node.height / 2 >= -EPS and y + node.height / 2 <= layout.height + EPS, (
+            f"{name}: {key!r} outside the height"
+        )

@@ -20,8 +20,20 @@ import xlaview
 
 PACKAGE = Path(xlaview.__file__).parent
 MAX_MODULES_PER_FOLDER = 16
-CORE = ("hlo", "dump", "analysis", "text", "profile", "errors", "units", "collector", "helper",
-        "collection", "resources", "version")
+CORE = (
+    "hlo",
+    "dump",
+    "analysis",
+    "text",
+    "profile",
+    "errors",
+    "units",
+    "collector",
+    "helper",
+    "collection",
+    "resources",
+    "version",
+)
 
 
 def is_core(name: str) -> bool:
@@ -146,9 +158,12 @@ def test_core_modules_never_import_qt_the_window_or_the_cli() -> None:
     for name in modules():
         if not is_core(name):
             continue
-        found = sorted(m for m in imports_of(name)
-                       if m.split(".")[0] in ("PySide6", "shiboken6")
-                       or m.startswith(("xlaview.qt", "xlaview.cli")))
+        found = sorted(
+            m
+            for m in imports_of(name)
+            if m.split(".")[0] in ("PySide6", "shiboken6")
+            or m.startswith(("xlaview.qt", "xlaview.cli"))
+        )
         if found:
             offenders[name] = found
     assert not offenders, f"the core imports the GUI: {offenders}"
@@ -182,8 +197,9 @@ def test_core_imports_with_qt_unavailable() -> None:
         "sys.meta_path.insert(0, Block())\n"
         f"import importlib\nfor m in {core!r}: importlib.import_module(m)\n"
     )
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          check=False)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
     assert proc.returncode == 0, proc.stderr
 
 
@@ -209,13 +225,17 @@ def test_the_view_model_runs_on_a_bare_core_application() -> None:
         "model.shutdown()\n"
         "print('ok')\n"
     )
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          check=False, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=300
+    )
     assert proc.returncode == 0 and "ok" in proc.stdout, proc.stderr[-3000:]
 
 
 def test_qt_modules_stay_small() -> None:
     """One job per module: the Qt layer's modules at most 450 lines."""
-    long = {str(p.relative_to(PACKAGE)): n for p in (PACKAGE / "qt").rglob("*.py")
-            if (n := len(p.read_text().splitlines())) > 450}
+    long = {
+        str(p.relative_to(PACKAGE)): n
+        for p in (PACKAGE / "qt").rglob("*.py")
+        if (n := len(p.read_text().splitlines())) > 450
+    }
     assert not long, f"split these: {long}"

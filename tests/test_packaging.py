@@ -42,17 +42,43 @@ def test_pyinstaller_builds_a_working_app(tmp_path: Path) -> None:
     if importlib.util.find_spec("PyInstaller") is None:
         pytest.skip("pyinstaller is not installed")
     build = subprocess.run(
-        [sys.executable, "-m", "PyInstaller", "--noconfirm", "--log-level", "WARN", "--distpath", str(tmp_path / "dist"),
-         "--workpath", str(tmp_path / "build"), str(REPO / "packaging" / "xlaview.spec")],
-        capture_output=True, text=True, timeout=900,
+        [
+            sys.executable,
+            "-m",
+            "PyInstaller",
+            "--noconfirm",
+            "--log-level",
+            "WARN",
+            "--distpath",
+            str(tmp_path / "dist"),
+            "--workpath",
+            str(tmp_path / "build"),
+            str(REPO / "packaging" / "xlaview.spec"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
     )
     assert build.returncode == 0, build.stderr[-3000:]
     app = tmp_path / "dist" / "xlaview" / "xlaview"
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
     out = tmp_path / "window.png"
     sample = REPO / "xlaview" / "resources" / "sample" / "attention_cpu"
-    run = subprocess.run([str(app), "export", str(sample), "--select", "convert_exponential_fusion",
-                          "--out", str(out)], capture_output=True, text=True, timeout=120, env=env)
+    run = subprocess.run(
+        [
+            str(app),
+            "export",
+            str(sample),
+            "--select",
+            "convert_exponential_fusion",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert run.returncode == 0, run.stderr
     assert out.stat().st_size > 50_000
     # The frozen app is its own helper process (it colours text off the GUI's GIL).

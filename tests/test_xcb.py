@@ -43,10 +43,14 @@ def qt_dir() -> Path:
 def xcb_binaries() -> list[Path]:
     """Qt's xcb platform plugin, its GL integrations and the Qt libraries they load."""
     qt = qt_dir()
-    plugins = [qt / "plugins" / "platforms" / "libqxcb.so",
-               *sorted((qt / "plugins" / "xcbglintegrations").glob("*.so"))]
-    libraries = [qt / "lib" / name for name in (
-        "libQt6XcbQpa.so.6", "libQt6Gui.so.6", "libQt6Widgets.so.6", "libQt6DBus.so.6")]
+    plugins = [
+        qt / "plugins" / "platforms" / "libqxcb.so",
+        *sorted((qt / "plugins" / "xcbglintegrations").glob("*.so")),
+    ]
+    libraries = [
+        qt / "lib" / name
+        for name in ("libQt6XcbQpa.so.6", "libQt6Gui.so.6", "libQt6Widgets.so.6", "libQt6DBus.so.6")
+    ]
     return [p for p in plugins + libraries if p.exists()]
 
 
@@ -59,7 +63,9 @@ def linked_libraries() -> dict[str, str | None]:
         pytest.skip("this PySide6 has no xcb platform plugin")
     found: dict[str, str | None] = {}
     for binary in binaries:
-        out = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, check=False).stdout
+        out = subprocess.run(
+            ["ldd", str(binary)], capture_output=True, text=True, check=False
+        ).stdout
         for line in out.splitlines():
             m = re.match(r"\s*(\S+) => (not found|\S+)", line)
             if m:
@@ -87,15 +93,24 @@ def debian_package(soname: str, path: str | None) -> str:
 
 
 def readme_packages() -> set[str]:
-    line = next((ln for ln in README.read_text().splitlines()
-                 if "apt-get install" in ln and "libxcb-cursor0" in ln), None)
+    line = next(
+        (
+            ln
+            for ln in README.read_text().splitlines()
+            if "apt-get install" in ln and "libxcb-cursor0" in ln
+        ),
+        None,
+    )
     assert line, "the README names the packages of Qt's xcb platform in one apt-get install line"
     return {word for word in line.split("install", 1)[1].split() if not word.startswith("-")}
 
 
 def test_the_readme_names_every_package_the_xcb_plugin_needs() -> None:
-    needed = {soname: debian_package(soname, path) for soname, path in linked_libraries().items()
-              if _DESKTOP_LIBRARY.match(soname)}
+    needed = {
+        soname: debian_package(soname, path)
+        for soname, path in linked_libraries().items()
+        if _DESKTOP_LIBRARY.match(soname)
+    }
     listed = readme_packages()
     missing = {soname: package for soname, package in needed.items() if package not in listed}
     assert not missing, f"the README's apt-get line lacks {missing}"
@@ -137,15 +152,21 @@ SCREENSHOT = textwrap.dedent("""
 def x_display(tmp_path: Path):
     """A virtual X display (Xvfb); it picks a free display number and says which."""
     if shutil.which("Xvfb") is None:
-        pytest.skip("Xvfb is not installed (apt-get install xvfb): the window is not started on X11")
+        pytest.skip(
+            "Xvfb is not installed (apt-get install xvfb): the window is not started on X11"
+        )
     missing = missing_libraries()
     if missing:
-        pytest.skip(f"Qt's xcb platform lacks {', '.join(missing)}: install the README's "
-                    "apt-get line")
+        pytest.skip(
+            f"Qt's xcb platform lacks {', '.join(missing)}: install the README's apt-get line"
+        )
     read, write = os.pipe()
-    server = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x800x24",
-                               "-nolisten", "tcp"], pass_fds=(write,),
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    server = subprocess.Popen(
+        ["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        pass_fds=(write,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
     os.close(write)
     with os.fdopen(read) as ready:
         number = ready.readline().strip()  # written once the server accepts clients
@@ -159,23 +180,39 @@ def x_display(tmp_path: Path):
 
 @pytest.mark.slow
 def test_the_window_paints_on_x11(x_display: str, tmp_path: Path) -> None:
-    env = {**os.environ, "DISPLAY": x_display, "QT_QPA_PLATFORM": "xcb",
-           "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    env = {
+        **os.environ,
+        "DISPLAY": x_display,
+        "QT_QPA_PLATFORM": "xcb",
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
     env.pop("WAYLAND_DISPLAY", None)
     log = tmp_path / "window.log"
     with open(log, "w") as out:
-        window = subprocess.Popen([sys.executable, "-m", "xlaview", str(sample_dump())], env=env,
-                                  stdout=out, stderr=subprocess.STDOUT)
+        window = subprocess.Popen(
+            [sys.executable, "-m", "xlaview", str(sample_dump())],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     try:
         shot = tmp_path / "display.png"
-        grab = subprocess.run([sys.executable, "-c", SCREENSHOT, str(shot), "90"], env=env,
-                              capture_output=True, text=True, timeout=180, check=False)
+        grab = subprocess.run(
+            [sys.executable, "-c", SCREENSHOT, str(shot), "90"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=False,
+        )
         assert window.poll() is None, f"the window did not start on xcb: {log.read_text()[-2000:]}"
         assert grab.returncode == 0, grab.stderr
         seen = json.loads(grab.stdout)
         assert seen["platform"] == "xcb"
         assert seen["colours"] >= 64 and seen["painted"] > 0.5, (
-            f"the display shows no painted window: {seen}, see {shot}")
+            f"the display shows no painted window: {seen}, see {shot}"
+        )
     finally:
         window.send_signal(signal.SIGINT)  # Ctrl-C in the terminal closes the window
         try:

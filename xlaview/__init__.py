@@ -16,9 +16,14 @@ from xlaview.version import __version__
 __all__ = ["__version__", "collect"]
 
 
-def collect(fn: Callable[..., Any], *args: Any, out: str | os.PathLike[str] | None = None,
-            open: bool = False,  # noqa: A002 (the natural name for the caller)
-            profile: int = 0, **kwargs: Any) -> Path:
+def collect(
+    fn: Callable[..., Any],
+    *args: Any,
+    out: str | os.PathLike[str] | None = None,
+    open: bool = False,
+    profile: int = 0,
+    **kwargs: Any,
+) -> Path:
     """`xlaview.collection.collect` (which see), then, with ``open=True``, the
     window on the folder (it returns when the window closes)."""
     from xlaview.collection import collect as compile_with_dumps

@@ -89,7 +89,9 @@ def xla_flags(text: str) -> tuple[list[tuple[str, str]], str]:
             while e < n and text[e] not in _XLA_SPACE:
                 e += 1
             token = text[b:e]
-            flags.append((name, token[len(name) + 1 :] if token[len(name) :].startswith("=") else ""))
+            flags.append(
+                (name, token[len(name) + 1 :] if token[len(name) :].startswith("=") else "")
+            )
         b = skip_space(e)
     return flags, text[b:]
 
@@ -137,8 +139,11 @@ def merge_xla_flags(
 
 
 def run_with_dumps(
-    command: Sequence[str], out: Path, passes: str | None = DEFAULT_PASSES,
-    modules: str | None = None, env: dict[str, str] | None = None,
+    command: Sequence[str],
+    out: Path,
+    passes: str | None = DEFAULT_PASSES,
+    modules: str | None = None,
+    env: dict[str, str] | None = None,
 ) -> tuple[int, Path, list[str]]:
     """Run ``command`` with dumping on; stdin, stdout and stderr pass through.
 
@@ -156,8 +161,9 @@ def run_with_dumps(
     except PermissionError:
         raise CollectError(f"{command[0]}: permission denied") from None
     except (OSError, ValueError) as err:  # not a program (a folder), a NUL in an argument
-        raise CollectError(f"{command[0]}: cannot run: {getattr(err, 'strerror', None) or err}"
-                           ) from None
+        raise CollectError(
+            f"{command[0]}: cannot run: {getattr(err, 'strerror', None) or err}"
+        ) from None
     return completed.returncode, folder, warnings
 
 
@@ -203,8 +209,9 @@ def collect(
     return folder
 
 
-def _dynamic_args(fn: Callable[..., Any], args: tuple[Any, ...],
-                  jit_kwargs: dict[str, Any]) -> tuple[Any, ...]:
+def _dynamic_args(
+    fn: Callable[..., Any], args: tuple[Any, ...], jit_kwargs: dict[str, Any]
+) -> tuple[Any, ...]:
     """``args`` without the static ones: a compiled function takes only the others."""
     static = jit_kwargs.get("static_argnums", ())
     static = {static} if isinstance(static, int) else set(static or ())

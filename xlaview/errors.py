@@ -36,8 +36,9 @@ class LocatedError(XlaviewError):
     """What is wrong, and where: ``path`` (None where the caller knows it, not
     the reader), 1-based ``line`` and ``column`` (0 where unknown)."""
 
-    def __init__(self, message: str, path: str | None = None, line: int = 0,
-                 column: int = 0) -> None:
+    def __init__(
+        self, message: str, path: str | None = None, line: int = 0, column: int = 0
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.path = path
@@ -60,8 +61,7 @@ class LocatedError(XlaviewError):
         return _restore, (type(self), self.args, dict(self.__dict__))
 
 
-def _restore(cls: type[LocatedError], args: tuple[Any, ...],
-             state: dict[str, Any]) -> LocatedError:
+def _restore(cls: type[LocatedError], args: tuple[Any, ...], state: dict[str, Any]) -> LocatedError:
     error = cls.__new__(cls)
     Exception.__init__(error, *args)
     error.__dict__.update(state)

@@ -107,7 +107,7 @@ def _watch_jobs(jobs: BinaryIO, inbox: queue.SimpleQueue) -> None:
             inbox.put(_receive(jobs))
         except EOFError:
             os._exit(0)
-        except Exception as err:  # noqa: BLE001 (unpickling a job can raise anything: it is sent back)
+        except Exception as err:
             inbox.put(err)
 
 
@@ -119,8 +119,9 @@ def serve() -> None:
     # the same priority takes turns on a core with the GUI thread.
     os.nice(NICENESS)
     inbox: queue.SimpleQueue = queue.SimpleQueue()
-    threading.Thread(target=_watch_jobs, args=(sys.stdin.buffer, inbox), daemon=True,
-                     name="xlaview-helper-watch").start()
+    threading.Thread(
+        target=_watch_jobs, args=(sys.stdin.buffer, inbox), daemon=True, name="xlaview-helper-watch"
+    ).start()
     # Results go to the original stdout; anything a job prints goes to stderr.
     results = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
@@ -142,8 +143,11 @@ def serve() -> None:
             _send(results, ("done", False, error, traceback.format_exc()))
 
 
-def _run_here(fn: Callable[..., Any], args: tuple, progress: Progress | None,
-              ) -> tuple[bool, Any, str]:
+def _run_here(
+    fn: Callable[..., Any],
+    args: tuple,
+    progress: Progress | None,
+) -> tuple[bool, Any, str]:
     """(ok, result or error, traceback text) of a job run in this process:
     the child's way of running one, and the way when no child can run it."""
     try:
@@ -167,17 +171,23 @@ class HelperProcess:
     """
 
     def __init__(self) -> None:
-        self._jobs: deque[tuple[Callable[..., Any], tuple, Deliver, Callable[[], bool],
-                                Progress | None]] = deque()
+        self._jobs: deque[
+            tuple[Callable[..., Any], tuple, Deliver, Callable[[], bool], Progress | None]
+        ] = deque()
         self._ready = threading.Condition()
         self._process: subprocess.Popen | None = None
         self._thread: threading.Thread | None = None
         self._closed = False
         self._deaths = 0  # children that died in a row
 
-    def submit(self, fn: Callable[..., Any], args: tuple, deliver: Deliver,
-               wanted: Callable[[], bool] = lambda: True, progress: Progress | None = None,
-               ) -> None:
+    def submit(
+        self,
+        fn: Callable[..., Any],
+        args: tuple,
+        deliver: Deliver,
+        wanted: Callable[[], bool] = lambda: True,
+        progress: Progress | None = None,
+    ) -> None:
         """Run ``fn(*args)`` in the child unless ``wanted()`` is false by its turn
         (``fn(*args, progress=...)`` if ``progress``: its reports reach ``progress``)."""
         with self._ready:
@@ -185,8 +195,9 @@ class HelperProcess:
                 raise RuntimeError("the helper process is closed")
             self._jobs.append((fn, args, deliver, wanted, progress))
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="xlaview-helper",
-                                                daemon=True)
+                self._thread = threading.Thread(
+                    target=self._run, name="xlaview-helper", daemon=True
+                )
                 self._thread.start()
             self._ready.notify()
 
@@ -263,8 +274,13 @@ class HelperProcess:
                 if stream is not None:
                     stream.close()
 
-    def _call(self, fn: Callable[..., Any], args: tuple, progress: Progress | None,
-              wanted: Callable[[], bool]) -> tuple[bool, Any, str] | None:
+    def _call(
+        self,
+        fn: Callable[..., Any],
+        args: tuple,
+        progress: Progress | None,
+        wanted: Callable[[], bool],
+    ) -> tuple[bool, Any, str] | None:
         """The job's outcome from the child; None if, by one of its progress
         reports, it was no longer wanted (the child is stopped: the only way
         to stop a running job, and a new child starts in a tenth of a second)."""
@@ -273,7 +289,8 @@ class HelperProcess:
             self._drop_process()
             env = {**os.environ, PARENT_ENV: str(os.getpid())}
             process = self._process = subprocess.Popen(
-                helper_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+                helper_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env
+            )
             if self._closed:  # closed while it started: close() did not see it
                 self._drop_process()
                 raise EOFError

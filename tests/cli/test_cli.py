@@ -15,8 +15,9 @@ SAMPLE = sample_dump()  # the seed: attention, seq 8192, bf16, CPU, unfused
 
 
 def xlaview(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "xlaview", *args], capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "xlaview", *args], capture_output=True, text=True, timeout=120
+    )
     if check:
         assert proc.returncode == 0, f"xlaview {' '.join(args)}: {proc.stderr}"
     return proc
@@ -26,12 +27,22 @@ def test_summary_json_contract() -> None:
     document = json.loads(xlaview("summary", "--json", str(SAMPLE)).stdout)
     assert set(document) >= {"root", "modules", "unrecognized"}
     (module,) = document["modules"]
-    assert set(module) >= {"id", "name", "backend", "before_optimizations", "after_optimizations",
-                           "passes", "reports", "other_files"}
+    assert set(module) >= {
+        "id",
+        "name",
+        "backend",
+        "before_optimizations",
+        "after_optimizations",
+        "passes",
+        "reports",
+        "other_files",
+    }
     assert (module["id"], module["name"], module["backend"]) == (0, "jit_attention", "cpu")
     assert module["after_optimizations"] == "module_0000.jit_attention.cpu_after_optimizations.txt"
     seqs = [p["seq"] for p in module["passes"]]
-    assert seqs == sorted(seqs) and len(seqs) == len(list(SAMPLE.glob("*.[0-9][0-9][0-9][0-9].*.txt")))
+    assert seqs == sorted(seqs) and len(seqs) == len(
+        list(SAMPLE.glob("*.[0-9][0-9][0-9][0-9].*.txt"))
+    )
     assert all(set(p) == {"seq", "pipeline", "after", "before", "file"} for p in module["passes"])
     assert all(module["reports"].values()), "the four reports"
     assert all(not Path(f).is_absolute() for f in module["other_files"])
@@ -46,21 +57,30 @@ def test_summary_table() -> None:
 def test_inspect_the_score_fusion() -> None:
     """The seed's f32[8192,8192] fusion: kind, body, operands, layout, bytes, memory."""
     after = next(SAMPLE.glob("*cpu_after_optimizations.txt"))
-    out = json.loads(xlaview("inspect", "--json", str(after), "--instruction",
-                             "convert_exponential_fusion").stdout)
+    out = json.loads(
+        xlaview(
+            "inspect", "--json", str(after), "--instruction", "convert_exponential_fusion"
+        ).stdout
+    )
     assert out["module"] == "jit_attention"
     d = out["instruction"]
     assert (d["opcode"], d["fusion_kind"], d["shape"]) == ("fusion", "kLoop", "f32[8192,8192]{1,0}")
     assert d["fused_computation"] == "fused_computation.2"
-    assert d["operands"] == [{"name": "wrapped_reduce", "shape": "bf16[8192]{0}"},
-                             {"name": "wrapped_convert.3", "shape": "bf16[8192,8192]{1,0}"}]
+    assert d["operands"] == [
+        {"name": "wrapped_reduce", "shape": "bf16[8192]{0}"},
+        {"name": "wrapped_convert.3", "shape": "bf16[8192,8192]{1,0}"},
+    ]
     assert d["layout"] == {"minor_to_major": [1, 0], "tiles": [], "memory_space": None}
     assert d["bytes"] == {"output": 268435456, "operands": 16384 + 134217728}
     ba = next(SAMPLE.glob("*-buffer-assignment.txt")).read_text()
     assert d["allocation"]["kind"] == "preallocated-temp"
-    assert f"allocation {d['allocation']['index']}: size {d['allocation']['allocation_size']}," in ba
-    assert (f"convert_exponential_fusion @0> (size={d['allocation']['size']},"
-            f"offset={d['allocation']['offset']})") in ba
+    assert (
+        f"allocation {d['allocation']['index']}: size {d['allocation']['allocation_size']}," in ba
+    )
+    assert (
+        f"convert_exponential_fusion @0> (size={d['allocation']['size']},"
+        f"offset={d['allocation']['offset']})"
+    ) in ba
     live = next(SAMPLE.glob("*-live-range.txt")).read_text()
     start, end = d["live_range"]
     assert f"convert_exponential_fusion{{}}:{start}-{end}" in live
@@ -105,8 +125,14 @@ def test_traffic_json_contract() -> None:
     out = json.loads(xlaview("traffic", "--json", str(SAMPLE)).stdout)
     assert set(out) >= {"module", "total_traffic_bytes", "intermediates", "fusions"}
     first = out["intermediates"][0]
-    assert set(first) >= {"producer", "producer_kind", "shape", "bytes", "consumers",
-                          "traffic_bytes"}
+    assert set(first) >= {
+        "producer",
+        "producer_kind",
+        "shape",
+        "bytes",
+        "consumers",
+        "traffic_bytes",
+    }
     ranked = [i["traffic_bytes"] for i in out["intermediates"]]
     assert ranked == sorted(ranked, reverse=True)
     assert "[8192,8192]" in first["shape"]
@@ -131,12 +157,28 @@ def test_boundaries_json_contract() -> None:
     multi-pass (online softmax), the f32 one leaving the dot a library call."""
     out = json.loads(xlaview("boundaries", "--json", str(SAMPLE)).stdout)
     assert set(out) == {"module", "boundaries", "by_reason"} and out["module"] == "jit_attention"
-    reasons = ["multi-pass", "library-call", "layout-change", "shared-read", "collective", "control-flow",
-               "output", "other"]
+    reasons = [
+        "multi-pass",
+        "library-call",
+        "layout-change",
+        "shared-read",
+        "collective",
+        "control-flow",
+        "output",
+        "other",
+    ]
     assert sorted(out["by_reason"]) == sorted(reasons)
     for b in out["boundaries"]:
-        assert set(b) == {"producer", "value", "shape", "bytes", "consumers", "reason", "evidence",
-                          "suggestion"}, b
+        assert set(b) == {
+            "producer",
+            "value",
+            "shape",
+            "bytes",
+            "consumers",
+            "reason",
+            "evidence",
+            "suggestion",
+        }, b
         assert b["reason"] in reasons and b["evidence"][0]["reason"] == b["reason"]
         assert all(set(e) == {"reason", "text", "ops"} for e in b["evidence"])
     assert sum(b["bytes"] for b in out["boundaries"]) == sum(out["by_reason"].values())
@@ -162,20 +204,34 @@ def test_diff_json_across_the_fusion_pass() -> None:
     passes = summary["modules"][0]["passes"]
     fusion = next(p["seq"] for p in passes if p["after"] == "fusion")
     before = passes[[p["seq"] for p in passes].index(fusion) - 1]["seq"]
-    out = json.loads(xlaview("diff", "--json", str(SAMPLE), "--module", "jit_attention",
-                             "--from", str(before), "--to", str(fusion)).stdout)
+    out = json.loads(
+        xlaview(
+            "diff",
+            "--json",
+            str(SAMPLE),
+            "--module",
+            "jit_attention",
+            "--from",
+            str(before),
+            "--to",
+            str(fusion),
+        ).stdout
+    )
     assert set(out) >= {"added", "removed", "changed"}
     fusions = {a["name"]: a for a in out["added"] if a["opcode"] == "fusion"}
     assert "exp.1" in fusions["convert_exponential_fusion"]["absorbed"]
     assert all(r["absorbed_into"] for r in out["removed"])
-    same = json.loads(xlaview("diff", "--json", str(SAMPLE), "--from", str(before),
-                              "--to", str(before)).stdout)
+    same = json.loads(
+        xlaview("diff", "--json", str(SAMPLE), "--from", str(before), "--to", str(before)).stdout
+    )
     assert same["added"] == same["removed"] == same["changed"] == []
 
 
 def test_inspect_names_each_fusions_kernel_files() -> None:
     after = next(SAMPLE.glob("*cpu_after_optimizations.txt"))
-    out = json.loads(xlaview("inspect", "--json", str(after), "-i", "wrapped_reduce-window.1").stdout)
+    out = json.loads(
+        xlaview("inspect", "--json", str(after), "-i", "wrapped_reduce-window.1").stdout
+    )
     kernel = out["instruction"]["kernel"]
     assert kernel == {
         "ir_no_opt": "module_0000.jit_attention.wrapped_reduce-window.1_kernel_module.ir-no-opt.ll",

@@ -21,11 +21,19 @@ PROGRAM = textwrap.dedent("""
 """)
 
 
-def run(*args: str, env: dict | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess:
+def run(
+    *args: str, env: dict | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
     import os
 
-    return subprocess.run([sys.executable, "-m", "xlaview", *args], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, **(env or {})}, cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "xlaview", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+        cwd=cwd,
+    )
 
 
 @pytest.fixture
@@ -38,8 +46,16 @@ def program(tmp_path: Path) -> Path:
 @pytest.mark.slow
 def test_collect_a_real_program(program: Path, tmp_path: Path) -> None:
     out = tmp_path / "dump"
-    proc = run("collect", "--out", str(out), "--", sys.executable, str(program), "3",
-               env={"XLA_FLAGS": "--xla_backend_optimization_level=1"})
+    proc = run(
+        "collect",
+        "--out",
+        str(out),
+        "--",
+        sys.executable,
+        str(program),
+        "3",
+        env={"XLA_FLAGS": "--xla_backend_optimization_level=1"},
+    )
     assert proc.returncode == 3, proc.stderr  # the program's status passes through
     assert "hello from the program" in proc.stdout
     debug = list(out.glob("*.debug_options"))
@@ -84,8 +100,9 @@ def test_the_programs_own_module_opens_not_the_first_helper(tmp_path: Path) -> N
 
 def test_users_dump_folder_wins_with_a_warning(tmp_path: Path) -> None:
     theirs = tmp_path / "theirs"
-    flags, folder, warnings = merge_xla_flags(f"--xla_dump_to={theirs} --xla_foo=1",
-                                              tmp_path / "ours")
+    flags, folder, warnings = merge_xla_flags(
+        f"--xla_dump_to={theirs} --xla_foo=1", tmp_path / "ours"
+    )
     assert folder == theirs and warnings
     assert flags.split().count(f"--xla_dump_to={theirs}") == 1
     assert "--xla_foo=1" in flags.split() and "--xla_dump_hlo_pass_re=.*" in flags.split()
@@ -114,7 +131,8 @@ def test_a_program_that_compiles_nothing(tmp_path: Path) -> None:
 def test_python_api_compiles_without_running(tmp_path: Path) -> None:
     script = tmp_path / "api.py"
     marker = tmp_path / "ran"
-    script.write_text(textwrap.dedent(f"""
+    script.write_text(
+        textwrap.dedent(f"""
         import jax, jax.numpy as jnp, os, xlaview
         from pathlib import Path
 
@@ -124,17 +142,20 @@ def test_python_api_compiles_without_running(tmp_path: Path) -> None:
 
         spec = jax.ShapeDtypeStruct
         folder = xlaview.collect(step, spec((16, 32), jnp.float32), spec((32, 8), jnp.float32),
-                                 out={str(tmp_path / 'api-dump')!r})
+                                 out={str(tmp_path / "api-dump")!r})
         before = sorted(os.listdir(folder))
         jax.jit(lambda a: a * 2).lower(jnp.ones(3)).compile()   # not dumped
         jax.jit(lambda a: a + 1)(jnp.ones(3))                   # nor this one
         assert sorted(os.listdir(folder)) == before, "other compilations were dumped"
         # Still a function once it has run (a module of that name once shadowed it).
-        again = xlaview.collect(lambda a: a * 3, jnp.ones(3), out={str(tmp_path / 'again')!r})
+        again = xlaview.collect(lambda a: a * 3, jnp.ones(3), out={str(tmp_path / "again")!r})
         assert any(again.iterdir()), "a second collect dumped nothing"
         print(folder)
-    """))
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    """)
+    )
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     folder = Path(proc.stdout.strip().splitlines()[-1])
     assert not marker.exists(), "collect ran the function"
@@ -158,7 +179,9 @@ def test_python_api_without_jax(tmp_path: Path) -> None:
         except CollectError as err:
             print(err)
     """)
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60
+    )
     assert "needs jax" in proc.stdout, proc.stderr
 
 
@@ -179,8 +202,10 @@ def test_our_flag_values_read_back_whole(existing: str, passes: str, tmp_path: P
     read, rest = xla_flags(flags)
     assert rest == "" and folder == out
     assert read == xla_flags(existing)[0] + [
-        ("--xla_dump_to", str(out)), ("--xla_dump_hlo_pass_re", passes),
-        ("--xla_dump_hlo_module_re", "jit_.*")], flags
+        ("--xla_dump_to", str(out)),
+        ("--xla_dump_hlo_pass_re", passes),
+        ("--xla_dump_hlo_module_re", "jit_.*"),
+    ], flags
 
 
 @pytest.mark.parametrize("existing,message", [
@@ -199,11 +224,18 @@ def test_a_pass_regex_cannot_add_an_xla_flag(program: Path, tmp_path: Path) -> N
     """XLA itself reads the quoted value: the dump goes where we said, with
     the passes the regex names, and no second --xla_dump_to takes effect."""
     out, evil = tmp_path / "dump here", tmp_path / "evil"
-    proc = run("collect", "--out", str(out), "--passes", f"fusion|x --xla_dump_to={evil}",
-               "--", sys.executable, str(program))
+    proc = run(
+        "collect",
+        "--out",
+        str(out),
+        "--passes",
+        f"fusion|x --xla_dump_to={evil}",
+        "--",
+        sys.executable,
+        str(program),
+    )
     assert proc.returncode == 0, proc.stderr
     assert not evil.exists(), "a --passes value became an XLA flag"
     dumped = [p.name for p in out.glob("*.txt")]
     assert any(".after_fusion." in n for n in dumped), dumped[:5]
     assert not any(".after_algsimp." in n for n in dumped), "the regex was not applied"
-

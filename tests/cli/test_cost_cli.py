@@ -15,13 +15,29 @@ from xlaview.resources import sample_dump
 SAMPLE = sample_dump()  # the seed: attention, seq 8192, bf16, CPU, unfused
 ROCM = Path("real_dumps/clarkechong__scale-your-amd/runs/_hlo_gspmd_vs_shardmap")
 GEMM_FILE = "module_0011.jit_gspmd.gfx942_gpu_after_optimizations.txt"
-OP_KEYS = {"name", "computation", "kind", "flops", "transcendentals", "bytes_read",
-           "bytes_written", "bytes_accessed", "intensity", "time_s", "bound"}
+OP_KEYS = {
+    "name",
+    "computation",
+    "kind",
+    "flops",
+    "transcendentals",
+    "bytes_read",
+    "bytes_written",
+    "bytes_accessed",
+    "intensity",
+    "time_s",
+    "bound",
+}
 
 
 def xlaview(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "xlaview", *args], capture_output=True,
-                          text=True, timeout=300, check=False)
+    proc = subprocess.run(
+        [sys.executable, "-m", "xlaview", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     if check:
         assert proc.returncode == 0, f"xlaview {' '.join(args)}: {proc.stderr}"
     return proc
@@ -29,8 +45,16 @@ def xlaview(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
 
 def test_cost_json_contract_on_the_seed_attention() -> None:
     out = json.loads(xlaview("cost", "--json", str(SAMPLE)).stdout)
-    assert set(out) >= {"module", "device", "flops", "transcendentals", "bytes_accessed",
-                        "time_s", "executed", "ops"}
+    assert set(out) >= {
+        "module",
+        "device",
+        "flops",
+        "transcendentals",
+        "bytes_accessed",
+        "time_s",
+        "executed",
+        "ops",
+    }
     assert set(out["executed"]) >= {"flops", "bytes_accessed"}
     assert out["module"] == "jit_attention" and out["device"] == "h100"
     assert all(set(op) >= OP_KEYS for op in out["ops"])
@@ -38,12 +62,18 @@ def test_cost_json_contract_on_the_seed_attention() -> None:
     assert times == sorted(times, reverse=True), "ranked by time"
     top = out["ops"][:3]
     assert all(op["bound"] == "memory" for op in top), top
-    assert {op["name"] for op in top} == {"convert_convert_fusion", "convert_exponential_fusion",
-                                          "wrapped_convert.3"}, "the [8192,8192] producers"
+    assert {op["name"] for op in top} == {
+        "convert_convert_fusion",
+        "convert_exponential_fusion",
+        "wrapped_convert.3",
+    }, "the [8192,8192] producers"
     after = next(SAMPLE.glob("*cpu_after_optimizations.txt"))
     xla = xla_costs([str(after)])[str(after)]
-    for key, ours in (("flops", "flops"), ("transcendentals", "transcendentals"),
-                      ("bytes accessed", "bytes_accessed")):
+    for key, ours in (
+        ("flops", "flops"),
+        ("transcendentals", "transcendentals"),
+        ("bytes accessed", "bytes_accessed"),
+    ):
         assert relative_difference(out[ours], xla[key]) < 0.005, (key, out[ours], xla[key])
 
 
@@ -52,13 +82,21 @@ def test_cost_totals_equal_xla_on_a_fresh_dump(zoo: dict[str, Path], program: st
     out = json.loads(xlaview("cost", "--json", str(zoo[program])).stdout)
     after = Path(out["file"])
     xla = xla_costs([str(after)])[str(after)]
-    for key, ours in (("flops", "flops"), ("transcendentals", "transcendentals"),
-                      ("bytes accessed", "bytes_accessed")):
+    for key, ours in (
+        ("flops", "flops"),
+        ("transcendentals", "transcendentals"),
+        ("bytes accessed", "bytes_accessed"),
+    ):
         assert relative_difference(out[ours], xla[key]) < 0.005, (program, key, out[ours], xla[key])
     if program == "scan":
         assert out["executed"]["flops"] > 4 * out["flops"], "the body runs 5 times"
-        assert out["loops"] == [{"name": out["loops"][0]["name"],
-                                 "computation": out["loops"][0]["computation"], "trip_count": 5}]
+        assert out["loops"] == [
+            {
+                "name": out["loops"][0]["name"],
+                "computation": out["loops"][0]["computation"],
+                "trip_count": 5,
+            }
+        ]
 
 
 def test_cost_of_the_rocm_gemm(corpus: Path) -> None:
@@ -66,10 +104,14 @@ def test_cost_of_the_rocm_gemm(corpus: Path) -> None:
     assert out["device"] == "mi300x"
     gemm = out["ops"][0]
     assert (gemm["name"], gemm["kind"], gemm["flops"]) == (
-        "custom-call.1", "__cublas$lt$matmul", 60_129_542_144)
+        "custom-call.1",
+        "__cublas$lt$matmul",
+        60_129_542_144,
+    )
     assert gemm["bound"] == "compute" and 45e-6 < gemm["time_s"] < 47e-6
-    other = json.loads(xlaview("cost", "--json", str(corpus / ROCM / GEMM_FILE),
-                               "--device", "TPU-v5e").stdout)
+    other = json.loads(
+        xlaview("cost", "--json", str(corpus / ROCM / GEMM_FILE), "--device", "TPU-v5e").stdout
+    )
     assert other["device"] == "tpu-v5e"
 
 
@@ -83,13 +125,18 @@ def test_cost_table_and_a_wrong_device() -> None:
 
 
 def test_inspect_json_gains_target_buffers_and_cost(corpus: Path) -> None:
-    out = json.loads(xlaview("inspect", "--json", str(corpus / ROCM / GEMM_FILE),
-                             "-i", "custom-call.1").stdout)["instruction"]
+    out = json.loads(
+        xlaview("inspect", "--json", str(corpus / ROCM / GEMM_FILE), "-i", "custom-call.1").stdout
+    )["instruction"]
     assert out["custom_call_target"] == "__cublas$lt$matmul"
     assert [(b["index"], b["size"]) for b in out["buffers"]] == [
-        ("{0}", 117_440_512), ("{1}", 79_691_776)]
-    assert all(set(b) >= {"index", "shape", "allocation", "offset", "size", "memory_space"}
-               for b in out["buffers"])
+        ("{0}", 117_440_512),
+        ("{1}", 79_691_776),
+    ]
+    assert all(
+        set(b) >= {"index", "shape", "allocation", "offset", "size", "memory_space"}
+        for b in out["buffers"]
+    )
     assert out["allocation"]["size"] == 117_440_512, "element {0}, not the pointer table"
     cost = out["cost"]
     assert cost["flops"] == 60_129_542_144 and cost["device"] == "mi300x"

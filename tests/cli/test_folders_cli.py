@@ -20,8 +20,14 @@ GSPMD = "real_dumps/clarkechong__scale-your-amd/runs/_hlo_gspmd_vs_shardmap"
 
 
 def xlaview(*args: str, env: dict | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "xlaview", *args], capture_output=True, check=False,
-                          text=True, timeout=300, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "xlaview", *args],
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=300,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def ok(*args: str, env: dict | None = None) -> subprocess.CompletedProcess[str]:
@@ -78,8 +84,16 @@ def test_export_selects_in_a_folder_of_hlo_texts(corpus: Path, tmp_path: Path) -
 @pytest.mark.parametrize("key", ["0011", "11", "module_0011", "jit_gspmd"])
 def test_export_of_a_module_by_any_key(corpus: Path, tmp_path: Path, key: str) -> None:
     out = tmp_path / "g.svg"
-    ok("export", str(corpus / GSPMD), "--module", key, "--select", "custom-call.1",
-       "--out", str(out))
+    ok(
+        "export",
+        str(corpus / GSPMD),
+        "--module",
+        key,
+        "--select",
+        "custom-call.1",
+        "--out",
+        str(out),
+    )
     assert "all-reduce-start" in out.read_text(), "jit_gspmd's graph"
 
 
@@ -91,14 +105,35 @@ def test_export_at_a_padded_pass_number(tmp_path: Path) -> None:
 
 def test_export_at_a_snapshot(corpus: Path, tmp_path: Path) -> None:
     out = tmp_path / "s.svg"
-    ok("export", str(corpus / GSPMD), "--module", "0011", "--pass", "after_spmd_partitioner",
-       "--select", "dot", "--out", str(out))
+    ok(
+        "export",
+        str(corpus / GSPMD),
+        "--module",
+        "0011",
+        "--pass",
+        "after_spmd_partitioner",
+        "--select",
+        "dot",
+        "--out",
+        str(out),
+    )
     assert "all-reduce-start" not in out.read_text(), "the partitioned module, not the final one"
 
 
 def test_diff_to_a_snapshot(corpus: Path) -> None:
-    out = json.loads(ok("diff", "--json", str(corpus / GSPMD), "--module", "module_0011",
-                        "--from", "before", "--to", "after_spmd_partitioner").stdout)
+    out = json.loads(
+        ok(
+            "diff",
+            "--json",
+            str(corpus / GSPMD),
+            "--module",
+            "module_0011",
+            "--from",
+            "before",
+            "--to",
+            "after_spmd_partitioner",
+        ).stdout
+    )
     assert out["to_file"].endswith("jit_gspmd.after_spmd_partitioner.txt")
     assert "main.0_spmd" in out["computations_added"], "the partitioned entry"
 
@@ -106,8 +141,12 @@ def test_diff_to_a_snapshot(corpus: Path) -> None:
 def test_pass_numbers_as_file_names_print_them() -> None:
     summary = json.loads(ok("summary", "--json", str(SAMPLE)).stdout)
     seq = summary["modules"][0]["passes"][5]["seq"]
-    padded = json.loads(ok("diff", "--json", str(SAMPLE), "--from", f"{seq:04d}", "--to", "after").stdout)
-    plain = json.loads(ok("diff", "--json", str(SAMPLE), "--from", str(seq), "--to", "after").stdout)
+    padded = json.loads(
+        ok("diff", "--json", str(SAMPLE), "--from", f"{seq:04d}", "--to", "after").stdout
+    )
+    plain = json.loads(
+        ok("diff", "--json", str(SAMPLE), "--from", str(seq), "--to", "after").stdout
+    )
     assert padded["from_file"] == plain["from_file"]
 
 
@@ -169,6 +208,9 @@ def test_traffic_elides_a_value_read_many_times(tmp_path: Path) -> None:
     document = json.loads(ok("traffic", "--json", str(tmp_path / "fan")).stdout)
     many = max(document["intermediates"], key=lambda i: len(i["consumers"]))
     assert len(many["consumers"]) == 12, "JSON keeps them all"
-    row = next(line for line in ok("traffic", str(tmp_path / "fan")).stdout.splitlines()
-               if f" {many['producer']} " in line)
+    row = next(
+        line
+        for line in ok("traffic", str(tmp_path / "fan")).stdout.splitlines()
+        if f" {many['producer']} " in line
+    )
     assert row.endswith(", ... and 8 more") and many["consumers"][0] in row, row

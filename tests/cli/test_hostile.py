@@ -51,10 +51,12 @@ FIFO_COMMANDS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("command,args,works", FIFO_COMMANDS,
-                         ids=[" ".join(a[:1] + a[2:3]) for _, a, _ in FIFO_COMMANDS])
-def test_fifos_named_like_dumps_never_block(dump: Path, untouched, tmp_path: Path,
-                                            command: str, args: list[str], works: bool) -> None:
+@pytest.mark.parametrize(
+    "command,args,works", FIFO_COMMANDS, ids=[" ".join(a[:1] + a[2:3]) for _, a, _ in FIFO_COMMANDS]
+)
+def test_fifos_named_like_dumps_never_block(
+    dump: Path, untouched, tmp_path: Path, command: str, args: list[str], works: bool
+) -> None:
     live_range = dump / AFTER_NAME.replace(".txt", "-live-range.txt")
     live_range.unlink()
     os.mkfifo(live_range)
@@ -76,8 +78,10 @@ def test_a_link_to_dev_zero_is_not_called_empty(dump: Path, untouched) -> None:
     untouched()
     run = xlaview_capped("summary", str(dump))
     check_run(run, "summary", True)
-    assert f"{link}: not a regular file: a character device (a link to /dev/zero)".encode() \
+    assert (
+        f"{link}: not a regular file: a character device (a link to /dev/zero)".encode()
         in run.stdout
+    )
     assert b"empty" not in run.stdout
     run = xlaview_capped("traffic", str(dump / link))
     check_run(run, "traffic", False)
@@ -90,8 +94,9 @@ def test_a_file_over_the_limit_is_one_clear_line(dump: Path, untouched) -> None:
     untouched()
     run = xlaview_capped("traffic", str(big))
     check_run(run, "traffic", False)
-    assert run.stderr.endswith(b"too large: 3.0 GiB, limit 2.0 GiB "
-                               b"(set XLAVIEW_MAX_FILE_SIZE to read it)\n"), run.stderr
+    assert run.stderr.endswith(
+        b"too large: 3.0 GiB, limit 2.0 GiB (set XLAVIEW_MAX_FILE_SIZE to read it)\n"
+    ), run.stderr
     run = xlaview_capped("summary", str(dump))
     assert f"{big.name}: too large: 3.0 GiB".encode() in run.stdout
     run = xlaview_capped("traffic", str(dump / AFTER_NAME), env={"XLAVIEW_MAX_FILE_SIZE": "1K"})
@@ -107,8 +112,9 @@ def test_a_file_over_the_limit_is_one_clear_line(dump: Path, untouched) -> None:
     (rb":\d+-\d+\n", b":-5--9\n"),
     (rb"at \d+ \(peak\)", b"at -3 (peak)"),
 ])  # fmt: skip
-def test_report_numbers_that_would_size_memory_are_warnings(dump: Path, untouched,
-                                                            replace: bytes, with_: bytes) -> None:
+def test_report_numbers_that_would_size_memory_are_warnings(
+    dump: Path, untouched, replace: bytes, with_: bytes
+) -> None:
     import re
 
     report = dump / AFTER_NAME.replace(".txt", "-live-range.txt")
@@ -140,8 +146,9 @@ def test_summary_escapes_what_would_drive_the_terminal(dump: Path, untouched) ->
 @pytest.mark.parametrize("env", [
     {"PYTHONIOENCODING": "ascii:strict"}, {"LC_ALL": "C", "LANG": "C"}, {},
 ])  # fmt: skip
-def test_names_that_are_not_utf8_print_and_stay_valid_json(dump: Path, untouched,
-                                                           env: dict) -> None:
+def test_names_that_are_not_utf8_print_and_stay_valid_json(
+    dump: Path, untouched, env: dict
+) -> None:
     name = b"module_0001.jit_\xff\xfe\xc3.cpu_after_optimizations.txt"
     with open(os.path.join(os.fsencode(dump), name), "wb") as f:
         f.write(AFTER)
@@ -188,8 +195,9 @@ NO_QT = {"QT_QPA_PLATFORM": "xlaview-no-such-platform"}
     (["DUMP", "--size", "40000x40000"], "at most 16384x16384"),
     (["DUMP", "--size", "100x100"], "at least 200x200"),
 ])  # fmt: skip
-def test_export_that_cannot_work_fails_before_qt_starts(dump: Path, untouched, tmp_path: Path,
-                                                        args: list[str], message: str) -> None:
+def test_export_that_cannot_work_fails_before_qt_starts(
+    dump: Path, untouched, tmp_path: Path, args: list[str], message: str
+) -> None:
     os.mkfifo(dump / "fifo.txt")
     (dump / "words.txt").write_text("not HLO\n")
     (tmp_path / "empty").mkdir()
@@ -208,17 +216,26 @@ def test_export_of_a_one_line_module_is_checked_by_parsing(tmp_path: Path) -> No
     so a request for one of its instructions passes the check (and Qt,
     missing here, is what fails)."""
     (tmp_path / AFTER_NAME).write_bytes(AFTER.replace(b"\n", b" "))
-    run = xlaview_capped("export", str(tmp_path), "--select", "nope_x", "--out",
-                         str(tmp_path / "o.png"), env=NO_QT)
+    run = xlaview_capped(
+        "export", str(tmp_path), "--select", "nope_x", "--out", str(tmp_path / "o.png"), env=NO_QT
+    )
     assert run.returncode == 2 and b"no instruction 'nope_x'" in run.stderr, run
-    run = xlaview_capped("export", str(tmp_path), "--select", "convert_exponential_fusion",
-                         "--out", str(tmp_path / "o.png"), env=NO_QT)
+    run = xlaview_capped(
+        "export",
+        str(tmp_path),
+        "--select",
+        "convert_exponential_fusion",
+        "--out",
+        str(tmp_path / "o.png"),
+        env=NO_QT,
+    )
     assert run.returncode != 2, f"the check refused an instruction the module has: {run}"
 
 
 def test_export_of_a_name_with_markup(tmp_path: Path) -> None:
-    (tmp_path / "module_0001.jit_<img src=&#47;dev&#47;zero>.cpu_after_optimizations.txt"
-     ).write_bytes(AFTER)
+    (
+        tmp_path / "module_0001.jit_<img src=&#47;dev&#47;zero>.cpu_after_optimizations.txt"
+    ).write_bytes(AFTER)
     png = tmp_path / "out.png"
     run = xlaview_capped("export", str(tmp_path), "--out", str(png), timeout=60)
     check_run(run, "export", True)
@@ -241,16 +258,18 @@ def test_export_with_a_binary_neighbour_pass(tmp_path: Path) -> None:
     ("DUMP", "OTHER", "no module of the same name"),
     ("DUMP", "DUMP/fifo", "is not a folder"),
 ])  # fmt: skip
-def test_compare_with_nothing_to_compare_fails(dump: Path, tmp_path: Path, left: str,
-                                               right: str, message: str) -> None:
+def test_compare_with_nothing_to_compare_fails(
+    dump: Path, tmp_path: Path, left: str, right: str, message: str
+) -> None:
     os.mkfifo(dump / "fifo")
     (tmp_path / "empty").mkdir()
     other = tmp_path / "other"
     other.mkdir()
     shutil.copy(dump / AFTER_NAME, other / AFTER_NAME.replace("jit_f", "jit_other"))
     paths = {"DUMP": str(dump), "EMPTY": str(tmp_path / "empty"), "OTHER": str(other)}
-    run = xlaview_capped("compare", *(paths.get(p) or p.replace("DUMP", str(dump))
-                                      for p in (left, right)))
+    run = xlaview_capped(
+        "compare", *(paths.get(p) or p.replace("DUMP", str(dump)) for p in (left, right))
+    )
     check_run(run, "compare", False)
     assert message.encode() in run.stderr, run
 
@@ -260,4 +279,5 @@ def test_the_window_with_a_bad_setting_says_so_before_qt_starts(dump: Path, sett
     run = xlaview_capped(str(dump), env={**NO_QT, setting: "lots"})
     assert run.returncode == 2, run
     assert run.stderr.decode().strip() == (
-        f"xlaview: {setting}='lots': expected a size such as 2G, 500M or 1000000")
+        f"xlaview: {setting}='lots': expected a size such as 2G, 500M or 1000000"
+    )

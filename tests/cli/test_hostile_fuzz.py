@@ -90,8 +90,13 @@ def modules(draw) -> list[Module]:
                 module.files.append(File(role, draw(st.sampled_from(KINDS)), content))
         for role in REPORT_ROLES:
             if draw(st.booleans()):
-                module.files.append(File(role, draw(st.sampled_from(KINDS)),
-                                         draw(st.sampled_from(sorted(REPORT_CONTENTS)))))
+                module.files.append(
+                    File(
+                        role,
+                        draw(st.sampled_from(KINDS)),
+                        draw(st.sampled_from(sorted(REPORT_CONTENTS))),
+                    )
+                )
         out.append(module)
     return out
 
@@ -105,8 +110,12 @@ def build(root: Path, recipe: list[Module], deep: bool) -> None:
                 content = REPORT_CONTENTS[f.content] or REPORTS[f.role]
             create(root, module.rel(f.role), f.kind, content)
     if deep:  # a good module below the levels the index searches
-        create(root, b"d/" * 10 + b"module_0000.jit_deep.cpu_after_optimizations.txt", "file",
-               HLO_CONTENTS["good"][0])
+        create(
+            root,
+            b"d/" * 10 + b"module_0000.jit_deep.cpu_after_optimizations.txt",
+            "file",
+            HLO_CONTENTS["good"][0],
+        )
 
 
 # -------------------------------------------------------------------- the model
@@ -117,7 +126,9 @@ class Model:
 
     def __init__(self, root: Path, recipe: list[Module]) -> None:
         self.root = root
-        self.files: dict[int, dict[str, File]] = {m.id: {f.role: f for f in m.files} for m in recipe}
+        self.files: dict[int, dict[str, File]] = {
+            m.id: {f.role: f for f in m.files} for m in recipe
+        }
         self.modules = {m.id: m for m in recipe}
 
     def present(self, module: int, role: str) -> bool:
@@ -135,8 +146,12 @@ class Model:
     def reads(self, module: int, role: str) -> bool:
         """Whether the file reads as text (not binary, not too large)."""
         f = self.files[module].get(role)
-        return (f is not None and f.kind in ("file", "unreadable") and f.content != "binary"
-                and readable(self.root, self.modules[module].rel(role)))
+        return (
+            f is not None
+            and f.kind in ("file", "unreadable")
+            and f.content != "binary"
+            and readable(self.root, self.modules[module].rel(role))
+        )
 
     def indexed(self) -> list[int]:
         return sorted(m for m in self.files if any(self.present(m, r) for r in self.files[m]))
@@ -161,11 +176,16 @@ class Model:
 
 
 @pytest.mark.slow
-@settings(max_examples=EXAMPLES, deadline=None, database=None,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 @given(recipe=modules(), deep=st.booleans(), strict_terminal=st.booleans())
-def test_hostile_folders_through_every_command(recipe: list[Module], deep: bool,
-                                               strict_terminal: bool) -> None:
+def test_hostile_folders_through_every_command(
+    recipe: list[Module], deep: bool, strict_terminal: bool
+) -> None:
     with tempfile.TemporaryDirectory(prefix="xlaview-hostile-") as tmp:
         root = Path(tmp) / "dump"
         root.mkdir()
@@ -196,14 +216,22 @@ def _every_command(root: Path, png: Path, recipe: list[Module], strict_terminal:
     _check(xlaview_capped("traffic", folder, env=env), "traffic", ok)
 
     ok = default is not None and model.works(default, "before") and model.works(default, "after")
-    _check(xlaview_capped("diff", folder, "--from", "before", "--to", "after", env=env),
-              "diff", ok)
+    _check(xlaview_capped("diff", folder, "--from", "before", "--to", "after", env=env), "diff", ok)
 
     # inspect: the default module's final dump, else any HLO file of the recipe.
-    target = next(((m.id, f.role) for m in recipe for f in m.files
-                   if m.id == default and f.role == "after"), None)
-    target = target or next(((m.id, f.role) for m in recipe for f in m.files
-                             if f.role in ("before", "after", "pass1", "pass2")), None)
+    target = next(
+        ((m.id, f.role) for m in recipe for f in m.files if m.id == default and f.role == "after"),
+        None,
+    )
+    target = target or next(
+        (
+            (m.id, f.role)
+            for m in recipe
+            for f in m.files
+            if f.role in ("before", "after", "pass1", "pass2")
+        ),
+        None,
+    )
     if target is not None:
         path = os.path.join(os.fsencode(root), model.modules[target[0]].rel(target[1]))
         _check(xlaview_capped("inspect", path, env=env), "inspect", model.works(*target))

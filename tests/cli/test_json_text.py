@@ -12,10 +12,16 @@ from hypothesis import strategies as st
 from xlaview.cli import json_text
 
 PLAIN = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(),
-    lambda inner: st.lists(inner, max_size=4) | st.tuples(inner, inner)
-    | st.dictionaries(st.text(max_size=5), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.tuples(inner, inner)
+        | st.dictionaries(st.text(max_size=5), inner, max_size=4)
+    ),
     max_leaves=30,
 )
 
@@ -25,9 +31,15 @@ def test_same_text_as_the_standard_library(document: object) -> None:
     assert json_text.dumps(document) == json.dumps(document, indent=1, allow_nan=False)
 
 
-@pytest.mark.parametrize("document", [
-    {1: "an int key"}, {"a": {2.5: None}}, [True, {None: 1}], {"set": frozenset()}.keys(),
-])
+@pytest.mark.parametrize(
+    "document",
+    [
+        {1: "an int key"},
+        {"a": {2.5: None}},
+        [True, {None: 1}],
+        {"set": frozenset()}.keys(),
+    ],
+)
 def test_anything_else_is_the_standard_library_s(document: object) -> None:
     try:
         expected = json.dumps(document, indent=1, allow_nan=False)

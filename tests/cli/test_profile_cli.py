@@ -12,13 +12,28 @@ from pathlib import Path
 
 import pytest
 
-OP_KEYS = {"name", "count", "measured_s", "mean_s", "flops", "bytes_accessed", "time_s",
-           "achieved_flops_per_s", "achieved_bytes_per_s", "roofline_fraction"}
+OP_KEYS = {
+    "name",
+    "count",
+    "measured_s",
+    "mean_s",
+    "flops",
+    "bytes_accessed",
+    "time_s",
+    "achieved_flops_per_s",
+    "achieved_bytes_per_s",
+    "roofline_fraction",
+}
 
 
 def xlaview(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "xlaview", *args], check=False,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "xlaview", *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def trace_sums(trace_json: Path, module: str) -> dict[str, tuple[int, float]]:
@@ -38,11 +53,20 @@ def test_json_contract_and_counts(profiled: dict[str, Path], trace_arg: str) -> 
     folder = profiled["mlp_scan"]
     (trace_json,) = (folder / "trace").glob("plugins/profile/*/*.trace.json.gz")
     trace = folder / "trace" if trace_arg == "log dir" else trace_json
-    proc = xlaview("profile", "--json", str(folder / "dump"), str(trace), "--module", "jit_mlp_scan")
+    proc = xlaview(
+        "profile", "--json", str(folder / "dump"), str(trace), "--module", "jit_mlp_scan"
+    )
     assert proc.returncode == 0, proc.stderr
     document = json.loads(proc.stdout)
-    assert set(document) == {"module", "device", "runs", "measured_s", "matched_s", "unmatched",
-                             "ops"}
+    assert set(document) == {
+        "module",
+        "device",
+        "runs",
+        "measured_s",
+        "matched_s",
+        "unmatched",
+        "ops",
+    }
     assert document["module"] == "jit_mlp_scan" and document["runs"] == 3
     assert document["unmatched"] == [] and document["matched_s"] == document["measured_s"]
     expected = trace_sums(trace_json, "jit_mlp_scan")
@@ -60,14 +84,15 @@ def test_json_contract_and_counts(profiled: dict[str, Path], trace_arg: str) -> 
 
 
 def test_static_cost_and_roofline_beside_the_measure(profiled: dict[str, Path]) -> None:
-    from xlaview.analysis.cost.totals import module_cost
     from xlaview.analysis.cost.devices import device
     from xlaview.analysis.cost.roofline import roofline
+    from xlaview.analysis.cost.totals import module_cost
     from xlaview.dump import index_dump, load_module
 
     folder = profiled["mlp_scan"]
-    proc = xlaview("profile", "--json", str(folder / "dump"), str(folder / "trace"),
-                   "--device", "h100")
+    proc = xlaview(
+        "profile", "--json", str(folder / "dump"), str(folder / "trace"), "--device", "h100"
+    )
     assert proc.returncode == 0, proc.stderr
     document = json.loads(proc.stdout)
     assert document["device"] == "h100"
@@ -83,7 +108,9 @@ def test_static_cost_and_roofline_beside_the_measure(profiled: dict[str, Path]) 
         assert op["achieved_bytes_per_s"] == pytest.approx(op["bytes_accessed"] / op["mean_s"])
     # x @ w with x f32[64,32], w f32[32,64]: 2 * 64 * 32 * 64 FLOPs, in a fusion of its own
     dots = [op for op in document["ops"] if op["flops"] == 2 * 64 * 32 * 64]
-    assert len(dots) == 1 and dots[0]["count"] == 3, [(o["name"], o["flops"]) for o in document["ops"]]
+    assert len(dots) == 1 and dots[0]["count"] == 3, [
+        (o["name"], o["flops"]) for o in document["ops"]
+    ]
 
 
 def test_unmatched_events_in_json(profiled: dict[str, Path]) -> None:
@@ -111,10 +138,14 @@ def test_text_output_and_default_module(profiled: dict[str, Path]) -> None:
     (["DUMP", "TRACE", "--trace-device", "/device:TPU:9"], "no device '/device:TPU:9'"),
     (["DUMP", "TRACE", "--device", "b200"], "unknown device 'b200'"),
 ])  # fmt: skip
-def test_errors_are_one_clear_line(profiled: dict[str, Path], args: list[str], message: str) -> None:
+def test_errors_are_one_clear_line(
+    profiled: dict[str, Path], args: list[str], message: str
+) -> None:
     folder = profiled["mlp_scan"]
-    args = [str(folder / "dump") if a == "DUMP" else str(folder / "trace") if a == "TRACE" else a
-            for a in args]
+    args = [
+        str(folder / "dump") if a == "DUMP" else str(folder / "trace") if a == "TRACE" else a
+        for a in args
+    ]
     proc = xlaview("profile", *args)
     assert proc.returncode == 2, proc.stdout
     assert message in proc.stderr and "Traceback" not in proc.stderr
@@ -124,7 +155,8 @@ def test_errors_are_one_clear_line(profiled: dict[str, Path], args: list[str], m
 @pytest.mark.slow
 def test_collect_profile_runs_and_stores_a_trace(tmp_path: Path) -> None:
     script = tmp_path / "api.py"
-    script.write_text(textwrap.dedent(f"""
+    script.write_text(
+        textwrap.dedent(f"""
         import jax, jax.numpy as jnp, xlaview
 
         def step(x, w, scale):
@@ -132,11 +164,13 @@ def test_collect_profile_runs_and_stores_a_trace(tmp_path: Path) -> None:
 
         spec = jax.ShapeDtypeStruct
         folder = xlaview.collect(step, spec((16, 32), jnp.bfloat16), spec((32, 8), jnp.bfloat16),
-                                 2.0, static_argnums=2, profile=3, out={str(tmp_path / 'd')!r})
+                                 2.0, static_argnums=2, profile=3, out={str(tmp_path / "d")!r})
         print(folder)
-    """))
-    proc = subprocess.run([sys.executable, str(script)], check=False, capture_output=True,
-                          text=True, timeout=300)
+    """)
+    )
+    proc = subprocess.run(
+        [sys.executable, str(script)], check=False, capture_output=True, text=True, timeout=300
+    )
     assert proc.returncode == 0, proc.stderr
     folder = Path(proc.stdout.strip().splitlines()[-1])
     from xlaview.dump import index_dump

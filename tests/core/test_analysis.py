@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from xlaview.analysis.compare import compare_dumps
+from xlaview.analysis.memory import memory_timeline
 from xlaview.analysis.passes.diff import diff_modules
 from xlaview.analysis.passes.history import instruction_history
-from xlaview.analysis.memory import memory_timeline
 from xlaview.analysis.search import search
 from xlaview.analysis.traffic import analyze_traffic
 from xlaview.dump.index import index_dump
@@ -117,8 +117,9 @@ def test_a_pass_that_changed_nothing_has_an_empty_diff() -> None:
     assert unchanged
     for p in unchanged[:5]:
         label = str(p.seq)
-        diff = diff_modules(point_module(module, previous_point(module, label)),
-                            point_module(module, label))
+        diff = diff_modules(
+            point_module(module, previous_point(module, label)), point_module(module, label)
+        )
         assert diff.empty, f"pass {label} is byte-identical yet diffs: {diff.to_json()}"
 
 

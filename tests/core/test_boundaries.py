@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from xlaview.analysis.boundaries.explain import PRECEDENCE, REASONS, Boundaries, Boundary, module_boundaries
+from xlaview.analysis.boundaries.explain import (
+    PRECEDENCE,
+    REASONS,
+    Boundaries,
+    Boundary,
+    module_boundaries,
+)
 from xlaview.analysis.traffic import analyze_traffic
 from xlaview.dump.index import index_dump
 from xlaview.dump.modules import load_module
@@ -29,22 +35,32 @@ def programs(request, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Mod
 
     flags = UNFUSED_FLAGS if request.param == "unfused" else ""
     folder = generate(tmp_path_factory.mktemp(f"boundaries-{request.param}"), flags)
-    return {m.name: load_module(m.after_optimizations.path).module for m in index_dump(folder).modules
-            if m.after_optimizations is not None}
+    return {
+        m.name: load_module(m.after_optimizations.path).module
+        for m in index_dump(folder).modules
+        if m.after_optimizations is not None
+    }
 
 
 def check(result: Boundaries, module: Module) -> None:
     """What holds for every boundary of every module."""
-    assert len(result.boundaries) == len(analyze_traffic(module).intermediates), "one per intermediate"
+    assert len(result.boundaries) == len(analyze_traffic(module).intermediates), (
+        "one per intermediate"
+    )
     for b in result.boundaries:
         assert b.reason in REASONS, b
-        assert b.evidence and b.evidence[0].reason == b.reason == b.reasons[0], f"{b.value}: deciding fact first"
+        assert b.evidence and b.evidence[0].reason == b.reason == b.reasons[0], (
+            f"{b.value}: deciding fact first"
+        )
         first = PRECEDENCE.index(b.reason)  # layout-change has two places: each fact takes one
-        assert all(any(k >= first for k, r in enumerate(PRECEDENCE) if r == e.reason) for e in b.evidence), \
-            f"{b.value}: {b.reasons} out of precedence"
+        assert all(
+            any(k >= first for k, r in enumerate(PRECEDENCE) if r == e.reason) for e in b.evidence
+        ), f"{b.value}: {b.reasons} out of precedence"
         for e in b.evidence:
             for op in e.ops:
-                assert op.instruction in module.computation(op.computation), f"{b.value}: {op} not in the module"
+                assert op.instruction in module.computation(op.computation), (
+                    f"{b.value}: {op} not in the module"
+                )
     assert sum(result.by_reason().values()) == sum(b.bytes for b in result.boundaries)
     json.dumps(result.to_json())
 
@@ -65,27 +81,38 @@ def inner_ops(b: Boundary, reason: str) -> set[str]:
     ("jit_softmax", "f32[512,1024]", "online softmax"),
     ("jit_layer_norm", "f32[512,1024]", "Welford"),
 ])  # fmt: skip
-def test_normalisations_are_multi_pass(programs: dict[str, Module], name: str, shape: str, suggests: str) -> None:
+def test_normalisations_are_multi_pass(
+    programs: dict[str, Module], name: str, shape: str, suggests: str
+) -> None:
     """The rows are reduced, then read again: every boundary of the program is
     multi-pass, and the big one names the reduce and the op that reads again."""
     module = programs[name]
     result = module_boundaries(module)
     check(result, module)
-    assert {b.reason for b in result.boundaries} == {"multi-pass"}, [(b.value, b.reason) for b in result.boundaries]
+    assert {b.reason for b in result.boundaries} == {"multi-pass"}, [
+        (b.value, b.reason) for b in result.boundaries
+    ]
     big = boundary(result, shape)
     assert big.suggestion and suggests in big.suggestion, big.suggestion
     assert all(suggests in (b.suggestion or "") for b in result.boundaries)
     assert module.entry is not None
     entry = module.entry.name
-    assert inner_ops(big, "multi-pass") - {entry}, "the reduce and the re-read inside fused computations"
+    assert inner_ops(big, "multi-pass") - {entry}, (
+        "the reduce and the re-read inside fused computations"
+    )
     evidence = big.evidence[0]
-    inner = [module.computation(o.computation).instruction(o.instruction) for o in evidence.ops
-             if o.computation != entry]
+    inner = [
+        module.computation(o.computation).instruction(o.instruction)
+        for o in evidence.ops
+        if o.computation != entry
+    ]
     assert {"reduce", "reduce-window"} & {i.opcode for i in inner}, evidence
 
 
 @pytest.mark.slow
-def test_a_transpose_fused_into_a_dots_operand_is_the_dots_boundary(programs: dict[str, Module]) -> None:
+def test_a_transpose_fused_into_a_dots_operand_is_the_dots_boundary(
+    programs: dict[str, Module],
+) -> None:
     """tanh and the batch-first transpose in one fusion feed the dot: the value
     would be written for the dot anyway (library-call); the layout change is in
     the evidence, with the copy that moves the data."""
@@ -95,8 +122,11 @@ def test_a_transpose_fused_into_a_dots_operand_is_the_dots_boundary(programs: di
     b = boundary(result, "f32[8,128,64]")
     assert b.reason == "library-call" and "layout-change" in b.reasons, b.reasons
     moved = [o for e in b.evidence if e.reason == "layout-change" for o in e.ops]
-    assert any(module.computation(o.computation).instruction(o.instruction).opcode in ("copy", "transpose")
-               for o in moved if module.entry is not None and o.computation != module.entry.name), moved
+    assert any(
+        module.computation(o.computation).instruction(o.instruction).opcode in ("copy", "transpose")
+        for o in moved
+        if module.entry is not None and o.computation != module.entry.name
+    ), moved
 
 
 @pytest.mark.slow
@@ -145,7 +175,9 @@ def test_a_loops_result_is_a_control_flow_boundary(programs: dict[str, Module]) 
     assert entry.instruction(b.producer).opcode == "while" and b.value.endswith("#1"), b
     assert b.reason == "control-flow", b.reasons
     inside = [b for b in result.boundaries if b.computation != entry.name]
-    assert inside and all(b.reason == "library-call" for b in inside), "the body's dot feeds its tanh"
+    assert inside and all(b.reason == "library-call" for b in inside), (
+        "the body's dot feeds its tanh"
+    )
 
 
 @pytest.mark.slow
@@ -169,11 +201,20 @@ def test_the_seeds_attention() -> None:
     assert scores.reason == "multi-pass" and "online softmax" in (scores.suggestion or "")
     assert scores.value == "wrapped_convert.3"
     ops = {o.instruction for o in scores.evidence[0].ops}
-    assert {"reduce-window.4", "sub.0", "wrapped_reduce-window", "convert_exponential_fusion"} <= ops, ops
+    assert {
+        "reduce-window.4",
+        "sub.0",
+        "wrapped_reduce-window",
+        "convert_exponential_fusion",
+    } <= ops, ops
     (leaving,) = [b for b in result.boundaries if b.producer == "dot_general.6"]
     assert leaving.reason == "library-call" and leaving.shape.startswith("f32[8192,8192]")
     exp = result.find("convert_exponential_fusion")  # exp(x - max), summed, then divided
-    assert exp is not None and exp.reason == "multi-pass" and "online softmax" in (exp.suggestion or "")
+    assert (
+        exp is not None
+        and exp.reason == "multi-pass"
+        and "online softmax" in (exp.suggestion or "")
+    )
     assert result.by_reason()["multi-pass"] > result.by_reason()["library-call"] > 0
 
 
@@ -253,7 +294,9 @@ def test_a_gemm_feeding_a_one_kernel_softmax_is_multi_pass_before_library_call()
     assert (b.producer, b.value, b.reason) == ("gemm", "gemm#0", "multi-pass")
     assert b.reasons == ("multi-pass", "library-call")
     assert {(o.computation, o.instruction) for o in b.evidence[0].ops} >= {
-        ("fused_softmax", "rmax"), ("fused_softmax", "sub")}
+        ("fused_softmax", "rmax"),
+        ("fused_softmax", "sub"),
+    }
     assert "online softmax" in (b.suggestion or "")
 
 
@@ -262,7 +305,12 @@ def test_a_value_carried_to_the_next_iteration_is_control_flow() -> None:
     result = module_boundaries(module)
     check(result, module)
     (b,) = result.boundaries
-    assert (b.value, b.computation, b.consumers, b.reason) == ("carried", "body", ("used",), "control-flow")
+    assert (b.value, b.computation, b.consumers, b.reason) == (
+        "carried",
+        "body",
+        ("used",),
+        "control-flow",
+    )
     assert "while body" in b.evidence[0].text
 
 
@@ -270,10 +318,14 @@ def corpus_modules(corpus: Path) -> list[Path]:
     """Every GPU and TPU after-optimizations module of the peer corpus."""
     with open(corpus / "MANIFEST.tsv", encoding="utf-8") as f:
         rows = list(csv.DictReader(f, delimiter="\t"))
-    return [corpus / r["local_path"] for r in rows
-            if r["backend"] in ("gpu", "tpu") and r["kind"] == "hlo-module"
-            and r["local_path"].startswith("real_dumps/")
-            and not any(w in r["local_path"] for w in ("before", "spmd_partitioner"))]
+    return [
+        corpus / r["local_path"]
+        for r in rows
+        if r["backend"] in ("gpu", "tpu")
+        and r["kind"] == "hlo-module"
+        and r["local_path"].startswith("real_dumps/")
+        and not any(w in r["local_path"] for w in ("before", "spmd_partitioner"))
+    ]
 
 
 def test_every_corpus_boundary_gets_a_reason(corpus: Path) -> None:

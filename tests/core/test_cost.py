@@ -11,19 +11,24 @@ import pytest
 from cost_oracle import relative_difference, xla_costs
 from oracle import corpus_hlo_texts
 
-from xlaview.analysis.cost.totals import module_cost
 from xlaview.analysis.cost.devices import DEVICES, detect_device, peak_for
 from xlaview.analysis.cost.roofline import roofline
+from xlaview.analysis.cost.totals import module_cost
 from xlaview.dump.modules import load_module
 from xlaview.errors import XlaviewError
 from xlaview.hlo import parse_module
 from xlaview.resources import sample_dump
 
 TOLERANCE = 0.005  # the issue's 0.5%; XLA sums in float32
-KEYS = (("flops", "flops"), ("transcendentals", "transcendentals"),
-        ("bytes accessed", "bytes_accessed"))
-ROCM = ("real_dumps/clarkechong__scale-your-amd/runs/_hlo_gspmd_vs_shardmap/"
-        "module_0011.jit_gspmd.gfx942_gpu_after_optimizations.txt")
+KEYS = (
+    ("flops", "flops"),
+    ("transcendentals", "transcendentals"),
+    ("bytes accessed", "bytes_accessed"),
+)
+ROCM = (
+    "real_dumps/clarkechong__scale-your-amd/runs/_hlo_gspmd_vs_shardmap/"
+    "module_0011.jit_gspmd.gfx942_gpu_after_optimizations.txt"
+)
 ZOO_PROGRAMS = ("attention", "mlp_grad", "scan", "cond", "conv", "spmd")
 
 
@@ -33,8 +38,9 @@ def hlo_texts(folder: Path) -> list[Path]:
     return sorted(p for p in folder.glob("*.txt") if not any(r in p.name for r in reports))
 
 
-def mismatches(paths: list[Path], xla_compatible: bool,
-               theirs: dict[str, dict] | None = None) -> list[str]:
+def mismatches(
+    paths: list[Path], xla_compatible: bool, theirs: dict[str, dict] | None = None
+) -> list[str]:
     """Files whose totals differ from XLA's by more than the tolerance."""
     if theirs is None:
         theirs = xla_costs(str(p) for p in paths)
@@ -68,7 +74,8 @@ def test_totals_equal_xla_on_every_pass_of_a_real_dump(
     assert all(zoo_xla[str(p)].get("ok") for p in paths), "XLA reads every pass dump"
     problems = mismatches(paths, xla_compatible=False, theirs=zoo_xla)
     assert not problems, f"{program}: {len(problems)} of {len(paths)} texts differ:\n" + "\n".join(
-        problems[:20])
+        problems[:20]
+    )
 
 
 @pytest.mark.slow
@@ -126,8 +133,12 @@ MASKRCNN = "real_dumps/morenfang__xla_hlo_dump_parse/data/module_{}.after_optimi
         ("backward filter", "0123", "custom-call.164", 2 * 256 * 3 * 13 * 19),
         # input [1,256,25,34], filter 3x3x256x256, pad 1: 3x3 window over 25x34 minus the
         # taps that fall in the padding: (3*25-2)*(3*34-2) valid (tap, output) pairs.
-        ("bias-activation forward", "0311", "custom-call.153",
-         2 * 256 * 256 * (3 * 25 - 2) * (3 * 34 - 2)),
+        (
+            "bias-activation forward",
+            "0311",
+            "custom-call.153",
+            2 * 256 * 256 * (3 * 25 - 2) * (3 * 34 - 2),
+        ),
     ],
 )
 def test_cudnn_convolutions_counted_as_their_forward_convolution(
@@ -152,8 +163,11 @@ ENTRY e {
 
 def test_onednn_matmul_on_cpu() -> None:
     op = module_cost(parse_module(ONEDNN)).op("r")
-    assert op is not None and op.flops == 2 * 64 * 16 * 32 and op.bytes_accessed == (
-        64 * 32 + 32 * 16 + 64 * 16) * 4
+    assert (
+        op is not None
+        and op.flops == 2 * 64 * 16 * 32
+        and op.bytes_accessed == (64 * 32 + 32 * 16 + 64 * 16) * 4
+    )
 
 
 def test_executed_totals_multiply_a_scan_by_its_trip_count(zoo: dict[str, Path]) -> None:
@@ -258,15 +272,25 @@ def test_attention_score_matrices_rank_first_and_are_memory_bound() -> None:
 
 @pytest.mark.parametrize(
     ("element_type", "matrix", "highest", "precision"),
-    [("bf16", True, False, "bf16"), ("f32", True, False, "tf32"), ("f32", True, True, "f32"),
-     ("f8e4m3fn", True, False, "fp8"), ("bf16", False, False, "f32"), ("f64", True, False, "f64")],
+    [
+        ("bf16", True, False, "bf16"),
+        ("f32", True, False, "tf32"),
+        ("f32", True, True, "f32"),
+        ("f8e4m3fn", True, False, "fp8"),
+        ("bf16", False, False, "f32"),
+        ("f64", True, False, "f64"),
+    ],
 )
-def test_peak_by_element_type(element_type: str, matrix: bool, highest: bool,
-                              precision: str) -> None:
+def test_peak_by_element_type(
+    element_type: str, matrix: bool, highest: bool, precision: str
+) -> None:
     assert peak_for(DEVICES["h100"], element_type, matrix, highest)[1] == precision
     # TPUs publish no f32 rate: the bf16 peak stands in.
-    assert peak_for(DEVICES["tpu-v5e"], element_type, matrix, highest)[1] in (precision, "bf16",
-                                                                              "int8")
+    assert peak_for(DEVICES["tpu-v5e"], element_type, matrix, highest)[1] in (
+        precision,
+        "bf16",
+        "int8",
+    )
 
 
 def test_fused_instructions_priced_on_request(zoo: dict[str, Path]) -> None:
@@ -295,7 +319,8 @@ def test_fused_instructions_priced_on_request(zoo: dict[str, Path]) -> None:
         ("d/module_0001.jit_f.cpu_after_optimizations.txt", None, "h100", False),
     ],
 )
-def test_device_from_the_dump(tmp_path: Path, path: str, platform: str | None, expected: str,
-                              detected: bool) -> None:
+def test_device_from_the_dump(
+    tmp_path: Path, path: str, platform: str | None, expected: str, detected: bool
+) -> None:
     choice = detect_device(None, tmp_path / path, platform)
     assert (choice.device.name, choice.detected) == (expected, detected), choice.reason

@@ -128,13 +128,21 @@ def test_a_tuple_result_joins_the_buffer_assignment_per_element(corpus: Path) ->
 
 @pytest.mark.parametrize(
     ("number", "platform", "name", "main_memory"),
-    [(0, "tpu", "HBM", True), (0, None, "device memory", True), (1, "tpu", "VMEM", False),
-     (1, "gpu", "collective", True),
-     (2, "tpu", "sync flags", False), (4, "tpu", "SMEM", False), (5, None, "host", False),
-     (6, "tpu", "scalar memory", False), (0, "cpu", "RAM", True)],
+    [
+        (0, "tpu", "HBM", True),
+        (0, None, "device memory", True),
+        (1, "tpu", "VMEM", False),
+        (1, "gpu", "collective", True),
+        (2, "tpu", "sync flags", False),
+        (4, "tpu", "SMEM", False),
+        (5, None, "host", False),
+        (6, "tpu", "scalar memory", False),
+        (0, "cpu", "RAM", True),
+    ],
 )
-def test_memory_space_names(number: int, platform: str | None, name: str,
-                            main_memory: bool) -> None:
+def test_memory_space_names(
+    number: int, platform: str | None, name: str, main_memory: bool
+) -> None:
     space = memory_space(number, platform)
     assert (space.name, space.main_memory) == (name, main_memory)
 

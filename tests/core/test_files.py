@@ -32,7 +32,7 @@ def finishes(fn, *args, timeout: float = 10):
     def run() -> None:
         try:
             outcome.append(fn(*args))
-        except Exception as err:  # noqa: BLE001 (the outcome is what the test checks)
+        except Exception as err:
             outcome.append(err)
 
     thread = threading.Thread(target=run, daemon=True)
@@ -50,7 +50,7 @@ def fifo(tmp_path: Path) -> Path:
 
 def test_text_is_decoded_with_replacement_and_a_bom_dropped(tmp_path: Path) -> None:
     path = tmp_path / "m.txt"
-    path.write_bytes(b"\xef\xbb\xbfHloModule m\n  op_name=\"\xff\xfe\"\n")
+    path.write_bytes(b'\xef\xbb\xbfHloModule m\n  op_name="\xff\xfe"\n')
     assert read_text(path) == 'HloModule m\n  op_name="\ufffd\ufffd"\n'
 
 
@@ -66,19 +66,24 @@ def test_binary_data_is_refused_with_its_line(tmp_path: Path) -> None:
     path.write_bytes(b"HloModule m\n\nab\0cd\n")
     with pytest.raises(DumpReadError) as err:
         read_text(path)
-    assert err.value.line == 3 and str(err.value) == f"{path}:3: binary data (NUL byte), not a text dump"
+    assert (
+        err.value.line == 3
+        and str(err.value) == f"{path}:3: binary data (NUL byte), not a text dump"
+    )
 
 
-@pytest.mark.parametrize("reader", [read_text, read_bytes, check_dump_file,
-                                    lambda p: read_head_tail(p, 10, 10)])
+@pytest.mark.parametrize(
+    "reader", [read_text, read_bytes, check_dump_file, lambda p: read_head_tail(p, 10, 10)]
+)
 def test_a_fifo_is_refused_without_blocking(fifo: Path, reader) -> None:
     error, returned = finishes(reader, fifo)
     assert returned, "reading a FIFO blocked"
     assert isinstance(error, DumpReadError) and "a FIFO (named pipe)" in error.message, error
 
 
-def test_a_fifo_swapped_in_after_the_check_is_refused_on_its_descriptor(fifo: Path,
-                                                                          monkeypatch) -> None:
+def test_a_fifo_swapped_in_after_the_check_is_refused_on_its_descriptor(
+    fifo: Path, monkeypatch
+) -> None:
     """The path is checked before opening; if it changes in between, the
     descriptor is checked again, and the open never blocks."""
     monkeypatch.setattr(files, "check_dump_file", lambda path, limit=None: os.stat(path))
@@ -117,8 +122,9 @@ def test_a_file_over_the_limit_is_refused_before_it_is_read(tmp_path: Path) -> N
         f.truncate(3 << 30)  # sparse: nothing is written
     with pytest.raises(DumpReadError) as err:
         read_text(path)
-    assert err.value.message == ("too large: 3.0 GiB, limit 2.0 GiB "
-                                 "(set XLAVIEW_MAX_FILE_SIZE to read it)")
+    assert err.value.message == (
+        "too large: 3.0 GiB, limit 2.0 GiB (set XLAVIEW_MAX_FILE_SIZE to read it)"
+    )
 
 
 @pytest.mark.parametrize("setting,limit", [
@@ -169,7 +175,11 @@ def test_errors_keep_their_file_and_line_across_pickling(tmp_path: Path) -> None
     error = DumpReadError(tmp_path / "m.txt", "binary data", 4)
     again = pickle.loads(pickle.dumps(error))
     assert (again.path, again.message, again.line, str(again)) == (
-        error.path, error.message, 4, f"{tmp_path / 'm.txt'}:4: binary data")
+        error.path,
+        error.message,
+        4,
+        f"{tmp_path / 'm.txt'}:4: binary data",
+    )
     assert isinstance(again, OSError)
 
 

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from xlaview.dump.contents import describe_hlo_head
-from xlaview.dump.records import ModuleLookupError
 from xlaview.dump.index import index_dump, index_file
 from xlaview.dump.kernels import module_levels
 from xlaview.dump.main_module import default_module
 from xlaview.dump.points import NoSuchPointError
+from xlaview.dump.records import ModuleLookupError
 from xlaview.hlo.model import Frame
 from xlaview.resources import sample_dump
 
@@ -38,7 +38,11 @@ PLAIN_FOLDERS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("folder,files", PLAIN_FOLDERS, ids=[f[0].split("/")[0] + "/" + f[0].split("/")[-1] for f in PLAIN_FOLDERS])
+@pytest.mark.parametrize(
+    "folder,files",
+    PLAIN_FOLDERS,
+    ids=[f[0].split("/")[0] + "/" + f[0].split("/")[-1] for f in PLAIN_FOLDERS],
+)
 def test_a_folder_of_hlo_texts_is_a_module_per_file(corpus: Path, folder: str, files: dict) -> None:
     root = corpus / "real_dumps" / folder
     index = index_dump(root)
@@ -132,9 +136,13 @@ def test_points_of_a_fresh_dump(zoo: dict[str, Path]) -> None:
     for key in (first.key, f"{first.seq:04d}", first.seq):
         assert module.file_at(key) == first.file, key
     special = module.point("after_adding_special-case_copies")
-    assert special.kind == "snapshot" and special.file.name.endswith("after_adding_special-case_copies.txt")
+    assert special.kind == "snapshot" and special.file.name.endswith(
+        "after_adding_special-case_copies.txt"
+    )
     assert module.point("after_optimizations").key == "after"
-    with pytest.raises(NoSuchPointError, match=r"has no pass 'nosuch' \(it has: before, after; passes"):
+    with pytest.raises(
+        NoSuchPointError, match=r"has no pass 'nosuch' \(it has: before, after; passes"
+    ):
         module.point("nosuch")
 
 
@@ -146,8 +154,10 @@ def test_a_stage_snapshot_sits_where_xla_writes_it(zoo: dict[str, Path], tmp_pat
     shutil.copytree(zoo["spmd"], folder)
     module = index_dump(folder).module("jit_layer")
     last_spmd = max(p.seq for p in module.passes if "spmd" in p.pipeline)
-    shutil.copy(module.file_at(last_spmd).path,
-                folder / f"module_{module.id:04d}.jit_layer.after_spmd_partitioner.txt")
+    shutil.copy(
+        module.file_at(last_spmd).path,
+        folder / f"module_{module.id:04d}.jit_layer.after_spmd_partitioner.txt",
+    )
     module = index_dump(folder).module("jit_layer")
     labels = [p.key for p in module.points()]
     at = labels.index("after_spmd_partitioner")
@@ -160,7 +170,9 @@ def test_a_stage_snapshot_sits_where_xla_writes_it(zoo: dict[str, Path], tmp_pat
 
 
 def test_corpus_snapshots_are_points(corpus: Path) -> None:
-    index = index_dump(corpus / "real_dumps/clarkechong__scale-your-amd/runs/_hlo_gspmd_vs_shardmap")
+    index = index_dump(
+        corpus / "real_dumps/clarkechong__scale-your-amd/runs/_hlo_gspmd_vs_shardmap"
+    )
     for module in index.modules:
         points = module.points()
         assert [p.key for p in points] == ["before", "after_spmd_partitioner", "after"], module.ref
@@ -174,7 +186,15 @@ def test_corpus_snapshots_are_points(corpus: Path) -> None:
 def test_a_module_by_id_in_every_form_and_by_name(corpus: Path) -> None:
     index = index_dump(corpus / "real_dumps/carlesoctav__fme")
     normal = index.module("jit__normal")
-    for key in ("0029", "29", 29, "module_0029", "xla_dump/0029", "xla_dump/jit__normal", normal.title):
+    for key in (
+        "0029",
+        "29",
+        29,
+        "module_0029",
+        "xla_dump/0029",
+        "xla_dump/jit__normal",
+        normal.title,
+    ):
         assert index.module(key) is normal, key
     with pytest.raises(ModuleLookupError) as err:
         index.module("jit_convert_element_type")
@@ -191,7 +211,9 @@ def test_same_ids_in_two_dumps(zoo: dict[str, Path], tmp_path: Path) -> None:
         shutil.copytree(zoo["attention"], tmp_path / "run" / host)
     index = index_dump(tmp_path / "run")
     assert index.dumps == ["host0", "host1"]
-    with pytest.raises(ModuleLookupError, match="host0/0000 jit_attention, host1/0000 jit_attention"):
+    with pytest.raises(
+        ModuleLookupError, match="host0/0000 jit_attention, host1/0000 jit_attention"
+    ):
         index.module("0")
     assert index.module("host1/0000").dump == "host1"
     assert index.module("host1/jit_attention").dump == "host1"
@@ -208,7 +230,9 @@ MAIN_MODULES = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("folder,titles", MAIN_MODULES, ids=[f[0].split("/")[0] for f in MAIN_MODULES])
+@pytest.mark.parametrize(
+    "folder,titles", MAIN_MODULES, ids=[f[0].split("/")[0] for f in MAIN_MODULES]
+)
 def test_the_main_module_of_corpus_folders(corpus: Path, folder: str, titles: set) -> None:
     assert default_module(index_dump(corpus / "real_dumps" / folder)).title in titles
 
@@ -228,11 +252,20 @@ def test_kernel_levels_are_those_the_backend_wrote(corpus: Path) -> None:
     assert module_levels(cpu).kernel_levels == ("ir_no_opt", "ir_with_opt"), "no PTX on CPU"
     fme = index_dump(corpus / "real_dumps/carlesoctav__fme")
     levels = module_levels(fme.module("jit__normal"))
-    assert levels.kernel_levels == ("mlir_pre_optimization", "mlir_post_optimization",
-                                    "mlir_post_lowering", "ir_no_opt", "ir_with_opt")
+    assert levels.kernel_levels == (
+        "mlir_pre_optimization",
+        "mlir_post_optimization",
+        "mlir_post_lowering",
+        "ir_no_opt",
+        "ir_with_opt",
+    )
     with_mlir = [k for k in levels.kernels.values() if k.mlir]
-    assert with_mlir and all(f.name.endswith(".mlir") for k in with_mlir
-                             for key, f in k.levels() if key.startswith("mlir_"))
+    assert with_mlir and all(
+        f.name.endswith(".mlir")
+        for k in with_mlir
+        for key, f in k.levels()
+        if key.startswith("mlir_")
+    )
     rocm = index_dump(corpus / "real_dumps/clarkechong__scale-your-amd/runs/_hlo_gspmd_vs_shardmap")
     assert {module_levels(m).kernel_levels for m in rocm.modules} == {("ir_no_opt", "ir_with_opt")}
     tpu = index_dump(corpus / "real_dumps/Junyi-99__hlo-visualizer")

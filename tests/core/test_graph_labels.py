@@ -19,11 +19,14 @@ def after(folder: Path):
     return load_module(next(folder.glob("*after_optimizations.txt"))).module
 
 
-@pytest.mark.parametrize(("folder", "label"), [
-    (sample_dump, "fusion kLoop"),
-    (sample_dump, "dot"),
-    (sample_dump_default_flags, "fusion kCustom __ynn_fusion"),
-])
+@pytest.mark.parametrize(
+    ("folder", "label"),
+    [
+        (sample_dump, "fusion kLoop"),
+        (sample_dump, "dot"),
+        (sample_dump_default_flags, "fusion kCustom __ynn_fusion"),
+    ],
+)
 def test_every_node_carries_its_op_label(folder, label: str) -> None:
     module = after(folder())
     labels = set()
@@ -32,8 +35,9 @@ def test_every_node_carries_its_op_label(folder, label: str) -> None:
         for node in graph.nodes:
             instr = comp.instruction(node.instruction)
             assert node.label == op_label(instr, module), node.instruction
-            assert node_width(node) >= 20 + 7.8 * min(len(node.label), 38) or \
-                node_width(node) == 320.0, f"{node.instruction}: its label fits its box"
+            assert (
+                node_width(node) >= 20 + 7.8 * min(len(node.label), 38) or node_width(node) == 320.0
+            ), f"{node.instruction}: its label fits its box"
             labels.add(node.label)
     assert label in labels, f"no {label!r} node in {sorted(labels)}"
 

@@ -76,7 +76,7 @@ def test_spans_cover_the_coloured_tokens_of_each_line() -> None:
     assert {"Token.Keyword", "Token.Name.Function"} & {t for _, _, t in spans[entry]}
     for number, line in enumerate(lines):
         for column, length, token in spans[number]:
-            assert 0 <= column and column + length <= len(line), (number, column, length)
+            assert column >= 0 and column + length <= len(line), (number, column, length)
             assert line[column : column + length].strip(), (number, token)
     # Packed in arrays: a few bytes per span, and the same after a round trip.
     packed = pickle.dumps(spans)
@@ -122,8 +122,9 @@ def test_a_running_job_no_longer_wanted_is_stopped(helper) -> None:
         wanted.clear()  # the user stepped on
         first_report.set()
 
-    helper.submit(lex_text, (sample_text() * 20, "hlo"), out.deliver, wanted=wanted.is_set,
-                  progress=report)
+    helper.submit(
+        lex_text, (sample_text() * 20, "hlo"), out.deliver, wanted=wanted.is_set, progress=report
+    )
     assert first_report.wait(60)
     helper.submit(os.getpid, (), out.deliver)
     ok, pid, _ = out.next()
@@ -185,22 +186,23 @@ def test_a_script_without_a_main_guard_is_not_run_again(tmp_path: Path) -> None:
         "assert done.wait(60)\n"
         "h.close()\n"
     )
-    proc = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
-                          timeout=120, cwd=tmp_path)
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.count("script ran") == 1
     assert "True [(0, 9, 'Token.Keyword')" in proc.stdout
 
 
-BLOCKING_JOB = '''
+BLOCKING_JOB = """
 import threading
 
 def block_for_ever(progress):
     progress(0.5)  # tells the parent the job has started
     threading.Event().wait()
-'''
+"""
 
-PARENT_SCRIPT = '''
+PARENT_SCRIPT = """
 import os, sys
 sys.path.insert(0, {folder!r})
 from blocking_job import block_for_ever
@@ -211,7 +213,7 @@ def started(fraction):
     print(h._process.pid, flush=True)
 h.submit(block_for_ever, (), lambda *outcome: None, progress=started)
 import threading; threading.Event().wait()
-'''
+"""
 
 
 def _wait_for_exit(pid: int, timeout: float) -> bool:
@@ -236,8 +238,11 @@ def test_a_child_blocked_in_a_job_dies_with_a_killed_parent(tmp_path: Path) -> N
     """kill -9 of the window while its helper runs a job that never ends: the
     helper goes too (the kernel's parent-death signal, or the pipe watch)."""
     (tmp_path / "blocking_job.py").write_text(BLOCKING_JOB)
-    with subprocess.Popen([sys.executable, "-c", PARENT_SCRIPT.format(folder=str(tmp_path))],
-                          stdout=subprocess.PIPE, text=True) as parent:
+    with subprocess.Popen(
+        [sys.executable, "-c", PARENT_SCRIPT.format(folder=str(tmp_path))],
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as parent:
         try:
             child = int(parent.stdout.readline())
         finally:
@@ -246,8 +251,9 @@ def test_a_child_blocked_in_a_job_dies_with_a_killed_parent(tmp_path: Path) -> N
 
 
 @pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="needs pidfd_open (Linux 5.3)")
-def test_a_child_blocked_in_a_job_exits_when_its_pipe_closes(helper, tmp_path: Path,
-                                                              monkeypatch) -> None:
+def test_a_child_blocked_in_a_job_exits_when_its_pipe_closes(
+    helper, tmp_path: Path, monkeypatch
+) -> None:
     """The watch every OS has: the parent's end of the job pipe closing ends
     the child, even in the middle of a job that never returns."""
     (tmp_path / "blocking_job.py").write_text(BLOCKING_JOB)

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 
 from xlaview.analysis import memory
 from xlaview.analysis.memory import BufferBar, memory_timeline
-from xlaview.dump.index import MAX_DEPTH, index_dump
-from xlaview.dump.reports import load_reports
 from xlaview.dump.checks import sniff
+from xlaview.dump.index import MAX_DEPTH, index_dump
 from xlaview.dump.readers import read_buffer_assignment, read_live_range, read_memory_usage
+from xlaview.dump.reports import load_reports
 from xlaview.resources import sample_dump
 
 SAMPLE = sample_dump()
@@ -29,8 +29,9 @@ LIVE_RANGE = next(SAMPLE.glob("*cpu_after_optimizations-live-range.txt")).read_t
     ("zero", "not a regular file: a character device (a link to /dev/zero); never opened"),
     ("null", "not a regular file: a character device (a link to /dev/null); never opened"),
 ])  # fmt: skip
-def test_special_files_named_like_dumps_are_listed_never_opened(tmp_path: Path, kind: str,
-                                                                 expected: str) -> None:
+def test_special_files_named_like_dumps_are_listed_never_opened(
+    tmp_path: Path, kind: str, expected: str
+) -> None:
     shutil.copy(AFTER, tmp_path / AFTER.name)
     name = "module_0001.jit_g.cpu_after_optimizations.txt"
     report = AFTER.name.replace(".txt", "-live-range.txt")
@@ -56,7 +57,9 @@ def test_repeated_pass_numbers_name_both_files(tmp_path: Path) -> None:
     index = index_dump(tmp_path)
     (module,) = index.modules
     assert [(p.seq, p.file.name) for p in module.passes] == [
-        (4, "module_0000.jit_f.0004.alpha.after_a.before_x.txt"), (5, first)]
+        (4, "module_0000.jit_f.0004.alpha.after_a.before_x.txt"),
+        (5, first),
+    ]
     assert module.file_at(5).name == first, "the first by name is shown"
     assert [f.name for f in module.other_files] == [second], "the other is kept, not dropped"
     (problem,) = index.problems
@@ -89,10 +92,15 @@ def test_a_report_over_the_limit_is_a_problem_of_the_module(tmp_path: Path, monk
 # ---------------------------------------------------------------- live ranges
 
 
-def _live_range(header: str = "HloLiveRange (max 3):", ranges: str = "    a{}:0-1\n",
-                peak: str = "  Live ranges at 1 (peak):\n    a{}: 8 bytes\n") -> str:
-    return (f"{header}\n  InstructionSequence:\n    0:a\n    1:b\n    2:c\n"
-            f"  BufferLiveRange:\n{ranges}{peak}")
+def _live_range(
+    header: str = "HloLiveRange (max 3):",
+    ranges: str = "    a{}:0-1\n",
+    peak: str = "  Live ranges at 1 (peak):\n    a{}: 8 bytes\n",
+) -> str:
+    return (
+        f"{header}\n  InstructionSequence:\n    0:a\n    1:b\n    2:c\n"
+        f"  BufferLiveRange:\n{ranges}{peak}"
+    )
 
 
 @pytest.mark.parametrize("text,message,line", [
@@ -107,8 +115,9 @@ def _live_range(header: str = "HloLiveRange (max 3):", ranges: str = "    a{}:0-
     (_live_range(peak="  Live ranges at 99 (peak):\n"), "peak time 99 outside the schedule", 8),
     (_live_range("HloLiveRange (max " + "9" * 5000 + "):"), "unknown live-range line", 1),
 ])  # fmt: skip
-def test_times_are_checked_before_they_size_the_timeline(text: str, message: str,
-                                                          line: int) -> None:
+def test_times_are_checked_before_they_size_the_timeline(
+    text: str, message: str, line: int
+) -> None:
     live = read_live_range(text, "x-live-range.txt")
     found = [(d.message, d.line) for d in live.diagnostics]
     assert any(m.startswith(message) and n == line for m, n in found), found
@@ -159,9 +168,21 @@ def _occupied_by_brute_force(bars: list[BufferBar], horizon: int) -> list[int]:
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 6), st.integers(0, 6), st.integers(0, 12),
-                          st.integers(0, 12), st.sampled_from([None, 0, 1, 2])), max_size=12))
+@given(
+    st.lists(
+        st.tuples(
+            st.integers(0, 6),
+            st.integers(0, 6),
+            st.integers(0, 12),
+            st.integers(0, 12),
+            st.sampled_from([None, 0, 1, 2]),
+        ),
+        max_size=12,
+    )
+)
 def test_occupancy_sweep_matches_counting_bytes(raw: list[tuple]) -> None:
-    bars = [BufferBar(f"b{i}", f"b{i}", "{}", min(s, e), max(s, e), size, allocation, "", offset)
-            for i, (s, e, offset, size, allocation) in enumerate(raw)]
+    bars = [
+        BufferBar(f"b{i}", f"b{i}", "{}", min(s, e), max(s, e), size, allocation, "", offset)
+        for i, (s, e, offset, size, allocation) in enumerate(raw)
+    ]
     assert memory._occupied(bars, 7) == _occupied_by_brute_force(bars, 7)

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from xlaview.dump.index import index_dump
 from xlaview.dump.checks import sniff
+from xlaview.dump.index import index_dump
 from xlaview.dump.naming import FileKind, parse_file_name
 
 NAMES = [
@@ -70,7 +70,9 @@ def test_fresh_dump_indexes_every_file(zoo: dict[str, Path], program: str) -> No
     assert all(f for _, f in main.reports.items()), "all four reports of the final module"
     seqs = [p.seq for p in main.passes]
     assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
-    pass_files = sorted(p.name for p in folder.glob(f"module_{main.id:04d}.*.[0-9][0-9][0-9][0-9].*.txt"))
+    pass_files = sorted(
+        p.name for p in folder.glob(f"module_{main.id:04d}.*.[0-9][0-9][0-9][0-9].*.txt")
+    )
     assert sorted(p.file.name for p in main.passes) == pass_files, "every pass file, once"
     listed = {f.path for m in index.modules for f in m.all_files()}
     on_disk = {p.absolute() for p in folder.rglob("*") if p.is_file()}
@@ -90,7 +92,9 @@ CORPUS_FOLDERS = [
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize("folder,count,backends,expect", CORPUS_FOLDERS, ids=[f[0] for f in CORPUS_FOLDERS])
+@pytest.mark.parametrize(
+    "folder,count,backends,expect", CORPUS_FOLDERS, ids=[f[0] for f in CORPUS_FOLDERS]
+)
 def test_corpus_dump_folders(corpus: Path, folder: str, count: int, backends: set, expect) -> None:
     index = index_dump(corpus / "real_dumps" / folder)
     assert len(index.modules) == count
@@ -164,7 +168,9 @@ def test_summary_cli_on_broken_folder(broken_dump: Path) -> None:
     before = snapshot(broken_dump)
     proc = subprocess.run(
         [sys.executable, "-m", "xlaview", "summary", "--json", str(broken_dump)],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 0, proc.stderr
     document = json.loads(proc.stdout)
@@ -173,7 +179,9 @@ def test_summary_cli_on_broken_folder(broken_dump: Path) -> None:
     assert all(not Path(f).is_absolute() for m in document["modules"] for f in m["other_files"])
     text = subprocess.run(
         [sys.executable, "-m", "xlaview", "summary", str(broken_dump)],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert text.returncode == 0 and "problems" in text.stdout and "jit_attention" in text.stdout
     assert snapshot(broken_dump) == before

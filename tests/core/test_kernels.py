@@ -51,9 +51,15 @@ def test_corpus_kernel_files_go_to_their_module(corpus: Path, folder: str) -> No
         levels = module_levels(module)
         assert not levels.unassigned, [f.name for f in levels.unassigned]
         kernel_like = [f for f in module.other_files if f.name.endswith((".ll", ".ptx", ".o"))]
-        placed = {id(f) for k in levels.kernels.values()
-                  for f in (k.ir_no_opt, k.ir_with_opt, k.ptx, k.object) if f}
-        placed |= {id(f) for k in levels.module_ir for f in (k.ir_no_opt, k.ir_with_opt, k.ptx) if f}
+        placed = {
+            id(f)
+            for k in levels.kernels.values()
+            for f in (k.ir_no_opt, k.ir_with_opt, k.ptx, k.object)
+            if f
+        }
+        placed |= {
+            id(f) for k in levels.module_ir for f in (k.ir_no_opt, k.ir_with_opt, k.ptx) if f
+        }
         assert {id(f) for f in kernel_like} == placed, module.name
         for f in kernel_like:
             assert f"module_{module.id:04d}." in f.name and (module.name or "") in f.name

@@ -11,10 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from layout_checks import check_layer_boxes
-from xlaview.analysis.drawing.graph import build_graph, layout_inputs
+
 from xlaview.analysis.drawing import GraphLayout, LayoutNode, layered_layout
+from xlaview.analysis.drawing.graph import build_graph, layout_inputs
 from xlaview.hlo import Computation, parse_module
 
 Graph = tuple[list[LayoutNode], list[tuple[str, str]]]
@@ -102,8 +102,14 @@ def real_graphs(zoo: dict[str, Path], program: str, stage: str) -> dict[str, Gra
     return {c.name: computation_graph(c) for c in module.computations}
 
 
-def check_invariants(name: str, nodes: list[LayoutNode], edges: list[tuple[str, str]],
-                     layout: GraphLayout, long_edge_layers: int, node_gap: float) -> None:
+def check_invariants(
+    name: str,
+    nodes: list[LayoutNode],
+    edges: list[tuple[str, str]],
+    layout: GraphLayout,
+    long_edge_layers: int,
+    node_gap: float,
+) -> None:
     """Everything the graph view relies on, with a message naming the culprit."""
     size = {node.key: node for node in nodes}
     assert list(layout.positions) == [n.key for n in nodes], f"{name}: positions keys"
@@ -137,7 +143,9 @@ def check_invariants(name: str, nodes: list[LayoutNode], edges: list[tuple[str, 
             assert len(route.points) == 2 and len(route.target_stub) == 2, f"{label}: stub shape"
         else:
             assert route.target_stub == (), f"{label}: a routed edge with a target stub"
-            assert len(route.points) == span + 1, f"{label}: {len(route.points)} points, span {span}"
+            assert len(route.points) == span + 1, (
+                f"{label}: {len(route.points)} points, span {span}"
+            )
             crossed = range(layout.layers[source] + 1, layout.layers[target])
             for (_, y), level in zip(route.points[1:-1], crossed):
                 assert y == pytest.approx(layer_y[level]), f"{label}: waypoint off layer {level}"
@@ -334,8 +342,9 @@ def test_duplicate_edges_get_identical_routes() -> None:
         (boxes("a"), [("a", "b")], "unknown node"),
     ],
 )
-def test_bad_input_is_a_value_error(nodes: list[LayoutNode], edges: list[tuple[str, str]],
-                                    message: str) -> None:
+def test_bad_input_is_a_value_error(
+    nodes: list[LayoutNode], edges: list[tuple[str, str]], message: str
+) -> None:
     with pytest.raises(ValueError, match=message):
         layered_layout(nodes, edges)
 

@@ -19,10 +19,8 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-
 from layout_checks import EPS, check_layer_boxes
-from xlaview.analysis.passes.diff import ModuleDiff, diff_modules
-from xlaview.analysis.drawing.graph import ComputationGraph, build_graph, layout_inputs
+
 from xlaview.analysis.drawing import (
     GraphLayout,
     LayoutNode,
@@ -30,7 +28,9 @@ from xlaview.analysis.drawing import (
     layout_quality,
     relayout,
 )
+from xlaview.analysis.drawing.graph import ComputationGraph, build_graph, layout_inputs
 from xlaview.analysis.drawing.pass_layout import LayoutStep, instruction_positions, step_layout
+from xlaview.analysis.passes.diff import ModuleDiff, diff_modules
 from xlaview.dump.index import index_dump
 from xlaview.hlo import Computation, Module, parse_module
 
@@ -47,8 +47,9 @@ SMALL_GRAPH_MOVES = 2
 # -- validity -------------------------------------------------------------------
 
 
-def check_valid(name: str, nodes: Sequence[LayoutNode], edges: Sequence[tuple[str, str]],
-                layout: GraphLayout) -> None:
+def check_valid(
+    name: str, nodes: Sequence[LayoutNode], edges: Sequence[tuple[str, str]], layout: GraphLayout
+) -> None:
     """What the graph view relies on, for fresh and stepped layouts alike:
     every node placed, none overlapping another of its layer, layers one
     above the other, every edge routed between the right nodes, waypoints
@@ -77,10 +78,12 @@ def check_valid(name: str, nodes: Sequence[LayoutNode], edges: Sequence[tuple[st
         sx, sy = layout.positions[source]
         tx, ty = layout.positions[target]
         assert route.points[0] == pytest.approx((sx, sy + size[source].height / 2)), (
-            f"{label}: not from the source's bottom")
+            f"{label}: not from the source's bottom"
+        )
         last = route.target_stub if route.stub else route.points
         assert last[-1] == pytest.approx((tx, ty - size[target].height / 2)), (
-            f"{label}: does not reach the target's top")
+            f"{label}: does not reach the target's top"
+        )
         if route.stub:
             continue
         span = layout.layers[target] - layout.layers[source]
@@ -114,8 +117,11 @@ def pass_sequence(folder: Path, computation: str | None) -> tuple[Pass, ...]:
     passes: list[Pass] = []
     for label, dump_file in module.timeline():
         parsed = parse_module(dump_file.path.read_text())
-        comp = parsed.entry if computation is None else (
-            parsed.computation(computation) if parsed.has_computation(computation) else None)
+        comp = (
+            parsed.entry
+            if computation is None
+            else (parsed.computation(computation) if parsed.has_computation(computation) else None)
+        )
         if comp is None:
             continue
         graph = build_graph(parsed, comp)
@@ -139,8 +145,9 @@ def fused_computations(folder: Path, count: int = 2) -> list[str]:
         for comp in parsed.computations:
             if comp is parsed.entry or len(comp.instructions) < 8:
                 continue
-            text = "\n".join(f"{i.name}={i.opcode}({','.join(i.operand_names)})"
-                             for i in comp.instructions)
+            text = "\n".join(
+                f"{i.name}={i.opcode}({','.join(i.operand_names)})" for i in comp.instructions
+            )
             texts.setdefault(comp.name, set()).add(text)
             sizes[comp.name] = max(sizes.get(comp.name, 0), len(comp.instructions))
     changing = [name for name, versions in texts.items() if len(versions) >= 2]
@@ -189,14 +196,16 @@ class StepReport:
     median_move: float
 
 
-def check_step(name: str, before: Pass, after: Pass, old: GraphLayout, step: LayoutStep,
-               diff: ModuleDiff) -> StepReport:
+def check_step(
+    name: str, before: Pass, after: Pass, old: GraphLayout, step: LayoutStep, diff: ModuleDiff
+) -> StepReport:
     """The issue's checks for one step: valid, far nodes still, and for a
     few changes, nearly all unchanged nodes still."""
     label = f"{name} {before.label}->{after.label}"
     check_valid(label, *layout_inputs(after.graph), step.layout)
     assert step.layout.crossings == layout_quality(step.layout).crossings, (
-        f"{label}: the crossings kept up to date by the step are off")
+        f"{label}: the crossings kept up to date by the step are off"
+    )
     routed = {id(r): len(r.points) - 2 for r in step.layout.edges if not r.stub}
     assert step.layout.dummy_count == sum(routed.values()), f"{label}: waypoints miscounted"
     changed = changed_instructions(diff, after.computation.name)
@@ -205,8 +214,13 @@ def check_step(name: str, before: Pass, after: Pass, old: GraphLayout, step: Lay
     common = [k for k in a if k in b and k not in changed]
     moves = {k: math.dist(a[k], b[k]) for k in common}
     moved = sorted((k for k, d in moves.items() if d > STILL), key=lambda k: -moves[k])
-    report = StepReport(label, len(changed), len(common), len(moved),
-                        statistics.median(moves.values()) if moves else 0.0)
+    report = StepReport(
+        label,
+        len(changed),
+        len(common),
+        len(moved),
+        statistics.median(moves.values()) if moves else 0.0,
+    )
     if step.fresh:
         assert step.reason, f"{label}: a fresh layout replaced a step without saying why"
         return report
@@ -214,14 +228,16 @@ def check_step(name: str, before: Pass, after: Pass, old: GraphLayout, step: Lay
     far = [k for k in moved if distance.get(k, RADIUS + 1) > RADIUS]
     assert not far, (
         f"{label}: {len(far)} nodes more than {RADIUS} edges from a change moved, e.g. "
-        f"{[(k, round(moves[k]), distance.get(k)) for k in far[:5]]}")
+        f"{[(k, round(moves[k]), distance.get(k)) for k in far[:5]]}"
+    )
     if len(changed) <= FEW_CHANGES:
         # A node inserted between two adjacent layers moves the one or two
         # nodes next to it (as the radius allows): on the zoo's 10 to 40-node
         # graphs that alone is over 5 %.
         assert len(moved) <= max(SMALL_GRAPH_MOVES, (1 - KEPT_SHARE) * len(common)), (
             f"{label}: {len(changed)} changes moved {len(moved)} of {len(common)} unchanged "
-            f"nodes, e.g. {[(k, round(moves[k])) for k in moved[:5]]}")
+            f"nodes, e.g. {[(k, round(moves[k])) for k in moved[:5]]}"
+        )
         assert report.median_move == 0.0, f"{label}: median move {report.median_move}"
     return report
 
@@ -292,7 +308,8 @@ def test_there_and_back_returns_close_to_the_start(gpt_dump: Path) -> None:
             b = instruction_positions(before.graph, back.layout)
             moved = [k for k in a if math.dist(a[k], b[k]) > STILL]
             assert len(moved) <= 0.02 * len(a) + 2, (
-                f"{label}: {len(moved)} of {len(a)} nodes not back, e.g. {moved[:5]}")
+                f"{label}: {len(moved)} of {len(a)} nodes not back, e.g. {moved[:5]}"
+            )
         layout = there.layout
     assert checked >= 10, f"only {checked} there-and-back steps were incremental"
 
@@ -363,8 +380,12 @@ def test_insertion_with_no_room_moves_nothing_far_and_sets_an_edge_aside() -> No
     assert not step.fresh and step.upward == 1
     assert step.layout.layers["new"] < step.layout.layers["c6"]
     assert step.layout.edges[-2].stub, "the edge pointing up is not drawn as a stub"
-    far = [k for k in keys if k not in {"c3", "c4", "c5", "c6", "c7", "c8"}
-           and step.layout.positions[k] != before.positions[k]]
+    far = [
+        k
+        for k in keys
+        if k not in {"c3", "c4", "c5", "c6", "c7", "c8"}
+        and step.layout.positions[k] != before.positions[k]
+    ]
     assert not far, f"nodes far from the insertion moved: {far}"
 
 
@@ -378,7 +399,8 @@ def test_removed_node_leaves_a_gap_and_nothing_else_moves() -> None:
     check_valid("remove", nodes, edges, step.layout)
     assert step.removed == (gone,)
     assert {k: p for k, p in step.layout.positions.items()} == {
-        k: p for k, p in before.positions.items() if k != gone}
+        k: p for k, p in before.positions.items() if k != gone
+    }
     assert step.layout.former_places[gone] == (before.layers[gone], before.positions[gone][0])
 
 
@@ -429,8 +451,9 @@ def test_same_input_same_step() -> None:
         ([LayoutNode("a", 1, 1)], [("a", "b")], "unknown node"),
     ],
 )
-def test_bad_input_is_a_value_error(nodes: list[LayoutNode], edges: list[tuple[str, str]],
-                                    message: str) -> None:
+def test_bad_input_is_a_value_error(
+    nodes: list[LayoutNode], edges: list[tuple[str, str]], message: str
+) -> None:
     before = layered_layout(*ladder(3))
     with pytest.raises(ValueError, match=message):
         relayout(before, nodes, edges)
@@ -440,8 +463,9 @@ def test_progress_runs_from_zero_to_one_and_cancels() -> None:
     nodes, edges = ladder(40)
     before = layered_layout(nodes, edges)
     seen: list[float] = []
-    relayout(before, nodes + [LayoutNode("x", 80.0, 40.0)], edges + [("a1", "x")],
-             progress=seen.append)
+    relayout(
+        before, nodes + [LayoutNode("x", 80.0, 40.0)], edges + [("a1", "x")], progress=seen.append
+    )
     assert seen[0] == 0.0 and seen[-1] == 1.0 and seen == sorted(seen), seen
 
     class Cancelled(Exception):
@@ -478,23 +502,30 @@ def test_a_reprinted_computation_draws_alike(gpt_dump: Path) -> None:
         if loaded.entry is not None:
             entry = loaded.entry
             graphs.append(build_graph(loaded, entry.name))
-            texts.append(loaded.text[entry.span.offset:entry.span.end])
-    alike = [(a, b) for (a, b), (ta, tb) in zip(pairwise(graphs), pairwise(texts))
-             if ta != tb and same_drawing(a, b)]
+            texts.append(loaded.text[entry.span.offset : entry.span.end])
+    alike = [
+        (a, b)
+        for (a, b), (ta, tb) in zip(pairwise(graphs), pairwise(texts))
+        if ta != tb and same_drawing(a, b)
+    ]
     assert alike, "some pass reprints the entry and draws the same graph"
     reordered = [(a, b) for a, b in alike if [n.key for n in a.nodes] != [n.key for n in b.nodes]]
     assert reordered, "some pass reorders the entry"
     graph = graphs[-1]
-    shuffled = ComputationGraph(graph.computation, graph.nodes[::-1], graph.edges[::-1],
-                                graph.nodes_of)
+    shuffled = ComputationGraph(
+        graph.computation, graph.nodes[::-1], graph.edges[::-1], graph.nodes_of
+    )
     assert not same_drawing(graph, shuffled), "each node's operands are in order"
     by_target: dict[str, list] = {}
     for edge in graph.edges:
         by_target.setdefault(edge.target, []).append(edge)
     edges = [e for group in reversed(by_target.values()) for e in group]
-    assert same_drawing(graph, ComputationGraph(graph.computation, graph.nodes[::-1],
-                                                tuple(edges), graph.nodes_of))
+    assert same_drawing(
+        graph, ComputationGraph(graph.computation, graph.nodes[::-1], tuple(edges), graph.nodes_of)
+    )
     node = graph.nodes[0]
     other = replace(node, shape=node.shape + "{1,0}")
-    assert not same_drawing(graph, ComputationGraph(
-        graph.computation, (other, *graph.nodes[1:]), graph.edges, graph.nodes_of))
+    assert not same_drawing(
+        graph,
+        ComputationGraph(graph.computation, (other, *graph.nodes[1:]), graph.edges, graph.nodes_of),
+    )

@@ -299,7 +299,8 @@ def test_lexing_time_is_linear_on_adversarial_lines(text: str) -> None:
     assert "".join(v for _, _, v in tokens) == text
     assert elapsed < 20 * reference + 1, (
         f"{elapsed:.1f}s for {len(text)} characters, {reference:.2f}s for a plain line: "
-        "a quadratic regex?")
+        "a quadratic regex?"
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -88,7 +88,7 @@ def test_errors_are_located(what: str, edit: tuple[str, str], line: int, words: 
 
 
 def test_truncated_text_keeps_everything_before_the_cut() -> None:
-    cut = GOOD.index("metadata={op_name=\"jit")
+    cut = GOOD.index('metadata={op_name="jit')
     result = parse_module_tolerant(GOOD[:cut])
     assert [c.name for c in result.module.computations] == ["add", "main"]
     assert [i.name for i in result.module.computation("main").instructions] == ["p", "c", "r", "b"]
@@ -275,14 +275,17 @@ def test_a_module_written_on_one_line_parses_like_the_original() -> None:
     text = path.read_text()
     one_line = text.replace("\n", " ")
     lines, flat = parse_module(text), parse_module(one_line)
-    assert [(c.name, [(i.name, i.opcode, i.operand_names, str(i.shape)) for i in c])
-            for c in flat.computations] == [
+    assert [
         (c.name, [(i.name, i.opcode, i.operand_names, str(i.shape)) for i in c])
-        for c in lines.computations]
+        for c in flat.computations
+    ] == [
+        (c.name, [(i.name, i.opcode, i.operand_names, str(i.shape)) for i in c])
+        for c in lines.computations
+    ]
     for comp in flat.computations:
         for instr in comp.instructions:
             assert instr.span.line == 1 and instr.span.column == instr.span.offset + 1
-            assert one_line[instr.span.offset:].startswith(("ROOT", "%")), instr.name
+            assert one_line[instr.span.offset :].startswith(("ROOT", "%")), instr.name
     assert flat.line_owner(1) is not None and flat.last_line(flat.entry.span) == 1
 
 
@@ -328,12 +331,14 @@ def test_a_byte_order_mark_before_the_header_is_accepted() -> None:
     module = parse_module("\ufeff" + GOOD)
     assert module.name == "m" and module.has_header
     out = module.computation("main").instruction("out")
-    assert out.span.line == 14 and ("\ufeff" + GOOD)[out.span.offset:].startswith("ROOT %out")
+    assert out.span.line == 14 and ("\ufeff" + GOOD)[out.span.offset :].startswith("ROOT %out")
 
 
 def test_a_constant_with_a_closing_brace_first_is_rejected_like_xla() -> None:
     """XLA's parser_tests/226.hlo: XLA says "unexpected '}'"."""
-    text = GOOD.replace("%c = f32[] constant(0)", "%c = f32[2,3]{1,0} constant(}{1, 2, 3}, {4, 5, 6}})")
+    text = GOOD.replace(
+        "%c = f32[] constant(0)", "%c = f32[2,3]{1,0} constant(}{1, 2, 3}, {4, 5, 6}})"
+    )
     with pytest.raises(HloSyntaxError) as info:
         parse_module(text)
     assert info.value.line == 11 and "'}'" in info.value.message
@@ -377,12 +382,15 @@ def test_deferred_bodies_are_read_on_demand_into_the_same_module() -> None:
     plain = parse_module(text)
     deferral = ReadHere()
     module = parse_module_tolerant(text, deferral=deferral).module
-    assert [name for _, name in deferral.asked] == [c.name for c in plain.computations
-                                                     if not c.is_entry]
-    assert all(c.parsed is not None and not c.parsed.deferred_body
-               for c in module.computations), "read here, the helper being silent"
+    assert [name for _, name in deferral.asked] == [
+        c.name for c in plain.computations if not c.is_entry
+    ]
+    assert all(c.parsed is not None and not c.parsed.deferred_body for c in module.computations), (
+        "read here, the helper being silent"
+    )
     assert [(c.name, c.span, c.instructions) for c in module.computations] == [
-        (c.name, c.span, c.instructions) for c in plain.computations]
+        (c.name, c.span, c.instructions) for c in plain.computations
+    ]
 
 
 def test_a_deferred_body_says_what_it_may_hold_without_reading() -> None:
@@ -399,10 +407,13 @@ def test_a_deferred_body_says_what_it_may_hold_without_reading() -> None:
     assert parsed.calls == ()
 
 
-@pytest.mark.parametrize(("layout", "named"), [
-    ("{1,0:S(1)}", True), ("{1,0:T(8,128)S(1)}", True), ("{1,0}", False)])
+@pytest.mark.parametrize(
+    ("layout", "named"), [("{1,0:S(1)}", True), ("{1,0:T(8,128)S(1)}", True), ("{1,0}", False)]
+)
 def test_a_module_knows_whether_its_layouts_name_memory_spaces(layout: str, named: bool) -> None:
-    text = (f"HloModule m\n\nENTRY %e (p: f32[8,128]) -> f32[8,128] {{\n"
-            f"  %p = f32[8,128]{layout} parameter(0), metadata={{op_name=\"S(x) S(\"}}\n"
-            f"  ROOT %n = f32[8,128]{layout} negate(%p)\n}}\n")
+    text = (
+        f"HloModule m\n\nENTRY %e (p: f32[8,128]) -> f32[8,128] {{\n"
+        f'  %p = f32[8,128]{layout} parameter(0), metadata={{op_name="S(x) S("}}\n'
+        f"  ROOT %n = f32[8,128]{layout} negate(%p)\n}}\n"
+    )
     assert parse_module(text).names_memory_spaces is named

@@ -63,6 +63,10 @@ def test_random_byte_flips(real_text: str, data: st.DataObject) -> None:
 
 
 @FUZZ
-@given(text=st.text(alphabet=st.sampled_from(list("%=(){}[],:; \n\"'/*ROOTENTRYf32abc0123.-#<>")), max_size=300))
+@given(
+    text=st.text(
+        alphabet=st.sampled_from(list("%=(){}[],:; \n\"'/*ROOTENTRYf32abc0123.-#<>")), max_size=300
+    )
+)
 def test_random_token_soup(text: str) -> None:
     parse_both(text)

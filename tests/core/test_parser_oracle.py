@@ -10,17 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from oracle import corpus_hlo_texts, differences, parse_with_xla
+
 from xlaview.hlo import HloSyntaxError, parse_module
 
 REPORT_SUFFIXES = ("-buffer-assignment", "-live-range", "-memory-usage-report")
 
 
 def hlo_texts_of(folder: Path) -> list[Path]:
-    return sorted(
-        p for p in folder.glob("*.txt") if not any(s in p.name for s in REPORT_SUFFIXES)
-    )
+    return sorted(p for p in folder.glob("*.txt") if not any(s in p.name for s in REPORT_SUFFIXES))
 
 
 def read(path: Path) -> str:

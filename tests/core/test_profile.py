@@ -38,8 +38,9 @@ def raw_events(folder: Path) -> list[dict]:
     """The op events of the trace's JSON, as json.load gives them."""
     with gzip.open(json_trace(folder)) as handle:
         document = json.load(handle)
-    return [e for e in document["traceEvents"]
-            if e.get("ph") == "X" and "hlo_op" in e.get("args", {})]
+    return [
+        e for e in document["traceEvents"] if e.get("ph") == "X" and "hlo_op" in e.get("args", {})
+    ]
 
 
 def sums(events: list[dict]) -> dict[str, tuple[int, float]]:
@@ -75,7 +76,9 @@ def assert_same(measured, expected: dict[str, tuple[int, float]], what: str) -> 
 
 
 @pytest.mark.parametrize("prefer", ["xplane", "json"])
-def test_every_timed_op_counts_the_traces_own_events(profiled: dict[str, Path], prefer: str) -> None:
+def test_every_timed_op_counts_the_traces_own_events(
+    profiled: dict[str, Path], prefer: str
+) -> None:
     folder = profiled["mlp_scan"]
     expected = sums([e for e in raw_events(folder) if e["args"]["hlo_module"] == "jit_mlp_scan"])
     index, module = dump_module(folder, "jit_mlp_scan")
@@ -96,14 +99,21 @@ def test_nested_events_are_counted_once(profiled: dict[str, Path]) -> None:
     hlo = load_module(module.after_optimizations.path).module
     measured = measure_dump_module(read_trace(folder / "trace"), index, module, hlo)
     loop = next(op for op in measured.ops if hlo.instruction(op.name).opcode == "while")
-    inside = [e for e in events if any(
-        w["ts"] <= e["ts"] and e["ts"] + e["dur"] <= w["ts"] + w["dur"] + 1e-3 and e is not w
-        for w in events if w["args"]["hlo_op"] == loop.name)]
+    inside = [
+        e
+        for e in events
+        if any(
+            w["ts"] <= e["ts"] and e["ts"] + e["dur"] <= w["ts"] + w["dur"] + 1e-3 and e is not w
+            for w in events
+            if w["args"]["hlo_op"] == loop.name
+        )
+    ]
     assert inside, "the trace nests the body's ops in the while"
     outermost = sum(e["dur"] for e in events if e not in inside) * 1e-6
     assert measured.measured_s == pytest.approx(outermost, rel=1e-6)
-    assert loop.self_s == pytest.approx(loop.measured_s - sum(e["dur"] for e in inside) * 1e-6,
-                                        rel=1e-6, abs=1e-9)
+    assert loop.self_s == pytest.approx(
+        loop.measured_s - sum(e["dur"] for e in inside) * 1e-6, rel=1e-6, abs=1e-9
+    )
     assert 0 < loop.self_s < loop.measured_s
 
 
@@ -172,7 +182,10 @@ def test_json_and_xplane_readers_agree(profiled: dict[str, Path]) -> None:
         assert tables["xplane"].keys() == tables["json"].keys(), name
         for key, (count, seconds) in tables["xplane"].items():
             assert tables["json"][key][0] == count, (name, key)
-            assert tables["json"][key][1] == pytest.approx(seconds, rel=1e-6, abs=1e-12), (name, key)
+            assert tables["json"][key][1] == pytest.approx(seconds, rel=1e-6, abs=1e-12), (
+                name,
+                key,
+            )
 
 
 def test_perfetto_trace_and_one_file_per_host(profiled: dict[str, Path], tmp_path: Path) -> None:
@@ -180,10 +193,12 @@ def test_perfetto_trace_and_one_file_per_host(profiled: dict[str, Path], tmp_pat
     (run,) = (folder / "trace" / "plugins" / "profile").iterdir()
     perfetto = run / "perfetto_trace.json.gz"
     assert perfetto.is_file(), "create_perfetto_trace=True writes it"
-    assert [f.path.name for f in trace_files(run)] == [json_trace(folder).name.replace(
-        ".trace.json.gz", ".xplane.pb")], "the host's own files win over the perfetto copy"
+    assert [f.path.name for f in trace_files(run)] == [
+        json_trace(folder).name.replace(".trace.json.gz", ".xplane.pb")
+    ], "the host's own files win over the perfetto copy"
     assert list(read_trace(perfetto).table.events()) == list(
-        read_trace(json_trace(folder)).table.events())
+        read_trace(json_trace(folder)).table.events()
+    )
     # Two hosts: one file each, devices named with their host.
     hosts = tmp_path / "plugins" / "profile" / "2026_01_01_00_00_00"
     hosts.mkdir(parents=True)
@@ -227,7 +242,9 @@ def test_several_devices_per_device_and_total() -> None:
         thread = table.thread_id(device, "worker", device)
         for run in ("1", "2"):
             table.add(OpKey("jit_f", "fusion", device, None), run, thread, float(run), 0.5)
-            table.add(OpKey("jit_f", "all-reduce", device, None), run, thread, float(run) + 0.5, 0.25)
+            table.add(
+                OpKey("jit_f", "all-reduce", device, None), run, thread, float(run) + 0.5, 0.25
+            )
     trace = Trace(Path("t"), (), table.finish(), len(table))
     total = measure_module(trace, "jit_f", {"fusion", "all-reduce"})
     one = measure_module(trace, "jit_f", {"fusion", "all-reduce"}, device="/host:CPU:1")

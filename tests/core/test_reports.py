@@ -16,7 +16,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from xlaview.dump.readers import BufferAssignment, LiveRange, MemoryUsageReport, ReportError, read_buffer_assignment, read_live_range, read_memory_usage
+from xlaview.dump.readers import (
+    BufferAssignment,
+    LiveRange,
+    MemoryUsageReport,
+    ReportError,
+    read_buffer_assignment,
+    read_live_range,
+    read_memory_usage,
+)
 from xlaview.dump.reports import memory_of
 from xlaview.hlo import parse_module
 
@@ -668,7 +676,8 @@ def test_large_assignment_reads_in_linear_time(seed: dict[str, str]) -> None:
     t_large = min(timed(read_buffer_assignment, large) for _ in range(3))
     assert t_large < 24 * t_small + 0.1, (  # quadratic would be 64 times
         f"{len(small) >> 10} KB in {t_small * 1000:.0f} ms, {len(large) >> 10} KB in "
-        f"{t_large * 1000:.0f} ms: more than linear")
+        f"{t_large * 1000:.0f} ms: more than linear"
+    )
 
 
 def timed(read: Callable[[str], Any], text: str) -> float:

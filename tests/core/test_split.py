@@ -22,14 +22,24 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="the helper is f
 
 def described(loaded: LoadedModule) -> list[tuple]:
     """What a parse decides of each computation, reading no deferred body."""
-    return [(c.name, c.is_entry, c.span, c.signature, c.attribute_text, len(c),
-             c.parsed.calls if c.parsed is not None else None)
-            for c in loaded.module.computations]
+    return [
+        (
+            c.name,
+            c.is_entry,
+            c.span,
+            c.signature,
+            c.attribute_text,
+            len(c),
+            c.parsed.calls if c.parsed is not None else None,
+        )
+        for c in loaded.module.computations
+    ]
 
 
 def deferred(loaded: LoadedModule) -> int:
-    return sum(1 for c in loaded.module.computations
-               if c.parsed is not None and c.parsed.deferred_body)
+    return sum(
+        1 for c in loaded.module.computations if c.parsed is not None and c.parsed.deferred_body
+    )
 
 
 def assert_same(path: Path, expect_split: bool = True) -> None:
@@ -128,8 +138,13 @@ def test_a_body_only_the_careful_parser_takes(tmp_path: Path) -> None:
     bodies = [m.end() for m in re.finditer(r"^%\S+ .*\{\n", text, re.MULTILINE)]
     first = bodies[0]
     second = next(b for b in bodies if b > len(text) * split.PARENT_SHARE)
-    hand = (text[:first] + "  /* a comment */\n" + text[first:second]
-            + "  %broken = f32[] add(f32[] %nowhere)\n" + text[second:])
+    hand = (
+        text[:first]
+        + "  /* a comment */\n"
+        + text[first:second]
+        + "  %broken = f32[] add(f32[] %nowhere)\n"
+        + text[second:]
+    )
     broken = tmp_path / path.name
     broken.write_text(hand)
     one_loaded, _ = load_and_price(broken, helper=False)
@@ -146,11 +161,21 @@ def test_small_modules_stay_in_one_process(monkeypatch: pytest.MonkeyPatch) -> N
     assert cost.ops and not deferred(loaded)
 
 
-@pytest.mark.parametrize("command", [["cost", "--json"], ["traffic", "--json"], ["cost"],
-                                     ["traffic"], ["boundaries", "--json"],
-                                     ["inspect", "--json", "-i", "fusion.1"]])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["cost", "--json"],
+        ["traffic", "--json"],
+        ["cost"],
+        ["traffic"],
+        ["boundaries", "--json"],
+        ["inspect", "--json", "-i", "fusion.1"],
+    ],
+)
 def test_commands_print_the_same_with_a_helper(
-    gpt_dump: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    gpt_dump: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
     command: list[str],
 ) -> None:
     from xlaview.cli import main
@@ -172,7 +197,8 @@ def test_commands_print_the_same_with_a_helper(
 def test_work_meanwhile_runs_once_in_this_process(helper: bool) -> None:
     ran: list[int] = []
     one_loaded, one = load_and_price(sample_final(), helper=False)
-    loaded, cost = load_and_price(sample_final(), helper=helper,
-                                  meanwhile=lambda: ran.append(os.getpid()))
+    loaded, cost = load_and_price(
+        sample_final(), helper=helper, meanwhile=lambda: ran.append(os.getpid())
+    )
     assert ran == [os.getpid()]
     assert cost.ops == one.ops and described(loaded) == described(one_loaded)

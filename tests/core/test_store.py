@@ -21,8 +21,14 @@ from xlaview.resources import sample_dump
 def model(module: Module) -> list[tuple]:
     """Everything a module says, spans included, as plain values."""
     return [
-        (c.name, c.is_entry, tuple(c.span), c.signature, c.attribute_text,
-         [(*i[:2], str(i.shape), *i[3:6], tuple(i.span), *i[7:]) for i in c.instructions])
+        (
+            c.name,
+            c.is_entry,
+            tuple(c.span),
+            c.signature,
+            c.attribute_text,
+            [(*i[:2], str(i.shape), *i[3:6], tuple(i.span), *i[7:]) for i in c.instructions],
+        )
         for c in module.computations
     ]
 
@@ -46,8 +52,9 @@ def test_a_shared_parse_is_the_parse_alone_spans_included(passes) -> None:
         assert model(shared) == model(parse_module(text)), f"pass {label} differs"
         for comp in shared.computations:  # a span's text is its instruction's, in this file
             for instr in comp.instructions:
-                assert text[instr.span.offset:].startswith(("ROOT", "%", instr.name)), (
-                    f"pass {label}: {instr.name} at {instr.span}")
+                assert text[instr.span.offset :].startswith(("ROOT", "%", instr.name)), (
+                    f"pass {label}: {instr.name} at {instr.span}"
+                )
     assert store.hits > store.misses, "pass dumps share most computations"
 
 
@@ -63,7 +70,7 @@ def test_moved_computations_get_their_own_spans() -> None:
         assert comp_b.span.line == comp_a.span.line + 2
         for ia, ib in zip(comp_a.instructions, comp_b.instructions):
             assert ib.span.line == ia.span.line + 2 and ib.span.column == ia.span.column
-            assert second[ib.span.offset:ib.span.end] == first[ia.span.offset:ia.span.end]
+            assert second[ib.span.offset : ib.span.end] == first[ia.span.offset : ia.span.end]
 
 
 GOOD_PAIR = """\
@@ -122,7 +129,8 @@ def test_diff_from_keys_is_the_diff_of_everything(passes) -> None:
     alone = [parse_module(text) for _, text in passes]
     for k in range(1, len(passes)):
         assert diff_modules(shared[k - 1], shared[k]) == diff_modules(alone[k - 1], alone[k]), (
-            f"pass {passes[k][0]}")
+            f"pass {passes[k][0]}"
+        )
 
 
 def test_the_cache_keeps_within_its_budget() -> None:
@@ -158,7 +166,8 @@ def test_tolerant_parse_with_a_store_keeps_diagnostics() -> None:
     assert result.diagnostics and "nope" in result.diagnostics[0].message
     again = parse_module_tolerant(broken, store=store).diagnostics
     assert [(d.message, d.line, d.column) for d in again] == [
-        (d.message, d.line, d.column) for d in result.diagnostics]
+        (d.message, d.line, d.column) for d in result.diagnostics
+    ]
 
 
 def test_find_by_text_agrees_with_the_index(passes) -> None:
@@ -170,7 +179,8 @@ def test_find_by_text_agrees_with_the_index(passes) -> None:
         (a, ia), (b, ib) = searched.find(name), indexed.find(name)
         assert (a.name, ia) == (b.name, ib), name
     twice = GOOD_PAIR.replace("%c = f32[] constant(0)", "%a = f32[] constant(0)").replace(
-        "%c)", "%a)")
+        "%c)", "%a)"
+    )
     module = parse_module_tolerant(twice).module
     assert module.find("a")[0].name == "add", "the first definition wins"
     with pytest.raises(KeyError):
@@ -215,5 +225,5 @@ def test_edited_passes_parse_alike_with_or_without_what_they_share(data: st.Data
         at = data.draw(st.integers(0, len(edited)))
         piece = data.draw(st.sampled_from(["", "\n", "}", "{", " ", "%", "x", ",", "\n}\n"]))
         cut = data.draw(st.integers(0, 3))
-        edited = edited[:at] + piece + edited[at + cut:]
+        edited = edited[:at] + piece + edited[at + cut :]
     assert tolerant_model(edited, store=store, previous=before) == tolerant_model(edited)

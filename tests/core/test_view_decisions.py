@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from xlaview.analysis import navigation
-from xlaview.analysis.passes.diff import diff_modules
 from xlaview.analysis.drawing.graph import build_graph
 from xlaview.analysis.marks import (
     diff_marks,
@@ -14,6 +13,7 @@ from xlaview.analysis.marks import (
     selection_lines,
     traffic_edge_widths,
 )
+from xlaview.analysis.passes.diff import diff_modules
 from xlaview.analysis.traffic import analyze_traffic
 from xlaview.dump.index import index_dump
 from xlaview.dump.modules import load_module
@@ -41,8 +41,16 @@ def test_pass_points_are_the_timeline_in_order(sample) -> None:
     assert previous_point(points, "after").key == str(module.passes[-1].seq)
 
 
-@pytest.mark.parametrize("given, key", [(12, "12"), ("0012", "12"), ("after", "after"),
-                                        (" before ", "before"), ("after_optimizations", "after")])
+@pytest.mark.parametrize(
+    "given, key",
+    [
+        (12, "12"),
+        ("0012", "12"),
+        ("after", "after"),
+        (" before ", "before"),
+        ("after_optimizations", "after"),
+    ],
+)
 def test_pass_keys_as_users_write_them(sample, given, key) -> None:
     module, _ = sample
     assert module.point(given).key == key

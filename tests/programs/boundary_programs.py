@@ -66,8 +66,10 @@ def _compile() -> None:
     def all_reduce(x, w):  # contracting dimension sharded: partial sums all-reduced
         return jnp.tanh(x @ w).sum(axis=0)
 
-    jax.jit(all_reduce, in_shardings=(NamedSharding(mesh, P(None, "x")), NamedSharding(mesh, P("x", None)))
-            ).lower(spec((64, 128), f32), spec((128, 32), f32)).compile()
+    jax.jit(
+        all_reduce,
+        in_shardings=(NamedSharding(mesh, P(None, "x")), NamedSharding(mesh, P("x", None))),
+    ).lower(spec((64, 128), f32), spec((128, 32), f32)).compile()
 
 
 def generate(out: Path, extra_flags: str = "") -> Path:

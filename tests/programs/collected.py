@@ -32,17 +32,28 @@ def _run(out: Path) -> None:
         return h.sum() + c.sum() + sums.sum()
 
     f32 = jnp.float32
-    xlaview.collect(mlp_scan, jax.ShapeDtypeStruct((256, 128), f32),
-                    jax.ShapeDtypeStruct((128, 256), f32), jax.ShapeDtypeStruct((4, 64, 64), f32),
-                    out=out, profile=RUNS)
+    xlaview.collect(
+        mlp_scan,
+        jax.ShapeDtypeStruct((256, 128), f32),
+        jax.ShapeDtypeStruct((128, 256), f32),
+        jax.ShapeDtypeStruct((4, 64, 64), f32),
+        out=out,
+        profile=RUNS,
+    )
 
 
 def generate(out: Path) -> Path:
     """Dump and profile the program into ``out`` in a process of its own."""
     env = dict(os.environ, JAX_PLATFORMS="cpu")
     env.pop("XLA_FLAGS", None)
-    proc = subprocess.run([sys.executable, __file__, str(out)], check=False, env=env,
-                          capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [sys.executable, __file__, str(out)],
+        check=False,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if proc.returncode != 0:
         raise RuntimeError(f"collecting the profiled program failed:\n{proc.stderr[-3000:]}")
     return out

@@ -46,8 +46,16 @@ def _programs():
     other.__name__ = "body"
     f32 = jnp.float32
     return {
-        "mlp_scan": [(mlp_scan, (jnp.ones((64, 32), f32), jnp.ones((32, 64), f32) * 0.1,
-                                  jnp.ones((5, 16, 16), f32) * 0.1))],
+        "mlp_scan": [
+            (
+                mlp_scan,
+                (
+                    jnp.ones((64, 32), f32),
+                    jnp.ones((32, 64), f32) * 0.1,
+                    jnp.ones((5, 16, 16), f32) * 0.1,
+                ),
+            )
+        ],
         "two_shapes": [(step, (jnp.ones((1000,), f32),)), (step, (jnp.ones((2000,), f32),))],
         "two_bodies": [(body, (jnp.ones((1000,), f32),)), (body, (jnp.ones((32, 32), f32),))],
         "one_body": [(body, (jnp.ones((1000,), f32),))],
@@ -80,10 +88,19 @@ def generate(root: Path, names: tuple[str, ...] = PROGRAMS) -> dict[str, Path]:
     for name in names:
         out = root / name
         out.mkdir(parents=True, exist_ok=True)
-        env = dict(os.environ, JAX_PLATFORMS="cpu",
-                   XLA_FLAGS=f"--xla_dump_to={out / 'dump'} --xla_dump_hlo_pass_re=.*")
-        proc = subprocess.run([sys.executable, __file__, str(root), name], check=False, env=env,
-                              capture_output=True, text=True, timeout=600)
+        env = dict(
+            os.environ,
+            JAX_PLATFORMS="cpu",
+            XLA_FLAGS=f"--xla_dump_to={out / 'dump'} --xla_dump_hlo_pass_re=.*",
+        )
+        proc = subprocess.run(
+            [sys.executable, __file__, str(root), name],
+            check=False,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         if proc.returncode != 0:
             raise RuntimeError(f"profiling {name} failed:\n{proc.stderr[-3000:]}")
         done[name] = out

@@ -27,7 +27,11 @@ def _compile(name: str) -> None:
             s = (x @ wq) @ (x @ wk).T
             return jax.nn.softmax(s, axis=-1) @ x
 
-        args = (spec((256, 64), jnp.bfloat16), spec((64, 64), jnp.bfloat16), spec((64, 64), jnp.bfloat16))
+        args = (
+            spec((256, 64), jnp.bfloat16),
+            spec((64, 64), jnp.bfloat16),
+            spec((64, 64), jnp.bfloat16),
+        )
         jax.jit(attention).lower(*args).compile()
     elif name == "mlp_grad":
 
@@ -63,7 +67,8 @@ def _compile(name: str) -> None:
 
         jax.jit(conv).lower(spec((2, 3, 16, 16), f32), spec((8, 3, 3, 3), f32)).compile()
     elif name == "spmd":
-        from jax.sharding import Mesh, NamedSharding, PartitionSpec as P
+        from jax.sharding import Mesh, NamedSharding
+        from jax.sharding import PartitionSpec as P
 
         mesh = Mesh(jax.devices()[:8], ("x",))
         sharded = NamedSharding(mesh, P("x", None))
@@ -78,7 +83,9 @@ def _compile(name: str) -> None:
         raise SystemExit(f"unknown program {name!r}")
 
 
-def generate(out: Path, names: tuple[str, ...] = PROGRAMS, extra_flags: str = "") -> dict[str, Path]:
+def generate(
+    out: Path, names: tuple[str, ...] = PROGRAMS, extra_flags: str = ""
+) -> dict[str, Path]:
     """Compile each program into ``out/<name>``; returns the folders."""
     folders = {}
     for name in names:

@@ -28,22 +28,28 @@ def test_changes_of_the_fusion_pass(window, qtbot) -> None:
     added = tree.topLevelItem(0)
     names = {added.child(i).text(0) for i in range(added.childCount())}
     assert "convert_exponential_fusion" in names
-    item = next(added.child(i) for i in range(added.childCount())
-                if added.child(i).text(0) == "convert_exponential_fusion")
+    item = next(
+        added.child(i)
+        for i in range(added.childCount())
+        if added.child(i).text(0) == "convert_exponential_fusion"
+    )
     absorbed = {item.child(i).text(0) for i in range(item.childCount())}
     assert {"exp.1", "sub.7"} <= absorbed, absorbed
     # Clicking an added fusion selects it.
     window.side_tabs.setCurrentWidget(window.changes)
     tree.scrollToItem(item)
-    qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton,
-                     pos=tree.visualItemRect(item).center())
+    qtbot.mouseClick(
+        tree.viewport(), Qt.MouseButton.LeftButton, pos=tree.visualItemRect(item).center()
+    )
     window.wait_idle()
     assert window.view_state()["selection"] == "convert_exponential_fusion"
     assert window.graph_pane.main.canvas.diff.get("convert_exponential_fusion") == "added"
     # Its history says which pass made it.
     history = window.changes.history
-    events = [(history.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole),
-               history.topLevelItem(i).text(1)) for i in range(history.topLevelItemCount())]
+    events = [
+        (history.topLevelItem(i).data(0, Qt.ItemDataRole.UserRole), history.topLevelItem(i).text(1))
+        for i in range(history.topLevelItemCount())
+    ]
     assert (fusion_pass(window), "appeared") in events
 
 
@@ -69,8 +75,11 @@ def test_traffic_table_ranks_scores_and_selects_on_click(window, qtbot) -> None:
     assert model.index(0, 0).data(align) & Qt.AlignmentFlag.AlignRight, "figures align right"
     assert model.index(0, 5).data(align) is None, "the list of readers reads from the left"
     producer = model.index(0, 3).data()
-    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
-                     pos=table.visualRect(model.index(0, 3)).center())
+    qtbot.mouseClick(
+        table.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=table.visualRect(model.index(0, 3)).center(),
+    )
     window.wait_idle()
     assert window.view_state()["selection"] == producer
     window.traffic_panel.overlay.setChecked(True)
@@ -87,8 +96,7 @@ def test_memory_view_peak_is_the_reports(window, qtbot) -> None:
     window.bottom_tabs.setCurrentWidget(window.memory)
     window.memory.chart.repaint()
     rect, bar = max(window.memory.chart.bar_rects(), key=lambda rb: rb[1].size)
-    qtbot.mouseClick(window.memory.chart, Qt.MouseButton.LeftButton,
-                     pos=rect.center().toPoint())
+    qtbot.mouseClick(window.memory.chart, Qt.MouseButton.LeftButton, pos=rect.center().toPoint())
     window.wait_idle()
     assert window.view_state()["selection"] == bar.instruction
 
@@ -100,8 +108,11 @@ def test_search_finds_by_op_name_and_selects(window, qtbot) -> None:
     model = window.search_panel.model
     assert model.rowCount() == 1 and model.index(0, 0).data() == "convert_exponential_fusion"
     table = window.search_panel.table
-    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
-                     pos=table.visualRect(model.index(0, 0)).center())
+    qtbot.mouseClick(
+        table.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=table.visualRect(model.index(0, 0)).center(),
+    )
     window.wait_idle()
     assert window.view_state()["selection"] == "convert_exponential_fusion"
 
@@ -111,8 +122,10 @@ def test_compare_two_dumps(window, qtbot) -> None:
     window.compare_with(sample_dump_default_flags())
     window.wait_idle()
     table = window.compare.table
-    rows = {table.item(r, 0).text(): (table.item(r, 1).text(), table.item(r, 2).text())
-            for r in range(table.rowCount())}
+    rows = {
+        table.item(r, 0).text(): (table.item(r, 1).text(), table.item(r, 2).text())
+        for r in range(table.rowCount())
+    }
     assert rows["kCustom fusions"] == ("0", "1")
     assert rows["kLoop fusions"] == ("15", "0")
     assert "[8192,8192]" in rows["largest intermediates"][0]

@@ -42,8 +42,11 @@ def test_a_big_text_is_shown_by_windows(small_windows, window, qtbot, gpt_dump) 
     line = view.first + 1
     assert view.document().firstBlock().text() == module.text.split("\n")[line - 1][:4000]
     # A click on a line of the window selects that line's instruction.
-    owner = next((view.first + i + 1, o) for i in range(50)
-                 if (o := module.line_owner(view.first + i + 1)) and o[1])
+    owner = next(
+        (view.first + i + 1, o)
+        for i in range(50)
+        if (o := module.line_owner(view.first + i + 1)) and o[1]
+    )
     window.select_instruction(owner[1][1], owner[1][0])
     window.wait_idle()
     assert window.view_state()["selection"] == owner[1][1]
@@ -69,7 +72,8 @@ def test_an_overlong_line_is_cut(window, qtbot, tmp_path: Path) -> None:
     literal = ", ".join("1" for _ in range(330_000))
     (folder / "module_0000.long.cpu_after_optimizations.txt").write_text(
         "HloModule long\n\nENTRY %main () -> f32[330000] {\n"
-        f"  ROOT %c = f32[330000]{{0}} constant({{{literal}}})\n}}\n")
+        f"  ROOT %c = f32[330000]{{0}} constant({{{literal}}})\n}}\n"
+    )
     window.open_dump(folder)
     window.wait_idle()
     line = window.text.document().findBlockByNumber(3).text()

@@ -21,8 +21,10 @@ def open_sample(window) -> None:
 
 def table_reasons(panel) -> dict[str, str]:
     model = panel.model
-    return {model.index(r, PRODUCER).data(): model.index(r, REASON).data()
-            for r in range(model.rowCount())}
+    return {
+        model.index(r, PRODUCER).data(): model.index(r, REASON).data()
+        for r in range(model.rowCount())
+    }
 
 
 def click_row(window, qtbot, value: str) -> None:
@@ -30,8 +32,11 @@ def click_row(window, qtbot, value: str) -> None:
     model, table = panel.model, panel.table
     row = next(r for r in range(model.rowCount()) if model.index(r, PRODUCER).data() == value)
     table.scrollTo(model.index(row, PRODUCER))
-    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
-                     pos=table.visualRect(model.index(row, PRODUCER)).center())
+    qtbot.mouseClick(
+        table.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=table.visualRect(model.index(row, PRODUCER)).center(),
+    )
     window.wait_idle()
 
 
@@ -45,8 +50,11 @@ def click_link(window, qtbot, browser: QTextBrowser, text: str) -> None:
         if middle.charFormat().isAnchor():
             browser.setTextCursor(middle)
             browser.ensureCursorVisible()
-            qtbot.mouseClick(browser.viewport(), Qt.MouseButton.LeftButton,
-                             pos=browser.cursorRect(middle).center())
+            qtbot.mouseClick(
+                browser.viewport(),
+                Qt.MouseButton.LeftButton,
+                pos=browser.cursorRect(middle).center(),
+            )
             window.wait_idle()
             return
         cursor = document.find(text, cursor)
@@ -77,12 +85,20 @@ def test_clicking_a_boundary_explains_and_marks_it(window, qtbot) -> None:
     state = window.view_state()
     assert state["selection"] == "wrapped_convert.3", state
     text = panel.detail.toPlainText()
-    for expected in ("multi-pass", "bf16[8192,8192]", "online softmax", "shared-read",
-                     "wrapped_reduce-window", "convert_exponential_fusion", "would save"):
+    for expected in (
+        "multi-pass",
+        "bf16[8192,8192]",
+        "online softmax",
+        "shared-read",
+        "wrapped_reduce-window",
+        "convert_exponential_fusion",
+        "would save",
+    ):
         assert expected in text, f"{expected!r} missing from the detail:\n{text}"
     marked = window.graph_pane.main.canvas.emphasis
     assert {"wrapped_reduce-window", "convert_exponential_fusion"} <= marked, (
-        f"the readers are marked in the main graph: {sorted(marked)}")
+        f"the readers are marked in the main graph: {sorted(marked)}"
+    )
     # The fused pane shows the reader whose body holds the evidence: its subtract.
     assert state["fusion_computation"] == "fused_computation.2", state
     assert "subtract" in fused_opcodes(window), sorted(window.graph_pane.fused.canvas.emphasis)
@@ -96,8 +112,9 @@ def test_clicking_a_boundary_explains_and_marks_it(window, qtbot) -> None:
     # A top-level op: selected.
     click_link(window, qtbot, panel.detail, "convert_exponential_fusion")
     assert window.view_state()["selection"] == "convert_exponential_fusion"
-    assert panel.detail.boundary is not None and panel.detail.boundary.value == "wrapped_convert.3", (
-        "the detail still explains the boundary picked")
+    assert (
+        panel.detail.boundary is not None and panel.detail.boundary.value == "wrapped_convert.3"
+    ), "the detail still explains the boundary picked"
 
 
 def test_library_call_detail(window, qtbot) -> None:
@@ -157,15 +174,17 @@ def test_a_pass_step_keeps_the_panel_with_the_shown_pass(window, qtbot) -> None:
     window.select_pass(keys[keys.index(earlier) + 1])
     window.wait_idle()
     assert panel.model.rowCount() and not any(table_reasons(panel).values()), (
-        "no work for a hidden tab")
+        "no work for a hidden tab"
+    )
     window.bottom_tabs.setCurrentWidget(panel)
     window.wait_idle()
     assert all(table_reasons(panel).values())
     window.select_pass("after")  # seen before: its reasons at once
     window.wait_idle()
     assert table_reasons(panel)["wrapped_convert.3"] == "multi-pass"
-    assert panel.detail.boundary is not None and panel.detail.boundary.value == "wrapped_convert.3", (
-        "the boundary picked before is explained again in the pass that has it")
+    assert (
+        panel.detail.boundary is not None and panel.detail.boundary.value == "wrapped_convert.3"
+    ), "the boundary picked before is explained again in the pass that has it"
 
 
 def test_reason_in_the_totals_filters_the_table(window, qtbot) -> None:
@@ -185,11 +204,24 @@ def test_names_with_markup_stay_text(qtbot) -> None:
     markup = "<img src=&#47;dev&#47;zero>"
     name = f"fusion{markup}"
     boundary = Boundary(
-        producer=name, value=name, computation=f"main{markup}", shape="f32[8]{0}", value_bytes=32,
-        bytes=64, saved_bytes=64, consumers=(f"reader{markup}",), reason="other",
-        evidence=(Evidence("other", f"producer {name} is a kLoop fusion",
-                           (OpRef(f"fused{markup}", f"add{markup}"),)),),
-        suggestion=None)
+        producer=name,
+        value=name,
+        computation=f"main{markup}",
+        shape="f32[8]{0}",
+        value_bytes=32,
+        bytes=64,
+        saved_bytes=64,
+        consumers=(f"reader{markup}",),
+        reason="other",
+        evidence=(
+            Evidence(
+                "other",
+                f"producer {name} is a kLoop fusion",
+                (OpRef(f"fused{markup}", f"add{markup}"),),
+            ),
+        ),
+        suggestion=None,
+    )
     view = BoundaryDetailView()
     qtbot.addWidget(view)
     view.show_boundary(boundary, {f"fused{markup}": name})
@@ -207,11 +239,14 @@ def test_a_big_module_is_explained_in_the_helper(window, qtbot, monkeypatch) -> 
     monkeypatch.setattr(boundaries_job, "IN_HELPER_ABOVE", 0)
     open_sample(window)
     assert "once you stay on this pass" in window.traffic_panel.detail.toPlainText()
-    qtbot.waitUntil(lambda: bool(table_reasons(window.traffic_panel).get("dot_general.6")),
-                    timeout=30000)
+    qtbot.waitUntil(
+        lambda: bool(table_reasons(window.traffic_panel).get("dot_general.6")), timeout=30000
+    )
     window.wait_idle()
     reasons = table_reasons(window.traffic_panel)
-    assert reasons["wrapped_convert.3"] == "multi-pass" and reasons["dot_general.6"] == "library-call"
+    assert (
+        reasons["wrapped_convert.3"] == "multi-pass" and reasons["dot_general.6"] == "library-call"
+    )
     click_row(window, qtbot, "wrapped_convert.3")
     assert window.view_state()["fusion_computation"] == "fused_computation.2"
     assert "online softmax" in window.traffic_panel.detail.toPlainText()

@@ -39,8 +39,9 @@ def touching_big_arrays(window) -> tuple[set[str], set[str]]:
     entry = window.model.loaded.module.entry
     shapes = {i.name: str(i.shape) for i in entry.instructions}
     producers = {name for name, shape in shapes.items() if BIG in shape}
-    readers = {i.name for i in entry.instructions
-               if any(BIG in shapes.get(o, "") for o in i.operand_names)}
+    readers = {
+        i.name for i in entry.instructions if any(BIG in shapes.get(o, "") for o in i.operand_names)
+    }
     return producers, producers | readers
 
 
@@ -52,15 +53,16 @@ def test_seed_ranks_the_score_matrices_first_and_memory_bound(window) -> None:
     assert "not detected" in panel.device_reason.text(), panel.device_reason.text()
     names = table_names(panel)
     producers, touching = touching_big_arrays(window)
-    top = names[:len(touching)]
+    top = names[: len(touching)]
     assert set(top) == touching, f"the ops on {BIG} arrays rank first by time: {top}"
     assert producers <= set(names[:5]), f"the {BIG} producers are in the top five: {names[:5]}"
     for name in top:
         assert cell(panel, name, 6) == "memory", f"{name} is memory-bound"
     share = sum(panel.shown.roof.op(name).share for name in top)
     assert share > 0.95, f"they take {share:.1%} of the estimated time"
-    assert "18.1 GFLOP" in panel.summary.text() and "698 µs" in panel.summary.text(), \
+    assert "18.1 GFLOP" in panel.summary.text() and "698 µs" in panel.summary.text(), (
         panel.summary.text()
+    )
     assert not panel.measured_shown(), "no trace: no measured columns"
 
 
@@ -89,8 +91,11 @@ def test_a_row_and_a_dot_select_their_op(window, qtbot) -> None:
     row = table_names(panel).index("dot_general.6")
     table = panel.table
     table.scrollTo(panel.model.index(row, 0))
-    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
-                     pos=table.visualRect(panel.model.index(row, 0)).center())
+    qtbot.mouseClick(
+        table.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=table.visualRect(panel.model.index(row, 0)).center(),
+    )
     window.wait_idle()
     assert window.view_state()["selection"] == "dot_general.6"
     point = panel.plot.point_of("convert_exponential_fusion")
@@ -104,8 +109,9 @@ def test_a_row_and_a_dot_select_their_op(window, qtbot) -> None:
     assert "268 MFLOP" in text and "120 µs" in text, text
 
 
-def test_heat_colours_the_nodes_and_follows_pass_steps_and_the_fused_pane(window,
-                                                                         tmp_path: Path) -> None:
+def test_heat_colours_the_nodes_and_follows_pass_steps_and_the_fused_pane(
+    window, tmp_path: Path
+) -> None:
     show_cost_tab(window)
     panel, pane = window.cost_panel, window.graph_pane
     panel.heat.setCurrentIndex(panel.heat.findData("estimate"))
@@ -126,8 +132,11 @@ def test_heat_colours_the_nodes_and_follows_pass_steps_and_the_fused_pane(window
     assert panel.shown.pass_key == keys[-2], "the Cost tab follows the pass"
     hottest = QColor(theme.HEAT_COLORS[-1]).rgb()
     image = QImage(str(export.graph_png(pane.main, tmp_path / "graph.png", scale=1.0)))
-    assert any(image.pixel(x, y) == hottest for x in range(0, image.width(), 2)
-               for y in range(0, image.height(), 2)), "the export shows the colours"
+    assert any(
+        image.pixel(x, y) == hottest
+        for x in range(0, image.width(), 2)
+        for y in range(0, image.height(), 2)
+    ), "the export shows the colours"
     panel.heat.setCurrentIndex(panel.heat.findData("off"))
     window.wait_idle()
     assert not pane.main.canvas.fills and pane.main.legend() is None
@@ -154,8 +163,17 @@ def test_rocm_gemm_in_the_inspector(window, corpus: Path) -> None:
     text = window.inspector.toPlainText()
     head = text.splitlines()[:3]
     assert any("custom-call __cublas$lt$matmul" in line for line in head), head
-    for wanted in ("60.1 GFLOP", "46.0 µs", "compute-bound", "{0}", "bf16[4096,14336]",
-                   "112.0 MiB", "{1}", "s8[79691776]", "76.0 MiB"):
+    for wanted in (
+        "60.1 GFLOP",
+        "46.0 µs",
+        "compute-bound",
+        "{0}",
+        "bf16[4096,14336]",
+        "112.0 MiB",
+        "{1}",
+        "s8[79691776]",
+        "76.0 MiB",
+    ):
         assert wanted in text, f"{wanted!r} missing from the inspector:\n{text}"
     node = next(n for n in window.graph_pane.main.graph.nodes if n.instruction == "custom-call.1")
     assert node.label == "custom-call __cublas$lt$matmul", node.label

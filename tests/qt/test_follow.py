@@ -41,8 +41,12 @@ def test_modules_and_passes_appear_while_written(window, qtbot, tmp_path: Path) 
     # The writer finishes the file: it is read whole, and nothing was reported.
     shutil.copy(source / passes[12], half)
     window.select_pass(window.model.module.passes[-1].seq)
-    qtbot.waitUntil(lambda: window.model.loaded is not None
-                    and window.model.loaded.module.instruction_count > 10, timeout=10000)
+    qtbot.waitUntil(
+        lambda: (
+            window.model.loaded is not None and window.model.loaded.module.instruction_count > 10
+        ),
+        timeout=10000,
+    )
     assert not window.model.loaded.problems
     # The program ends with the final module and its memory reports: the memory view fills.
     assert window.memory.chart.timeline is None

@@ -87,8 +87,11 @@ def test_markup_from_a_dump_stays_text(window, qtbot, tmp_path: Path) -> None:
     window.search("meta:img")
     window.wait_idle()
     window.side_tabs.setCurrentWidget(window.changes)
-    found = [(where, text) for where, text in rich_strings(window)
-             if "<img" in text or "<a href=x" in text]
+    found = [
+        (where, text)
+        for where, text in rich_strings(window)
+        if "<img" in text or "<a href=x" in text
+    ]
     assert not found, found[:5]
 
 
@@ -96,11 +99,25 @@ def test_export_of_a_marked_up_dump(tmp_path: Path) -> None:
     folder = marked_up_dump(tmp_path)
     out = tmp_path / "out.png"
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen"}
-    proc = subprocess.run([sys.executable, "-m", "xlaview", "export", str(folder), "--select",
-                           "convert_exponential_fusion", "--out", str(out)],
-                          capture_output=True, text=True, timeout=120, env=env)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "xlaview",
+            "export",
+            str(folder),
+            "--select",
+            "convert_exponential_fusion",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     assert out.stat().st_size > 50_000
     assert sorted(p.name for p in folder.iterdir()) == sorted(
-        p.name.replace("jit_attention", NAME) for p in sample_dump().iterdir() if p.is_file()), (
-        "nothing written into the dump")
+        p.name.replace("jit_attention", NAME) for p in sample_dump().iterdir() if p.is_file()
+    ), "nothing written into the dump"

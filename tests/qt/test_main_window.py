@@ -29,7 +29,9 @@ def click_text_line(qtbot, window, line: int) -> None:
     view.show_span(line)
     cursor = QTextCursor(view.document().findBlockByNumber(line - 1))
     cursor.movePosition(QTextCursor.MoveOperation.EndOfWord)
-    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.cursorRect(cursor).center())
+    qtbot.mouseClick(
+        view.viewport(), Qt.MouseButton.LeftButton, pos=view.cursorRect(cursor).center()
+    )
 
 
 def test_contract_object_names(window) -> None:
@@ -47,7 +49,10 @@ def test_open_shows_after_optimizations(window, qtbot) -> None:
     assert modules.topLevelItemCount() == 1
     assert modules.topLevelItem(0).text(1) == "jit_attention"
     assert window.text.toPlainText() == after_file(SAMPLE).read_text()
-    assert window.graph_pane.main.graph is not None and window.graph_pane.main.graph.computation == "main.3"
+    assert (
+        window.graph_pane.main.graph is not None
+        and window.graph_pane.main.graph.computation == "main.3"
+    )
     points = window.timeline.points
     assert points[0].key == "before" and points[-1].key == "after"
     assert len(points) == len(window.model.module.passes) + 2
@@ -100,14 +105,16 @@ class _Resizes(QObject):
         self.widgets: list[str] = []
         self.where: list[str] = []
 
-    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Resize and isinstance(obj, QWidget):
             self.widgets.append(obj.objectName() or type(obj).__name__)
             chain, w = [], obj
             while w is not None:
                 chain.append(w.objectName() or type(w).__name__)
                 w = w.parentWidget()
-            self.where.append(" < ".join(chain[:6]) + f" {event.oldSize().toTuple()}->{event.size().toTuple()}")
+            self.where.append(
+                " < ".join(chain[:6]) + f" {event.oldSize().toTuple()}->{event.size().toTuple()}"
+            )
         return False
 
 
@@ -148,7 +155,10 @@ def test_select_fusion_from_text_fills_the_inspector(window, qtbot) -> None:
     ba = next(SAMPLE.glob("*cpu_after_optimizations-buffer-assignment.txt")).read_text()
     match = re.search(
         r"allocation (\d+): size (\d+), ([^\n]*):\n(?:(?: value:[^\n]*)\n)*? value: <\d+ "
-        + re.escape(SCORE_FUSION) + r" @0> \(size=(\d+),offset=(\d+)\)", ba)
+        + re.escape(SCORE_FUSION)
+        + r" @0> \(size=(\d+),offset=(\d+)\)",
+        ba,
+    )
     assert match, "the fusion is in the buffer-assignment file"
     index, alloc_size, _, size, offset = match.groups()
     assert f"#{index}" in text
@@ -209,7 +219,9 @@ def test_select_from_graph_and_enter_fusion(window, qtbot) -> None:
     # Double-click a fusion: its body opens, and the breadcrumb leads back.
     rect = view.canvas.rect_of(SCORE_FUSION)
     view.centerOn(rect.center())
-    qtbot.mouseDClick(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(rect.center()))
+    qtbot.mouseDClick(
+        view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(rect.center())
+    )
     window.wait_idle()
     assert window.view_state()["computation"] == "fused_computation.2"
     assert view.graph.computation == "fused_computation.2"
@@ -229,8 +241,12 @@ def test_ctrl_click_goes_to_definition(window, qtbot) -> None:
     column = block.text().index("%convert_divide_fusion") + 3
     cursor = QTextCursor(block)
     cursor.setPosition(block.position() + column)
-    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier,
-                     view.cursorRect(cursor).center())
+    qtbot.mouseClick(
+        view.viewport(),
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.ControlModifier,
+        view.cursorRect(cursor).center(),
+    )
     window.wait_idle()
     assert window.view_state()["selection"] == "convert_divide_fusion"
 
@@ -269,8 +285,13 @@ def test_export_png_and_svg(window, qtbot, tmp_path: Path) -> None:
 def test_drop_a_folder_opens_it(window, qtbot, zoo) -> None:
     mime = QMimeData()
     mime.setUrls([QUrl.fromLocalFile(str(zoo["scan"]))])
-    event = QDropEvent(QPointF(100, 100), Qt.DropAction.CopyAction, mime,
-                       Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier)
+    event = QDropEvent(
+        QPointF(100, 100),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.LeftButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
     window.dropEvent(event)
     window.wait_idle()
     assert window.model.index.root == zoo["scan"].absolute()
@@ -308,8 +329,10 @@ def test_broken_dump_shows_problems_and_stays_usable(window, qtbot, zoo, tmp_pat
     window.select_module("jit_branchy")
     window.wait_idle()
     # Files this fresh may be half-written: problems show once they have settled.
-    qtbot.waitUntil(lambda: any(p.path.endswith(module_file.name) and p.line
-                                for p in window.problems.problems), timeout=8000)
+    qtbot.waitUntil(
+        lambda: any(p.path.endswith(module_file.name) and p.line for p in window.problems.problems),
+        timeout=8000,
+    )
     assert window.problems_dock.isVisible()
     assert window.model.loaded is not None and window.model.loaded.module.computations
     window.select_pass("before")
@@ -317,8 +340,9 @@ def test_broken_dump_shows_problems_and_stays_usable(window, qtbot, zoo, tmp_pat
     assert window.text.toPlainText().startswith("HloModule")
     window.select_module("jit_bad")
     window.wait_idle()
-    qtbot.waitUntil(lambda: any("binary" in p.message for p in window.problems.problems),
-                    timeout=8000)
+    qtbot.waitUntil(
+        lambda: any("binary" in p.message for p in window.problems.problems), timeout=8000
+    )
 
 
 @pytest.mark.slow
@@ -327,9 +351,24 @@ def test_headless_export_of_the_seed(tmp_path: Path) -> None:
     png, svg = tmp_path / "seed.png", tmp_path / "seed.svg"
     for out in (png, svg):
         proc = subprocess.run(
-            [sys.executable, "-m", "xlaview", "export", str(SAMPLE), "--module", "jit_attention",
-             "--pass", "after", "--select", SCORE_FUSION, "--out", str(out)],
-            capture_output=True, text=True, timeout=120,
+            [
+                sys.executable,
+                "-m",
+                "xlaview",
+                "export",
+                str(SAMPLE),
+                "--module",
+                "jit_attention",
+                "--pass",
+                "after",
+                "--select",
+                SCORE_FUSION,
+                "--out",
+                str(out),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
         assert proc.returncode == 0, proc.stderr
     image = QImage(str(png))

@@ -51,8 +51,7 @@ def test_small_steps_keep_unchanged_nodes_still(stepping, gpt_dump) -> None:
             continue
         changed = changed_in(old, new, entry)
         common = [n for n in before.keys() & after.keys() if n not in changed]
-        moves = [abs(after[n][0] - before[n][0]) + abs(after[n][1] - before[n][1])
-                 for n in common]
+        moves = [abs(after[n][0] - before[n][0]) + abs(after[n][1] - before[n][1]) for n in common]
         if changed and len(changed) <= 5 and common and not window.graph_note.text():
             small += 1
             still = sum(m <= 1 for m in moves) / len(moves)
@@ -141,13 +140,16 @@ def test_a_step_draws_again_only_what_changed_and_draws_it_alike(qapp, gpt_dump)
             for name in ("edges", "stubs", "arrows", "roots"):
                 assert strokes(getattr(band, name)) == strokes(getattr(drawn, name)), (where, name)
             assert {(k, c): strokes(p) for k, c, p in band.boxes} == {
-                (k, c): strokes(p) for k, c, p in drawn.boxes}, where
-            reused += shown is not None and band in shown.parts.bands[b:b + 1]
+                (k, c): strokes(p) for k, c, p in drawn.boxes
+            }, where
+            reused += shown is not None and band in shown.parts.bands[b : b + 1]
         assert [{id(r) for r in band} for band in parts.band_routes] == [
-            {id(r) for r in band} for band in whole.band_routes], point.key
+            {id(r) for r in band} for band in whole.band_routes
+        ], point.key
         assert parts.node_routes == whole.node_routes, point.key
         assert {k: (p.left, p.top, p.width, p.height) for k, p in parts.placed.items()} == {
-            k: (p.left, p.top, p.width, p.height) for k, p in whole.placed.items()}
+            k: (p.left, p.top, p.width, p.height) for k, p in whole.placed.items()
+        }
         shown = result if shown is None or loaded.entry.name == shown.graph.computation else None
     assert reused, "no step kept a band"
 
@@ -194,5 +196,6 @@ def test_every_step_shows_nodes_not_empty_space(stepping, gpt_dump) -> None:
             top = min(positions, key=lambda name: positions[name][1])
             top_y = positions[top][1]
             assert any(positions[n][1] == top_y for n in shown), (
-                f"{point.title}: a graph laid out afresh opens on its top row")
+                f"{point.title}: a graph laid out afresh opens on its top row"
+            )
     assert fresh, "some step was laid out afresh"

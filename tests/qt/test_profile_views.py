@@ -26,14 +26,17 @@ def collected(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def expected_profile(dump: Path, trace: Path, device: str | None = None):
     index = index_dump(dump)
-    (module,) = [m for m in index.modules if executed_file(m) is not None
-                 and m.name == "jit_mlp_scan"]
+    (module,) = [
+        m for m in index.modules if executed_file(m) is not None and m.name == "jit_mlp_scan"
+    ]
     return profile_dump_module(read_trace(trace), index, module, device=device)
 
 
 def listing(folder: Path) -> dict[str, tuple[int, int]]:
-    return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
-            for p in folder.rglob("*")}
+    return {
+        str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns)
+        for p in folder.rglob("*")
+    }
 
 
 def measured_keys(panel) -> dict[str, tuple]:
@@ -57,8 +60,9 @@ def test_a_collected_profile_fills_the_measured_views(window, collected: Path) -
     assert panel.measured_shown(), "a trace in the dump's trace/ opens by itself"
     measured = measured_keys(panel)
     for op in expected.ops:
-        assert measured.get(op.name) == (op.count, op.measured_s, op.mean_s, op.share), \
+        assert measured.get(op.name) == (op.count, op.measured_s, op.mean_s, op.share), (
             f"{op.name}: the Cost table's measured figures are profile_dump_module's"
+        )
     assert "Measured: 3 runs" in panel.summary.text(), panel.summary.text()
     # Where the time went: ranked by self time, as measured.
     ranked = window.profile_panel.ranked()
@@ -126,7 +130,8 @@ def test_a_trace_of_another_program_is_a_listed_problem(window, collected: Path)
     window.open_profile(find_trace(collected))
     window.wait_idle()
     problems = [p.message for p in window.problems.problems]
-    assert any("times no op of jit_attention" in m and "jit_mlp_scan" in m for m in problems), \
+    assert any("times no op of jit_attention" in m and "jit_mlp_scan" in m for m in problems), (
         problems
+    )
     assert not window.profile_panel.ranked()
     assert "It times no op of this module" in window.profile_panel.summary.text()

@@ -16,7 +16,8 @@ def long_named_module(folder: Path) -> Path:
     folder.mkdir()
     (folder / "module_0000.long.cpu_after_optimizations.txt").write_text(
         f"HloModule long\n\nENTRY %{LONG} (p: f32[4]) -> f32[4] {{\n"
-        "  %p = f32[4]{0} parameter(0)\n  ROOT %n = f32[4]{0} negate(f32[4]{0} %p)\n}\n")
+        "  %p = f32[4]{0} parameter(0)\n  ROOT %n = f32[4]{0} negate(f32[4]{0} %p)\n}\n"
+    )
     return folder
 
 
@@ -28,7 +29,8 @@ def test_a_long_name_squeezes_nothing(window, qtbot, tmp_path: Path) -> None:
     assert window.view_state()["computation"] == LONG
     text_width, graph_width = window.main_split.sizes()
     assert abs(text_width - graph_width) < 0.2 * (text_width + graph_width), (
-        f"text {text_width} px beside graph {graph_width} px")
+        f"text {text_width} px beside graph {graph_width} px"
+    )
     # Dragging the splitter to the edge keeps both.
     window.main_split.moveSplitter(0, 1)
     assert min(window.main_split.sizes()) >= MIN_PANE_WIDTH

@@ -57,7 +57,8 @@ def test_late_fusion_layout_never_lands(window, qtbot, hooked) -> None:
             assert state["fusion_computation"] == body_of(window, first)
             fused = window.graph_pane.fused.graph
             assert fused is not None and fused.computation == body_of(window, first), (
-                f"the fused pane shows {fused and fused.computation} under {first}")
+                f"the fused pane shows {fused and fused.computation} under {first}"
+            )
             assert first in window.graph_pane.fusion_title.text()
     assert not hooked
 
@@ -97,8 +98,9 @@ def test_there_and_back_shows_no_stale_diff(window, qtbot, hooked) -> None:
     assert not hooked
 
 
-def test_history_and_change_sizes_stay_with_their_module(window, qtbot, zoo, tmp_path,
-                                                         hooked) -> None:
+def test_history_and_change_sizes_stay_with_their_module(
+    window, qtbot, zoo, tmp_path, hooked
+) -> None:
     import shutil
 
     root = tmp_path / "two"
@@ -155,8 +157,10 @@ def test_bursts_of_requests_show_what_was_asked_last(window, qtbot, gpt_dump, ho
     points = module.points()
     rng = random.Random(11)
     texts = {p.key: p.file.path.read_text() for p in points}
-    names = {p.key: sorted(parse_module(texts[p.key]).entry.instructions, key=lambda i: i.name)
-             for p in points[:: max(1, len(points) // 12)] + [points[-1]]}
+    names = {
+        p.key: sorted(parse_module(texts[p.key]).entry.instructions, key=lambda i: i.name)
+        for p in points[:: max(1, len(points) // 12)] + [points[-1]]
+    }
     for burst in range(6):
         asked_pass, asked_name = None, None
         for _ in range(rng.randint(25, 40)):
@@ -171,8 +175,11 @@ def test_bursts_of_requests_show_what_was_asked_last(window, qtbot, gpt_dump, ho
         assert window.wait_idle(), "idle again"
         state = window.view_state()
         module_text = parse_module(texts[asked_pass])
-        expected = asked_name if asked_name and any(
-            asked_name in c for c in module_text.computations) else None
+        expected = (
+            asked_name
+            if asked_name and any(asked_name in c for c in module_text.computations)
+            else None
+        )
         assert state["pass"] == (int(asked_pass) if asked_pass.isdigit() else asked_pass)
         assert state["text_pass"] == state["pass"] and state["graph_pass"] == state["pass"]
         assert state["selection"] == expected, f"burst {burst}"
@@ -209,8 +216,13 @@ sys.exit(run_gui([sys.argv[1]]))
 def big_module(path: Path, instructions: int) -> Path:
     """A long module (one instruction per line): its parse keeps the worker
     busy for a second or more."""
-    lines = ["HloModule big", "", "ENTRY main {", "  p = f32[8,8]{1,0} parameter(0)", "  a0 = "
-             "f32[8,8]{1,0} add(p, p)"]
+    lines = [
+        "HloModule big",
+        "",
+        "ENTRY main {",
+        "  p = f32[8,8]{1,0} parameter(0)",
+        "  a0 = f32[8,8]{1,0} add(p, p)",
+    ]
     lines += [f"  a{i} = f32[8,8]{{1,0}} add(a{i - 1}, p)" for i in range(1, instructions)]
     lines += [f"  ROOT r = f32[8,8]{{1,0}} negate(a{instructions - 1})", "}", ""]
     path.write_text("\n".join(lines))
@@ -234,8 +246,13 @@ def test_quit_while_a_job_runs(tmp_path: Path) -> None:
     are gone within 2 s, and nothing is printed."""
     path = big_module(tmp_path / "big.hlo", 400_000)
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "XDG_CONFIG_HOME": str(tmp_path)}
-    with subprocess.Popen([sys.executable, "-c", QUIT_DRIVER, str(path)], env=env,
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) as proc:
+    with subprocess.Popen(
+        [sys.executable, "-c", QUIT_DRIVER, str(path)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as proc:
         try:
             assert proc.stdout.readline().strip() == "quitting"
             quit_at = time.monotonic()
@@ -248,8 +265,12 @@ def test_quit_while_a_job_runs(tmp_path: Path) -> None:
     assert proc.returncode == 0 and stderr == "", stderr
     deadline = time.monotonic() + 2
     while helpers and time.monotonic() < deadline:
-        helpers = {pid for pid in helpers if Path(f"/proc/{pid}").exists()
-                   and "Z" not in (Path(f"/proc/{pid}/stat").read_text().split()[2:3] or ["Z"])}
+        helpers = {
+            pid
+            for pid in helpers
+            if Path(f"/proc/{pid}").exists()
+            and "Z" not in (Path(f"/proc/{pid}/stat").read_text().split()[2:3] or ["Z"])
+        }
     assert not helpers, f"helper processes outlived the window: {helpers}"
 
 
@@ -274,16 +295,22 @@ def test_scrubbing_prepares_each_pass_once(window, qtbot, gpt_dump, monkeypatch,
     for key in keys[1:]:
         window.select_pass(key)
         want = int(key) if key.isdigit() else key
-        qtbot.waitUntil(lambda: window.view_state()["text_pass"] == want
-                        and window.view_state()["graph_pass"] == want, timeout=60000)
+        qtbot.waitUntil(
+            lambda: (
+                window.view_state()["text_pass"] == want
+                and window.view_state()["graph_pass"] == want
+            ),
+            timeout=60000,
+        )
     window.wait_idle()
     twice = {rel for rel in prepared if prepared.count(rel) > 1}
     assert not twice, f"read twice: {sorted(twice)}"
     assert not hooked
 
 
-def test_a_step_back_shows_the_layout_it_came_from(window, qtbot, gpt_dump, monkeypatch,
-                                                   hooked) -> None:
+def test_a_step_back_shows_the_layout_it_came_from(
+    window, qtbot, gpt_dump, monkeypatch, hooked
+) -> None:
     """Forward through the passes, then back: each pass going back shows the
     very layout it had going forward, laid out again for none of them."""
     from xlaview.qt.model import tasks as jobs
@@ -307,5 +334,7 @@ def test_a_step_back_shows_the_layout_it_came_from(window, qtbot, gpt_dump, monk
     for key in reversed(keys[:-1]):
         window.select_pass(key)
         window.wait_idle()
-        assert window.model.views.shown_result(window.model.graph_path[-1]).layout is forward[key], key
+        assert (
+            window.model.views.shown_result(window.model.graph_path[-1]).layout is forward[key]
+        ), key
     assert not laid_out and not hooked

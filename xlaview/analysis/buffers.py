@@ -13,9 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xlaview.analysis.memory_spaces import MemorySpace, memory_space, shape_memory_space
-from xlaview.dump.reports import ModuleReports
 from xlaview.dump.readers import BufferAssignment
-from xlaview.dump.reports import InstructionMemory, memory_of
+from xlaview.dump.reports import InstructionMemory, ModuleReports, memory_of
 from xlaview.hlo import Instruction, Shape
 from xlaview.hlo.shape import ShapeSyntaxError, parse_shape
 
@@ -57,16 +56,18 @@ def result_elements(shape: Shape, prefix: tuple[int, ...] = ()) -> list[tuple[st
     return out
 
 
-def result_buffers(instr: Instruction, reports: ModuleReports | None = None,
-                   platform: str | None = None) -> list[ElementBuffer]:
+def result_buffers(
+    instr: Instruction, reports: ModuleReports | None = None, platform: str | None = None
+) -> list[ElementBuffer]:
     """Each array element of ``instr``'s result joined with its buffer slice."""
     assignment = reports.buffer_assignment if reports else None
     live = reports.live_range if reports else None
     out = []
     for index, shape in result_elements(instr.shape):
         memory = memory_of(instr.name, assignment, live, index) if assignment else None
-        out.append(ElementBuffer(index, shape, memory_space(shape_memory_space(shape), platform),
-                                 memory))
+        out.append(
+            ElementBuffer(index, shape, memory_space(shape_memory_space(shape), platform), memory)
+        )
     return out
 
 
@@ -85,8 +86,9 @@ def primary_memory(instr: Instruction, reports: ModuleReports | None) -> Instruc
     return memory_of(instr.name, assignment, live)
 
 
-def bytes_per_memory_space(assignment: BufferAssignment,
-                           platform: str | None = None) -> list[tuple[MemorySpace, int]]:
+def bytes_per_memory_space(
+    assignment: BufferAssignment, platform: str | None = None
+) -> list[tuple[MemorySpace, int]]:
     """Bytes of the allocations in each memory space (read from the ``S(n)`` of
     the shapes they hold), largest first."""
     totals: dict[int, int] = {}

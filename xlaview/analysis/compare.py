@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from xlaview.analysis.traffic import Traffic, analyze_traffic
-from xlaview.dump.records import DumpIndex, DumpModule
 from xlaview.dump.modules import ModuleCache
+from xlaview.dump.records import DumpIndex, DumpModule
 from xlaview.dump.reports import load_reports
 
 
@@ -42,8 +42,9 @@ class ModuleComparison:
         return {
             "module": self.name,
             "left": side(self.left_traffic, self.left_peak, self.left_instructions, self.only_left),
-            "right": side(self.right_traffic, self.right_peak, self.right_instructions,
-                          self.only_right),
+            "right": side(
+                self.right_traffic, self.right_peak, self.right_instructions, self.only_right
+            ),
         }
 
 
@@ -62,8 +63,9 @@ def match_modules(left: DumpIndex, right: DumpIndex) -> list[tuple[DumpModule, D
     return pairs
 
 
-def compare_dumps(left: DumpIndex, right: DumpIndex,
-                  cache: ModuleCache | None = None) -> list[ModuleComparison]:
+def compare_dumps(
+    left: DumpIndex, right: DumpIndex, cache: ModuleCache | None = None
+) -> list[ModuleComparison]:
     cache = cache or ModuleCache()
     out = []
     for a, b in match_modules(left, right):
@@ -72,10 +74,19 @@ def compare_dumps(left: DumpIndex, right: DumpIndex,
         mb = cache.load(b.after_optimizations).module
         names_a = {i.name for i in ma.instructions()}
         names_b = {i.name for i in mb.instructions()}
-        out.append(ModuleComparison(
-            a.name or a.key, a, b, analyze_traffic(ma), analyze_traffic(mb),
-            load_reports(a).peak_bytes, load_reports(b).peak_bytes,
-            tuple(sorted(names_a - names_b)), tuple(sorted(names_b - names_a)),
-            len(names_a), len(names_b),
-        ))
+        out.append(
+            ModuleComparison(
+                a.name or a.key,
+                a,
+                b,
+                analyze_traffic(ma),
+                analyze_traffic(mb),
+                load_reports(a).peak_bytes,
+                load_reports(b).peak_bytes,
+                tuple(sorted(names_a - names_b)),
+                tuple(sorted(names_b - names_a)),
+                len(names_a),
+                len(names_b),
+            )
+        )
     return out

@@ -11,13 +11,12 @@ from xlaview.analysis.buffers import bytes_per_memory_space, primary_memory, res
 from xlaview.analysis.kinds import custom_call_target, kind_name, op_label
 from xlaview.analysis.memory_spaces import memory_platform, memory_space
 from xlaview.dump.kernels import KernelFiles, ModuleLevels, kernel_arguments
-from xlaview.dump.reports import ModuleReports
-from xlaview.dump.reports import memory_of
+from xlaview.dump.reports import ModuleReports, memory_of
 from xlaview.hlo import Module, Shape, describe_dimension_order
 
 if TYPE_CHECKING:
-    from xlaview.analysis.cost.totals import ModuleCost
     from xlaview.analysis.cost.roofline import Roofline
+    from xlaview.analysis.cost.totals import ModuleCost
 
 
 def layout_of(shape: Shape) -> dict[str, Any] | None:
@@ -26,7 +25,9 @@ def layout_of(shape: Shape) -> dict[str, Any] | None:
         return None
     layout = shape.layout
     return {
-        "minor_to_major": list(layout.minor_to_major) if layout else list(range(shape.rank - 1, -1, -1)),
+        "minor_to_major": list(layout.minor_to_major)
+        if layout
+        else list(range(shape.rank - 1, -1, -1)),
         "tiles": list(layout.tile_strings) if layout else [],
         "memory_space": layout.memory_space if layout else None,
     }
@@ -52,7 +53,10 @@ def decode_layout(shape: Shape) -> dict[str, Any]:
 
 
 def kernel_argument_map(
-    module: Module, name: str, ir: str, reports: ModuleReports | None = None,
+    module: Module,
+    name: str,
+    ir: str,
+    reports: ModuleReports | None = None,
     function: str | None = None,
 ) -> list[dict[str, Any]]:
     """What each buffer an XLA:CPU kernel takes is in HLO: the instruction's
@@ -74,16 +78,23 @@ def kernel_argument_map(
         else:
             hlo, shape, role = None, None, "?"
         entry: dict[str, Any] = {
-            "argument": arg.index, "value": arg.value, "role": role, "hlo": hlo,
+            "argument": arg.index,
+            "value": arg.value,
+            "role": role,
+            "hlo": hlo,
             "shape": str(shape) if shape is not None else None,
             "bytes": shape.byte_size() if shape is not None else None,
-            "dereferenceable": arg.dereferenceable, "allocation": None,
+            "dereferenceable": arg.dereferenceable,
+            "allocation": None,
         }
         if hlo and reports and reports.buffer_assignment:
             memory = memory_of(hlo, reports.buffer_assignment, reports.live_range)
             if memory is not None:
-                entry["allocation"] = {"index": memory.allocation.index,
-                                       "offset": memory.value.offset, "size": memory.value.size}
+                entry["allocation"] = {
+                    "index": memory.allocation.index,
+                    "offset": memory.value.offset,
+                    "size": memory.value.size,
+                }
         out.append(entry)
     return out
 
@@ -92,8 +103,13 @@ def _body_signature(module: Module, computation: str) -> tuple:
     comp = module.computation(computation)
     index = {i.name: k for k, i in enumerate(comp.instructions)}
     return tuple(
-        (i.opcode, str(i.shape), tuple(index.get(o, -1) for o in i.operand_names), i.payload,
-         i.fusion_kind)
+        (
+            i.opcode,
+            str(i.shape),
+            tuple(index.get(o, -1) for o in i.operand_names),
+            i.payload,
+            i.fusion_kind,
+        )
         for i in comp.instructions
     )
 
@@ -119,15 +135,22 @@ def kernel_files_for(
             except KeyError:
                 continue
             twin_called = twin.called_computations
-            if (twin.opcode == "fusion" and twin_called and module.has_computation(twin_called[0])
-                    and _body_signature(module, twin_called[0]) == signature):
+            if (
+                twin.opcode == "fusion"
+                and twin_called
+                and module.has_computation(twin_called[0])
+                and _body_signature(module, twin_called[0]) == signature
+            ):
                 return files, other
     return levels.kernel_of(name), None
 
 
 def describe_instruction(
-    module: Module, name: str, reports: ModuleReports | None = None,
-    levels: ModuleLevels | None = None, cost: ModuleCost | None = None,
+    module: Module,
+    name: str,
+    reports: ModuleReports | None = None,
+    levels: ModuleLevels | None = None,
+    cost: ModuleCost | None = None,
     roof: Roofline | None = None,
 ) -> dict[str, Any]:
     """The ``inspect --json`` "instruction" object (plus extra keys the GUI shows).
@@ -141,7 +164,9 @@ def describe_instruction(
     operands = [
         {"name": o, "shape": str(shapes[o]) if o in shapes else None} for o in instr.operand_names
     ]
-    operand_bytes = sum(shapes[o].byte_size() for o in dict.fromkeys(instr.operand_names) if o in shapes)
+    operand_bytes = sum(
+        shapes[o].byte_size() for o in dict.fromkeys(instr.operand_names) if o in shapes
+    )
     called = list(instr.called_computations)
     fused = called[0] if instr.opcode == "fusion" and called else None
     if fused is None and instr.attribute("calls"):
@@ -161,8 +186,12 @@ def describe_instruction(
         "layout": layout_of(instr.shape),
         "bytes": {"output": instr.shape.byte_size(), "operands": operand_bytes},
         "allocation": None,
-        "buffers": [b.to_json() for b in result_buffers(
-            instr, reports, cost.platform if cost is not None else memory_platform(module))],
+        "buffers": [
+            b.to_json()
+            for b in result_buffers(
+                instr, reports, cost.platform if cost is not None else memory_platform(module)
+            )
+        ],
         "cost": describe_cost(cost, roof, instr.name),
         "live_range": None,
         # Extras beyond the contract.
@@ -170,7 +199,8 @@ def describe_instruction(
         "called_computations": called,
         "layout_decoded": decode_layout(instr.shape),
         "operand_layouts": [
-            {"name": o, **decode_layout(shapes[o])} for o in dict.fromkeys(instr.operand_names)
+            {"name": o, **decode_layout(shapes[o])}
+            for o in dict.fromkeys(instr.operand_names)
             if o in shapes
         ],
         "op_name": instr.op_name,
@@ -203,22 +233,34 @@ def describe_instruction(
     return described
 
 
-def describe_cost(cost: ModuleCost | None, roof: Roofline | None,
-                  name: str) -> dict[str, Any] | None:
+def describe_cost(
+    cost: ModuleCost | None, roof: Roofline | None, name: str
+) -> dict[str, Any] | None:
     """The ``inspect --json`` ``cost`` object of one instruction (None without a cost)."""
     op = cost.op(name) if cost is not None else None
     if op is None:
         return None
     out: dict[str, Any] = {
-        "flops": op.flops, "transcendentals": op.transcendentals,
-        "bytes_read": list(op.bytes_read), "bytes_written": op.bytes_written,
-        "bytes_accessed": op.bytes_accessed, "memory_bytes": op.memory_bytes,
-        "executions": op.executions, "top_level": op.top_level, "known": op.known,
+        "flops": op.flops,
+        "transcendentals": op.transcendentals,
+        "bytes_read": list(op.bytes_read),
+        "bytes_written": op.bytes_written,
+        "bytes_accessed": op.bytes_accessed,
+        "memory_bytes": op.memory_bytes,
+        "executions": op.executions,
+        "top_level": op.top_level,
+        "known": op.known,
     }
     placed = roof.op(name) if roof is not None else None
     if placed is not None and roof is not None:
-        out.update(device=roof.device.name, intensity=placed.intensity, time_s=placed.time_s,
-                   bound=placed.bound, precision=placed.precision, share=placed.share)
+        out.update(
+            device=roof.device.name,
+            intensity=placed.intensity,
+            time_s=placed.time_s,
+            bound=placed.bound,
+            precision=placed.precision,
+            share=placed.share,
+        )
     return out
 
 
@@ -240,7 +282,10 @@ def describe_module(module: Module, reports: ModuleReports | None = None) -> dic
         # Allocated bytes per memory space (HBM, TPU VMEM S(1), host S(5)...).
         "memory_spaces": [
             {"memory_space": space.number, "name": space.label, "bytes": size}
-            for space, size in bytes_per_memory_space(reports.buffer_assignment,
-                                                      memory_platform(module))
-        ] if reports and reports.buffer_assignment else None,
+            for space, size in bytes_per_memory_space(
+                reports.buffer_assignment, memory_platform(module)
+            )
+        ]
+        if reports and reports.buffer_assignment
+        else None,
     }

@@ -46,7 +46,9 @@ _DATA_MOVEMENT = frozenset(
         "dynamic-reshape", "opt-barrier",
     )
 )  # fmt: skip
-_REDUCE = frozenset(("reduce", "reduce-window", "sort", "select-and-scatter", "topk", "scan", "map"))
+_REDUCE = frozenset(
+    ("reduce", "reduce-window", "sort", "select-and-scatter", "topk", "scan", "map")
+)
 _ELEMENTWISE = frozenset(
     (
         "abs", "add", "and", "atan2", "cbrt", "ceil", "clamp", "compare", "complex", "convert",
@@ -87,7 +89,11 @@ def kind_of(instr: Instruction) -> Kind:
 
 def is_fusion_kind(kind: Kind) -> bool:
     return kind in (
-        Kind.FUSION_LOOP, Kind.FUSION_INPUT, Kind.FUSION_OUTPUT, Kind.FUSION_CUSTOM, Kind.FUSION_OTHER
+        Kind.FUSION_LOOP,
+        Kind.FUSION_INPUT,
+        Kind.FUSION_OUTPUT,
+        Kind.FUSION_CUSTOM,
+        Kind.FUSION_OTHER,
     )
 
 

@@ -11,8 +11,8 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from xlaview.analysis.passes.diff import ModuleDiff
 from xlaview.analysis.drawing.graph import ComputationGraph
+from xlaview.analysis.passes.diff import ModuleDiff
 from xlaview.analysis.traffic import Traffic
 from xlaview.hlo import Module
 
@@ -54,7 +54,8 @@ def diff_marks(diff: ModuleDiff | None, module: Module) -> DiffMarks:
     for items, out, kind in ((diff.added, added, "added"), (diff.changed, changed, "changed")):
         for item in items:
             if module.has_computation(item.computation) and item.name in module.computation(
-                    item.computation):
+                item.computation
+            ):
                 span = module.computation(item.computation).instruction(item.name).span
                 out.append((span.line, module.last_line(span)))
                 status[item.name] = kind
@@ -65,15 +66,17 @@ def diff_marks(diff: ModuleDiff | None, module: Module) -> DiffMarks:
     removed: dict[str, list[str]] = {}
     for r in diff.removed:
         removed.setdefault(r.computation, []).append(r.name)
-    return DiffMarks(tuple(added), tuple(changed), status,
-                     {c: tuple(names) for c, names in removed.items()})
+    return DiffMarks(
+        tuple(added), tuple(changed), status, {c: tuple(names) for c, names in removed.items()}
+    )
 
 
 MIN_EDGE_WIDTH, MAX_EDGE_WIDTH = 2.0, 16.0
 
 
-def traffic_edge_widths(traffic: Traffic | None, graph: ComputationGraph
-                        ) -> dict[tuple[str, str], float]:
+def traffic_edge_widths(
+    traffic: Traffic | None, graph: ComputationGraph
+) -> dict[tuple[str, str], float]:
     """Pen widths by edge (node keys) for the bytes each intermediate moves:
     by the log of the bytes, so that 1 MiB and 1 GiB both show."""
     if traffic is None:
@@ -92,7 +95,8 @@ def traffic_edge_widths(traffic: Traffic | None, graph: ComputationGraph
         size = by_pair.get((instruction[edge.source], instruction[edge.target]))
         if size:
             widths[(edge.source, edge.target)] = MIN_EDGE_WIDTH + (
-                MAX_EDGE_WIDTH - MIN_EDGE_WIDTH) * math.log2(1 + size) / math.log2(1 + largest)
+                MAX_EDGE_WIDTH - MIN_EDGE_WIDTH
+            ) * math.log2(1 + size) / math.log2(1 + largest)
     return widths
 
 
@@ -121,5 +125,9 @@ def selection_lines(module: Module, computation: str, name: str) -> SelectionLin
     def lines(names: set[str]) -> LineRanges:
         return tuple((comp.instruction(n).span.line,) * 2 for n in sorted(names))
 
-    return SelectionLines(((instr.span.line, module.last_line(instr.span)),), tuple(blocks),
-                          lines(operands), lines(users))
+    return SelectionLines(
+        ((instr.span.line, module.last_line(instr.span)),),
+        tuple(blocks),
+        lines(operands),
+        lines(users),
+    )

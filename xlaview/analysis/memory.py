@@ -64,12 +64,14 @@ def peak_moment(bars: list[BufferBar]) -> int:
         if b.shape_index != "{}":
             first = b.shape_index.strip("{}").split(",")[0].strip()
             elements.setdefault(b.instruction, set()).add(first)
+
     def xla_size(b: BufferBar) -> int:
         tuple_elements = elements.get(b.instruction)
         return 8 * len(tuple_elements) if tuple_elements else b.size
 
     events = sorted(
-        [(b.start, False, xla_size(b)) for b in bars] + [(b.end + 1, True, xla_size(b)) for b in bars],
+        [(b.start, False, xla_size(b)) for b in bars]
+        + [(b.end + 1, True, xla_size(b)) for b in bars],
         key=lambda e: (e[0], e[1]),
     )
     running = peak = 0
@@ -101,8 +103,9 @@ def memory_timeline(live: LiveRange, assignment: BufferAssignment | None) -> Mem
             bar = BufferBar(key, name, index, start, end, peak_sizes.get(key, 0), None, "")
         else:
             allocation, value = found
-            bar = BufferBar(key, name, index, start, end, value.size, allocation, value.shape,
-                            value.offset)
+            bar = BufferBar(
+                key, name, index, start, end, value.size, allocation, value.shape, value.offset
+            )
         bars.append(bar)
     horizon = max([live.max_time or 0, *(b.end for b in bars)]) if bars else (live.max_time or 0)
     delta = [0] * (horizon + 2)
@@ -119,8 +122,16 @@ def memory_timeline(live: LiveRange, assignment: BufferAssignment | None) -> Mem
     peak_bytes = usage[peak_time] if 0 <= peak_time < len(usage) else 0
     at_peak = sorted((b for b in bars if b.start <= peak_time <= b.end), key=lambda b: -b.size)
     bars.sort(key=lambda b: (-b.size, b.start))
-    return MemoryTimeline(live.sequence, tuple(bars), tuple(usage), tuple(occupied), peak_time,
-                          peak_bytes, tuple(at_peak), allocation_sizes)
+    return MemoryTimeline(
+        live.sequence,
+        tuple(bars),
+        tuple(usage),
+        tuple(occupied),
+        peak_time,
+        peak_bytes,
+        tuple(at_peak),
+        allocation_sizes,
+    )
 
 
 def _occupied(bars: list[BufferBar], horizon: int) -> list[int]:

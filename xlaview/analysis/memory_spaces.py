@@ -49,14 +49,20 @@ _TPU = {
     1: MemorySpace(1, "VMEM", "TPU vector memory, on chip", False),
     2: MemorySpace(2, "sync flags", "TPU semaphore memory (DMA and barrier flags), on chip", False),
     4: MemorySpace(4, "SMEM", "TPU scalar memory, on chip", False),
-    6: MemorySpace(6, "scalar memory", "TPU on-chip scalar memory (inferred: holds scalar "
-                   "loop counters and predicates; no public definition)", False),
+    6: MemorySpace(
+        6,
+        "scalar memory",
+        "TPU on-chip scalar memory (inferred: holds scalar "
+        "loop counters and predicates; no public definition)",
+        False,
+    ),
     8: MemorySpace(8, "SparseCore flags", "TPU SparseCore scalar semaphore memory", False),
 }
 _GPU = {1: MemorySpace(1, "collective", "GPU collective memory (NCCL-registered, in HBM)", True)}
 _ANY = {
-    1: MemorySpace(1, "fast memory", "alternate fast memory (TPU: VMEM; GPU: collective "
-                   "memory in HBM)", False),
+    1: MemorySpace(
+        1, "fast memory", "alternate fast memory (TPU: VMEM; GPU: collective memory in HBM)", False
+    ),
     5: MemorySpace(5, "host", "host memory (pinned host RAM)", False),
 }
 

@@ -10,8 +10,9 @@ from xlaview.dump.records import DumpIndex, DumpModule
 from xlaview.hlo import Computation, Instruction, Module
 
 
-def locate(module: Module, name: str, computation: str | None = None
-           ) -> tuple[Computation, Instruction] | None:
+def locate(
+    module: Module, name: str, computation: str | None = None
+) -> tuple[Computation, Instruction] | None:
     """The instruction ``name`` (in ``computation`` when it is there), or None
     when this module has no such instruction (a pass removed it)."""
     if computation and module.has_computation(computation):
@@ -57,16 +58,16 @@ def fused_computation(module: Module, instr: Instruction) -> str | None:
     return body if module.has_computation(body) else None
 
 
-def follow_reindex(module: DumpModule | None, pass_key: str | None, index: DumpIndex
-                   ) -> tuple[DumpModule | None, str | None, bool]:
+def follow_reindex(
+    module: DumpModule | None, pass_key: str | None, index: DumpIndex
+) -> tuple[DumpModule | None, str | None, bool]:
     """Where a re-index of the open folder (it is being written) leaves the
     user: (their module in the new index or None, the pass to show: theirs if
     it is still there, else the module's last; whether its file changed and
     must be read again)."""
     if module is None:
         return None, None, False
-    match = next((m for m in index.modules if m.ref == module.ref and m.name == module.name),
-                 None)
+    match = next((m for m in index.modules if m.ref == module.ref and m.name == module.name), None)
     if match is None:
         return None, None, False
     keys = [p.key for p in match.points()]
@@ -75,6 +76,5 @@ def follow_reindex(module: DumpModule | None, pass_key: str | None, index: DumpI
         return match, None, False
     old = module.file_at(pass_key) if pass_key is not None else None
     new = match.file_at(keep)
-    reread = keep != pass_key or old is None or (new.size, new.mtime_ns) != (old.size,
-                                                                             old.mtime_ns)
+    reread = keep != pass_key or old is None or (new.size, new.mtime_ns) != (old.size, old.mtime_ns)
     return match, keep, reread

@@ -37,8 +37,11 @@ _FIELD_TEXT: dict[str, Callable[[Module, Instruction], str]] = {
     "op": lambda module, instr: (instr.opcode + " " + (instr.fusion_kind or "")).lower(),
     "shape": lambda module, instr: str(instr.shape).lower(),
     "meta": lambda module, instr: (instr.op_name or "").lower(),
-    "src": lambda module, instr: " ".join(str(f) for f in module.source_frames(instr)).lower() if (
-        instr.attribute_text and "metadata" in instr.attribute_text) else "",
+    "src": lambda module, instr: (
+        " ".join(str(f) for f in module.source_frames(instr)).lower()
+        if (instr.attribute_text and "metadata" in instr.attribute_text)
+        else ""
+    ),
 }
 
 
@@ -69,8 +72,17 @@ def search(module: Module, query: str, limit: int = 500) -> list[Hit]:
     hits: list[Hit] = []
     for comp, instr in _all(module):
         if _matches(module, instr, terms):
-            hits.append(Hit(comp, instr.name, instr.opcode, str(instr.shape), instr.span.line,
-                            instr.op_name, _source(module, instr)))
+            hits.append(
+                Hit(
+                    comp,
+                    instr.name,
+                    instr.opcode,
+                    str(instr.shape),
+                    instr.span.line,
+                    instr.op_name,
+                    _source(module, instr),
+                )
+            )
             if len(hits) >= limit:
                 break
     return hits

@@ -27,18 +27,30 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from xlaview.analysis.cost.totals import ModuleCost, module_cost
 from xlaview.analysis.cost.model import called_names
+from xlaview.analysis.cost.totals import ModuleCost, module_cost
 from xlaview.analysis.kinds import fusion_kind, kind_name
 from xlaview.analysis.memory_spaces import memory_space, shape_memory_space
-from xlaview.dump.reports import ModuleReports
 from xlaview.dump.readers import BufferAssignment
+from xlaview.dump.reports import ModuleReports
 from xlaview.hlo import Computation, Instruction, Module, Shape
 from xlaview.hlo.attributes import parse_braced_ints
 
 # Ops that move no data: they name (part of) a buffer another op wrote.
-ALIASING = frozenset(("get-tuple-element", "tuple", "bitcast", "parameter", "constant",
-                      "after-all", "add-dependency", "opt-barrier", "partition-id", "replica-id"))
+ALIASING = frozenset(
+    (
+        "get-tuple-element",
+        "tuple",
+        "bitcast",
+        "parameter",
+        "constant",
+        "after-all",
+        "add-dependency",
+        "opt-barrier",
+        "partition-id",
+        "replica-id",
+    )
+)
 # Computations a top-level op runs as top-level code (not fused, not an
 # element-wise reducer): bodies of loops, branches, calls.
 RUNS_AS_STEPS = {
@@ -51,8 +63,13 @@ FUSION_KINDS = ("kLoop", "kInput", "kOutput", "kCustom")
 # The ``-done`` of a pair: which element of its ``-start``'s result it hands on
 # (None: the start's result is the buffer itself).
 _DONE_ELEMENT = {
-    "async-done": 1, "all-gather-done": 1, "collective-permute-done": 1, "copy-done": 0,
-    "all-reduce-done": None, "send-done": None, "recv-done": 0,
+    "async-done": 1,
+    "all-gather-done": 1,
+    "collective-permute-done": 1,
+    "copy-done": 0,
+    "all-reduce-done": None,
+    "send-done": None,
+    "recv-done": 0,
 }
 # Containers: their cost is their computations', priced there.
 _CONTAINERS = frozenset(("while", "conditional", "call"))
@@ -194,8 +211,9 @@ def analyze_traffic(
     cost = cost or module_cost(module, progress=progress)
     steps = step_computations(module)
     candidates = {
-        comp.name: {i.name: k for i in comp.instructions
-                    if (k := _in_place_operand(i, module)) is not None}
+        comp.name: {
+            i.name: k for i in comp.instructions if (k := _in_place_operand(i, module)) is not None
+        }
         for comp in steps
     }
     if callable(reports):
@@ -212,8 +230,11 @@ def analyze_traffic(
         aliases: dict[tuple[str, int | None], list[str]] = {}
         in_place = candidates[comp.name]
         if assignment is not None:
-            in_place = {name: k for name, k in in_place.items()
-                        if _shares_slice(assignment, name, by_name[name].operand_names[k])}
+            in_place = {
+                name: k
+                for name, k in in_place.items()
+                if _shares_slice(assignment, name, by_name[name].operand_names[k])
+            }
 
         readers: dict[tuple[str, int | None], list[str]] = {}
         read: dict[tuple[str, int | None], int] = {}
@@ -232,8 +253,9 @@ def analyze_traffic(
                 continue
             reads = written = 0
             if priced is not None:
-                reads, written = _main_memory_bytes(instr, by_name, priced.bytes_read,
-                                                    priced.bytes_written, platform, spaces)
+                reads, written = _main_memory_bytes(
+                    instr, by_name, priced.bytes_read, priced.bytes_written, platform, spaces
+                )
             name = instr.name
             bytes_read = priced.bytes_read if priced is not None else ()
             for k, operand in enumerate(instr.operand_names):
@@ -256,8 +278,9 @@ def analyze_traffic(
                 found = _source(by_name, in_place, instr.name)
                 if found is not None and found[0] is not instr:
                     aliases.setdefault((found[0].name, found[1]), []).append(instr.name)
-            ops.append(OpTraffic(instr.name, comp.name, kind_name(instr, module), reads, written,
-                                 times))
+            ops.append(
+                OpTraffic(instr.name, comp.name, kind_name(instr, module), reads, written, times)
+            )
         for (producer_name, index), consumers in readers.items():
             producer = by_name[producer_name]
             if producer.opcode in ALIASING:
@@ -269,10 +292,17 @@ def analyze_traffic(
                 continue  # on chip or on the host: not main-memory traffic
             label = producer_name if index is None else f"{producer_name}#{index}"
             intermediates.append(
-                Intermediate(label, kind_name(producer, module), comp.name, str(shape),
-                             shape.byte_size(), tuple(consumers), times,
-                             tuple(aliases.get((producer_name, index), ())),
-                             read.get((producer_name, index)))
+                Intermediate(
+                    label,
+                    kind_name(producer, module),
+                    comp.name,
+                    str(shape),
+                    shape.byte_size(),
+                    tuple(consumers),
+                    times,
+                    tuple(aliases.get((producer_name, index), ())),
+                    read.get((producer_name, index)),
+                )
             )
     intermediates.sort(key=lambda i: (-i.traffic_bytes, i.producer))
     kinds = Counter(fusion_kind(i) for i in module.instructions_with("fusion"))
@@ -281,8 +311,9 @@ def analyze_traffic(
     return Traffic(module.name, tuple(ops), tuple(intermediates), fusion_counts)
 
 
-def _source(by_name: dict[str, Instruction], in_place: dict[str, int], name: str,
-            index: int | None = None) -> tuple[Instruction, int | None] | None:
+def _source(
+    by_name: dict[str, Instruction], in_place: dict[str, int], name: str, index: int | None = None
+) -> tuple[Instruction, int | None] | None:
     """The op whose buffer an operand reads, seen through aliasing ops, async
     -done halves and in-place updates (and the tuple element, if one)."""
     seen = 0
@@ -312,13 +343,18 @@ def _source(by_name: dict[str, Instruction], in_place: dict[str, int], name: str
     return None
 
 
-def _main_memory_bytes(instr: Instruction, by_name: dict[str, Instruction],
-                       reads: tuple[int, ...], written: int,
-                       platform: str | None, spaces: bool) -> tuple[int, int]:
+def _main_memory_bytes(
+    instr: Instruction,
+    by_name: dict[str, Instruction],
+    reads: tuple[int, ...],
+    written: int,
+    platform: str | None,
+    spaces: bool,
+) -> tuple[int, int]:
     """An op's reads and writes, leaving out operands and results held off main
     memory (``spaces`` False: the module's layouts name no memory space, all is in it)."""
     if not spaces:
-        return sum(reads[:len(instr.operand_names)]), written
+        return sum(reads[: len(instr.operand_names)]), written
     total_read = 0
     for k, operand in enumerate(instr.operand_names):
         if k >= len(reads):

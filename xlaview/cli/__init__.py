@@ -14,10 +14,10 @@ import os
 import sys
 from collections.abc import Sequence
 
-from xlaview.version import __version__
 from xlaview.cli import analyses, boundaries, collect, cost, export, inspect, profile, summary
 from xlaview.cli.common import echo, kept, release
 from xlaview.errors import XlaviewError
+from xlaview.version import __version__
 
 COMMANDS = (summary, inspect, analyses, cost, boundaries, profile, collect, export)
 
@@ -62,14 +62,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         return 130
     except MemoryError:
-        echo(f"xlaview {args.command}: out of memory (the dump is too large for this machine?)",
-             err=True)
+        echo(
+            f"xlaview {args.command}: out of memory (the dump is too large for this machine?)",
+            err=True,
+        )
         return 1
     except Exception as err:
         if os.environ.get("XLAVIEW_DEBUG"):
             raise
-        echo(f"xlaview {args.command}: internal error: {type(err).__name__}: {str(err)[:300]} "
-             "(XLAVIEW_DEBUG=1 shows the traceback; please report it)", err=True)
+        echo(
+            f"xlaview {args.command}: internal error: {type(err).__name__}: {str(err)[:300]} "
+            "(XLAVIEW_DEBUG=1 shows the traceback; please report it)",
+            err=True,
+        )
         return 1
     finally:
         if collecting:

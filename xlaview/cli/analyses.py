@@ -31,14 +31,25 @@ def cmd_traffic(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(traffic.to_json())
         return 0
-    echo(f"{traffic.module}: {human_bytes(traffic.total_traffic_bytes)} read and written by "
-         f"top-level ops; {human_bytes(traffic.intermediate_traffic_bytes)} through "
-         f"{len(traffic.intermediates)} materialized intermediates")
+    echo(
+        f"{traffic.module}: {human_bytes(traffic.total_traffic_bytes)} read and written by "
+        f"top-level ops; {human_bytes(traffic.intermediate_traffic_bytes)} through "
+        f"{len(traffic.intermediates)} materialized intermediates"
+    )
     counts = ", ".join(f"{k} {v}" for k, v in traffic.fusion_counts.items() if v) or "none"
     echo(f"fusions: {counts}")
     echo()
-    rows = [(human_bytes(i.traffic_bytes), human_bytes(i.bytes), i.shape, i.producer,
-             i.producer_kind, elided(i.consumers)) for i in traffic.intermediates[: args.top]]
+    rows = [
+        (
+            human_bytes(i.traffic_bytes),
+            human_bytes(i.bytes),
+            i.shape,
+            i.producer,
+            i.producer_kind,
+            elided(i.consumers),
+        )
+        for i in traffic.intermediates[: args.top]
+    ]
     print_table(rows, ("traffic", "bytes", "shape", "producer", "kind", "read by"))
     return 0
 
@@ -59,11 +70,21 @@ def cmd_diff(args: argparse.Namespace) -> int:
     old = load_checked(old_file.path, store)
     diff = diff_modules(old, load_checked(new_file.path, store, previous=old))
     if args.json:
-        emit_json({"module": module.name, "from": args.from_, "to": args.to,
-                   "from_file": old_file.rel, "to_file": new_file.rel, **diff.to_json()})
+        emit_json(
+            {
+                "module": module.name,
+                "from": args.from_,
+                "to": args.to,
+                "from_file": old_file.rel,
+                "to_file": new_file.rel,
+                **diff.to_json(),
+            }
+        )
         return 0
-    echo(f"{module.title}: {args.from_} -> {args.to}: {len(diff.added)} added, "
-         f"{len(diff.removed)} removed, {len(diff.changed)} changed")
+    echo(
+        f"{module.title}: {args.from_} -> {args.to}: {len(diff.added)} added, "
+        f"{len(diff.removed)} removed, {len(diff.changed)} changed"
+    )
     for c in diff.computations_added:
         echo(f"  + computation {c}")
     for c in diff.computations_removed:
@@ -99,23 +120,41 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if not results:
         raise CliError(f"no module of the same name in {args.left} and {args.right}")
     if args.json:
-        emit_json({"left": str(args.left), "right": str(args.right),
-                   "modules": [r.to_json() for r in results]})
+        emit_json(
+            {
+                "left": str(args.left),
+                "right": str(args.right),
+                "modules": [r.to_json() for r in results],
+            }
+        )
         return 0
     for r in results:
         d = r.to_json()
         echo(f"{r.name}")
         rows = []
-        for key, label in (("instructions", "instructions"), ("total_traffic_bytes", "traffic"),
-                           ("intermediate_traffic_bytes", "through intermediates"),
-                           ("peak_memory_bytes", "peak memory")):
+        for key, label in (
+            ("instructions", "instructions"),
+            ("total_traffic_bytes", "traffic"),
+            ("intermediate_traffic_bytes", "through intermediates"),
+            ("peak_memory_bytes", "peak memory"),
+        ):
             fmt = str if key == "instructions" else human_bytes
             rows.append((label, fmt(d["left"][key]), fmt(d["right"][key])))
         for kind in d["left"]["fusion_counts"]:
-            rows.append((f"{kind} fusions", d["left"]["fusion_counts"][kind],
-                         d["right"]["fusion_counts"][kind]))
-        rows.append(("largest intermediate", (d["left"]["largest_intermediates"] or ["-"])[0],
-                     (d["right"]["largest_intermediates"] or ["-"])[0]))
+            rows.append(
+                (
+                    f"{kind} fusions",
+                    d["left"]["fusion_counts"][kind],
+                    d["right"]["fusion_counts"][kind],
+                )
+            )
+        rows.append(
+            (
+                "largest intermediate",
+                (d["left"]["largest_intermediates"] or ["-"])[0],
+                (d["right"]["largest_intermediates"] or ["-"])[0],
+            )
+        )
         print_table(rows, ("", str(args.left), str(args.right)))
         echo()
     return 0

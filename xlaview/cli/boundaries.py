@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from xlaview.analysis.reasons import REASONS
 from xlaview.cli.common import (
     echo,
     elided,
@@ -14,7 +15,6 @@ from xlaview.cli.common import (
     load_priced,
     print_table,
 )
-from xlaview.analysis.reasons import REASONS
 from xlaview.units import human_bytes
 
 
@@ -31,11 +31,22 @@ def cmd_boundaries(args: argparse.Namespace) -> int:
         return 0
     shown = [b for b in result.boundaries if args.reason is None or b.reason == args.reason]
     total = sum(b.bytes for b in result.boundaries)
-    echo(f"{result.module}: {len(result.boundaries)} boundaries, {human_bytes(total)} through "
-         "memory (written + read)")
+    echo(
+        f"{result.module}: {len(result.boundaries)} boundaries, {human_bytes(total)} through "
+        "memory (written + read)"
+    )
     echo()
-    rows = [(human_bytes(b.bytes), human_bytes(b.saved_bytes), b.reason, b.shape, b.value,
-             elided(b.consumers)) for b in shown[: args.top or None]]
+    rows = [
+        (
+            human_bytes(b.bytes),
+            human_bytes(b.saved_bytes),
+            b.reason,
+            b.shape,
+            b.value,
+            elided(b.consumers),
+        )
+        for b in shown[: args.top or None]
+    ]
     print_table(rows, ("bytes", "saves", "reason", "shape", "value", "read by"))
     if args.why:
         for b in shown[: args.top or None]:
@@ -48,9 +59,19 @@ def cmd_boundaries(args: argparse.Namespace) -> int:
     by_reason = result.by_reason()
     saved = result.saved_by_reason()
     echo()
-    print_table([(r, sum(1 for b in result.boundaries if b.reason == r), human_bytes(by_reason[r]),
-                  human_bytes(saved[r])) for r in REASONS if by_reason[r] or saved[r]],
-                ("reason", "boundaries", "bytes", "saves"))
+    print_table(
+        [
+            (
+                r,
+                sum(1 for b in result.boundaries if b.reason == r),
+                human_bytes(by_reason[r]),
+                human_bytes(saved[r]),
+            )
+            for r in REASONS
+            if by_reason[r] or saved[r]
+        ],
+        ("reason", "boundaries", "bytes", "saves"),
+    )
     return 0
 
 
@@ -60,6 +81,8 @@ def register(sub) -> None:
     p.add_argument("--module", help="module name or id (default: the one with most passes)")
     p.add_argument("--reason", choices=REASONS, help="only boundaries of this reason (table)")
     p.add_argument("--top", type=int, default=20, help="boundaries shown in the table (0: all)")
-    p.add_argument("--why", action="store_true", help="the evidence and suggestion of each one shown")
+    p.add_argument(
+        "--why", action="store_true", help="the evidence and suggestion of each one shown"
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=cmd_boundaries)

@@ -27,12 +27,16 @@ def cmd_collect(args: argparse.Namespace) -> int:
     for warning in warnings:
         echo(f"xlaview: warning: {warning}", err=True)
     if status != 0:
-        echo(f"xlaview: {command[0]} exited with status {status}; indexing what it dumped",
-             err=True)
+        echo(
+            f"xlaview: {command[0]} exited with status {status}; indexing what it dumped", err=True
+        )
     summary = argparse.Namespace(dir=folder, json=False)
     if not folder.is_dir() or not any(folder.iterdir()):
-        echo(f"xlaview: nothing was dumped into {folder}: did the program compile anything "
-             "with XLA (jax, torch_xla, tensorflow)?", err=True)
+        echo(
+            f"xlaview: nothing was dumped into {folder}: did the program compile anything "
+            "with XLA (jax, torch_xla, tensorflow)?",
+            err=True,
+        )
     else:
         sys.stdout.flush()
         cmd_summary(summary)
@@ -44,9 +48,12 @@ def cmd_collect(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("collect", help="run a program with XLA's dump flags and index the dump",
-                       usage="xlaview collect [--out DIR] [--passes REGEX] [--modules REGEX] "
-                             "[--open] -- COMMAND [ARGS...]")
+    p = sub.add_parser(
+        "collect",
+        help="run a program with XLA's dump flags and index the dump",
+        usage="xlaview collect [--out DIR] [--passes REGEX] [--modules REGEX] "
+        "[--open] -- COMMAND [ARGS...]",
+    )
     p.add_argument("--out", type=Path, help="dump folder (default: a new one in the cache)")
     p.add_argument("--passes", default=".*", help="--xla_dump_hlo_pass_re (default: .*)")
     p.add_argument("--modules", help="--xla_dump_hlo_module_re: only modules whose name matches")

@@ -42,8 +42,9 @@ def release() -> None:
 # starts colour, title and hyperlink sequences; a newline in a file name forges
 # lines of output), DEL, and the bidirectional overrides that reorder what is
 # shown. Lone surrogates are the bytes of file names that are not UTF-8.
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-                     "\ud800-\udfff]")
+_UNSAFE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
+)
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
@@ -168,8 +169,11 @@ def resolve_final(path: Path, module_key: str | None):
         if module.after_optimizations is None:
             raise CliError(f"{module.title} has no after-optimizations dump")
         file = module.after_optimizations.path
-    final = module is not None and module.after_optimizations is not None and (
-        module.after_optimizations.path == file.absolute())
+    final = (
+        module is not None
+        and module.after_optimizations is not None
+        and (module.after_optimizations.path == file.absolute())
+    )
     return module, file, final
 
 

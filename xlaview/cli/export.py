@@ -27,7 +27,8 @@ def _size(text: str) -> tuple[int, int]:
     if w > MAX_SIDE or h > MAX_SIDE:
         raise argparse.ArgumentTypeError(
             f"at most {MAX_SIDE}x{MAX_SIDE} (a window of 32-bit pixels; larger does not fit "
-            "in memory twice, as rendering needs)")
+            "in memory twice, as rendering needs)"
+        )
     return w, h
 
 
@@ -72,11 +73,13 @@ def check_request(args: argparse.Namespace) -> ExportTarget:
         except (StopIteration, IndexError):
             raise CliError(f"{path or module.title}: no HLO text to show") from None
         shown = point.file.path
-        where = f"{module.title} at " + (f"pass {point.key}" if point.seq is not None
-                                         else point.title)
+        where = f"{module.title} at " + (
+            f"pass {point.key}" if point.seq is not None else point.title
+        )
         ref = module.ref if (args.module is not None or path is None) else None
-        target = ExportTarget(ref, point.key if (args.pass_ is not None or path is not None)
-                              else None)
+        target = ExportTarget(
+            ref, point.key if (args.pass_ is not None or path is not None) else None
+        )
     assert shown is not None
     try:
         text = read_text(shown)
@@ -94,8 +97,9 @@ def check_request(args: argparse.Namespace) -> ExportTarget:
     if _COMPUTATION_HEADER.search(text) is None and not module_of_text().computations:
         raise CliError(f"{shown}: no HLO computation in this file")
     if args.select is not None:
-        defined = re.compile(r"^[ \t]*(?:ROOT[ \t]+)?%?" + re.escape(args.select) + r"[ \t]*=",
-                             re.MULTILINE)
+        defined = re.compile(
+            r"^[ \t]*(?:ROOT[ \t]+)?%?" + re.escape(args.select) + r"[ \t]*=", re.MULTILINE
+        )
         if defined.search(text) is None:
             try:
                 module_of_text().find(args.select)
@@ -132,11 +136,13 @@ def cmd_export(args: argparse.Namespace) -> int:
         window.wait_idle()
         state = window.view_state()
         if args.select is not None and state["selection"] != args.select:
-            raise CliError(f"no instruction {args.select!r} in {state['module']} at pass "
-                           f"{state['pass']}")
+            raise CliError(
+                f"no instruction {args.select!r} in {state['module']} at pass {state['pass']}"
+            )
         if state["text_pass"] != state["pass"]:
-            raise CliError(f"cannot show {state['module']} at pass {state['pass']}: "
-                           f"{window.status.text()}")
+            raise CliError(
+                f"cannot show {state['module']} at pass {state['pass']}: {window.status.text()}"
+            )
         if args.out.suffix.lower() == ".svg":
             export.graph_svg(window.graph_pane.main, args.out)
         else:
@@ -153,13 +159,26 @@ def cmd_export(args: argparse.Namespace) -> int:
 def register(sub) -> None:
     p = sub.add_parser("export", help="render the window (PNG) or the graph (SVG) headless")
     p.add_argument("dir", type=Path, help="a dump folder, or an HLO file of one")
-    p.add_argument("--module", help="module id (9, 0009, module_0009) or name "
-                                    "(default: the program's main module)")
-    p.add_argument("--pass", dest="pass_", metavar="SEQ|before|after|SNAPSHOT",
-                   help="the point of the pass timeline: a pass number, before, after, or a "
-                        "snapshot's name such as after_spmd_partitioner (default: the last)")
+    p.add_argument(
+        "--module",
+        help="module id (9, 0009, module_0009) or name (default: the program's main module)",
+    )
+    p.add_argument(
+        "--pass",
+        dest="pass_",
+        metavar="SEQ|before|after|SNAPSHOT",
+        help="the point of the pass timeline: a pass number, before, after, or a "
+        "snapshot's name such as after_spmd_partitioner (default: the last)",
+    )
     p.add_argument("--select", metavar="INSTR", help="the instruction to select")
-    p.add_argument("--out", type=Path, required=True, help="FILE.png (the window) or FILE.svg (the graph)")
-    p.add_argument("--size", type=_size, default=(1600, 1000), metavar="WxH",
-                   help="window size in pixels (default 1600x1000)")
+    p.add_argument(
+        "--out", type=Path, required=True, help="FILE.png (the window) or FILE.svg (the graph)"
+    )
+    p.add_argument(
+        "--size",
+        type=_size,
+        default=(1600, 1000),
+        metavar="WxH",
+        help="window size in pixels (default 1600x1000)",
+    )
     p.set_defaults(run=cmd_export)

@@ -28,8 +28,10 @@ def load_for_inspection(path: Path, priced: bool = False):
     def read_the_dump() -> None:
         module = index_dump(path.parent).module_of(path)
         # The reports describe the final module: joined only with that file.
-        if module is not None and module.after_optimizations and (
-            module.after_optimizations.path == path.absolute()
+        if (
+            module is not None
+            and module.after_optimizations
+            and (module.after_optimizations.path == path.absolute())
         ):
             found["reports"] = load_reports(module)
         found["levels"] = module_levels(module) if module is not None else None
@@ -82,8 +84,10 @@ def cmd_inspect(args: argparse.Namespace) -> int:
 
 def print_module_summary(path: Path, summary: dict) -> None:
     echo(f"{path}: module {summary['module']}")
-    echo(f"  {summary['computations']} computations, {summary['instructions']} instructions "
-         f"(entry {summary['entry']}: {summary['entry_instructions']})")
+    echo(
+        f"  {summary['computations']} computations, {summary['instructions']} instructions "
+        f"(entry {summary['entry']}: {summary['entry_instructions']})"
+    )
     fusions = ", ".join(f"{k} {v}" for k, v in summary["fusions"].items()) or "none"
     echo(f"  fusions: {fusions}")
     echo(f"  peak memory: {human_bytes(summary['peak_memory_bytes'])}")
@@ -91,34 +95,47 @@ def print_module_summary(path: Path, summary: dict) -> None:
 
 def print_instruction(d: dict) -> None:
     kind = f" ({d['kind']})" if d["kind"] != d["opcode"] else ""
-    echo(f"{d['name']} = {d['shape']} {d['opcode']}{kind}   in {d['computation']}, line {d['line']}")
+    echo(
+        f"{d['name']} = {d['shape']} {d['opcode']}{kind}   in {d['computation']}, line {d['line']}"
+    )
     if d["fused_computation"]:
         echo(f"  calls: {d['fused_computation']}")
     layout = d["layout_decoded"]
     if "dimension_order" in layout:
         tiles = f", tiles {''.join(layout['tiles'])}" if layout["tiles"] else ""
         echo(f"  layout: {layout['dimension_order']}{tiles}, {layout['memory_space_name']}")
-    echo(f"  bytes: writes {human_bytes(d['bytes']['output'])}, "
-         f"reads {human_bytes(d['bytes']['operands'])}")
+    echo(
+        f"  bytes: writes {human_bytes(d['bytes']['output'])}, "
+        f"reads {human_bytes(d['bytes']['operands'])}"
+    )
     for op in d["operands"]:
         echo(f"  operand {op['name']}: {op['shape']}")
     a = d["allocation"]
     if a:
-        echo(f"  allocation {a['index']} ({a['kind']}): offset {a['offset']}, "
-             f"size {human_bytes(a['size'])} of {human_bytes(a['allocation_size'])}")
+        echo(
+            f"  allocation {a['index']} ({a['kind']}): offset {a['offset']}, "
+            f"size {human_bytes(a['size'])} of {human_bytes(a['allocation_size'])}"
+        )
     if len(d["buffers"]) > 1:
         for b in d["buffers"]:
-            where = (f"allocation {b['allocation']} at {b['offset']}, {human_bytes(b['size'])}"
-                     if b["allocation"] is not None else "no buffer")
+            where = (
+                f"allocation {b['allocation']} at {b['offset']}, {human_bytes(b['size'])}"
+                if b["allocation"] is not None
+                else "no buffer"
+            )
             echo(f"  buffer {b['index']} {b['shape']}: {where}, {b['memory_space_name']}")
     c = d["cost"]
     if c:
         times = f" x{c['executions']}" if c["executions"] != 1 else ""
-        line = (f"  cost: {human_count(c['flops'], 'FLOP')}, {human_count(c['transcendentals'])} "
-                f"transcendentals, {human_bytes(c['bytes_accessed'])} accessed{times}")
+        line = (
+            f"  cost: {human_count(c['flops'], 'FLOP')}, {human_count(c['transcendentals'])} "
+            f"transcendentals, {human_bytes(c['bytes_accessed'])} accessed{times}"
+        )
         if "time_s" in c:
-            line += (f"; on {c['device']} {human_seconds(c['time_s'])}, {c['bound']}-bound"
-                     f" ({c['precision']} peak)")
+            line += (
+                f"; on {c['device']} {human_seconds(c['time_s'])}, {c['bound']}-bound"
+                f" ({c['precision']} peak)"
+            )
         echo(line)
     if d["live_range"]:
         share = f", {d['peak_share']:.1%} of peak" if d["peak_share"] else ""
@@ -134,7 +151,9 @@ def print_instruction(d: dict) -> None:
 
 def register(sub) -> None:
     p = sub.add_parser("inspect", help="what the dump says about a module or one instruction")
-    p.add_argument("file", type=Path, help="an HLO text of the dump (its reports are read beside it)")
+    p.add_argument(
+        "file", type=Path, help="an HLO text of the dump (its reports are read beside it)"
+    )
     p.add_argument("--instruction", "-i", metavar="NAME", help="the instruction to describe")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=cmd_inspect)

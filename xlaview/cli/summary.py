@@ -17,8 +17,8 @@ _REPORT_ABBREVIATIONS = {
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    from xlaview.dump.index import index_dump
     from xlaview.dump.checks import sniff
+    from xlaview.dump.index import index_dump
 
     try:
         index = index_dump(args.dir)
@@ -30,8 +30,10 @@ def cmd_summary(args: argparse.Namespace) -> int:
         return 0
     every_file = [f for m in index.modules for f in m.all_files()] + index.unrecognized
     size = sum(f.size for f in every_file)
-    echo(f"{index.root}: {plural(len(index.modules), 'module')}, "
-         f"{plural(len(every_file), 'file')}, {human_bytes(size)}")
+    echo(
+        f"{index.root}: {plural(len(index.modules), 'module')}, "
+        f"{plural(len(every_file), 'file')}, {human_bytes(size)}"
+    )
     if len(index.dumps) > 1:
         echo(f"{len(index.dumps)} dumps: " + ", ".join(d or "." for d in index.dumps))
     rows = []

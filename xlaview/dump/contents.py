@@ -35,7 +35,10 @@ _MODULE_LINE = re.compile(r"HloModule[ \t]+([^\s,]+)")
 _ENTRY = re.compile(r"^ENTRY[ \t]+%?([^\s({]+)", re.MULTILINE)
 # A computation header or an instruction: what an HLO text without an
 # HloModule line (a test fragment) still has.
-_HLO_LINE = re.compile(r"^(?:ENTRY\s|%?[\w.\-]+ (?:\([^\n]*\) -> [^\n]*)?\{$|\s*(?:ROOT\s+)?%?[\w.\-]+ = )", re.MULTILINE)
+_HLO_LINE = re.compile(
+    r"^(?:ENTRY\s|%?[\w.\-]+ (?:\([^\n]*\) -> [^\n]*)?\{$|\s*(?:ROOT\s+)?%?[\w.\-]+ = )",
+    re.MULTILINE,
+)
 # Evidence of a backend, strongest first. GPU: its library calls and the
 # backend_config every GPU instruction carries. TPU: tiled layouts
 # ({1,0:T(8,128)}) and on-chip memory spaces (S(1)..S(4); S(5) is host memory on
@@ -165,10 +168,16 @@ def plain_module(dump_file: DumpFile, dump: str, module_id: int) -> DumpModule:
     stem = dump_file.name.rsplit(".", 1)[0]
     name = (head.name if head else None) or stem
     backend = backend_of(stage[1], stage[0]) if stage else None
-    module = DumpModule(module_id, name, dump, backend=backend or (head.backend if head else None),
-                        plain_file=dump_file.name)
-    says_before = stage[0].startswith("before_optimization") if stage else bool(
-        _BEFORE_WORD.search(stem))
+    module = DumpModule(
+        module_id,
+        name,
+        dump,
+        backend=backend or (head.backend if head else None),
+        plain_file=dump_file.name,
+    )
+    says_before = (
+        stage[0].startswith("before_optimization") if stage else bool(_BEFORE_WORD.search(stem))
+    )
     if says_before:
         module.before_optimizations = dump_file
     else:
@@ -176,8 +185,9 @@ def plain_module(dump_file: DumpFile, dump: str, module_id: int) -> DumpModule:
     return module
 
 
-def add_plain_modules(modules: list[DumpModule], unrecognized: list[DumpFile],
-                      dumps: list[str]) -> list[DumpFile]:
+def add_plain_modules(
+    modules: list[DumpModule], unrecognized: list[DumpFile], dumps: list[str]
+) -> list[DumpFile]:
     """Make a module of each HLO text among files not named like a dump
     (``*.hlo``; ``*.txt`` that start with ``HloModule``), numbered after the
     ids of its folder's modules; its folder becomes a dump. Returns the files

@@ -137,8 +137,10 @@ def _check(path: str | os.PathLike[str], st: os.stat_result, limit: int) -> None
 
 def _too_large(size: int, limit: int) -> str:
     over = "more than " if size == limit + 1 else ""
-    return (f"too large: {over}{human_bytes(size)}, limit {human_bytes(limit)} "
-            f"(set {FILE_SIZE_LIMIT_ENV} to read it)")
+    return (
+        f"too large: {over}{human_bytes(size)}, limit {human_bytes(limit)} "
+        f"(set {FILE_SIZE_LIMIT_ENV} to read it)"
+    )
 
 
 def _cannot(path: str | os.PathLike[str], err: OSError) -> DumpReadError:
@@ -162,8 +164,9 @@ def check_dump_file(path: str | os.PathLike[str], limit: int | None = None) -> o
 
 
 @contextmanager
-def open_dump_file(path: str | os.PathLike[str],
-                   limit: int | None = None) -> Iterator[tuple[BinaryIO, os.stat_result]]:
+def open_dump_file(
+    path: str | os.PathLike[str], limit: int | None = None
+) -> Iterator[tuple[BinaryIO, os.stat_result]]:
     """``(binary file, its stat)`` of a regular dump file, opened without blocking.
 
     The path is checked before opening (nothing but a regular file is ever
@@ -242,8 +245,9 @@ def read_text(path: str | os.PathLike[str], limit: int | None = None) -> str:
         raise DumpReadError(path, f"not enough memory to read {human_bytes(len(data))}") from None
 
 
-def read_head_tail(path: str | os.PathLike[str], head: int, tail: int,
-                   limit: int | None = None) -> tuple[bytes, bytes]:
+def read_head_tail(
+    path: str | os.PathLike[str], head: int, tail: int, limit: int | None = None
+) -> tuple[bytes, bytes]:
     """The first ``head`` and last ``tail`` bytes of a regular dump file (a
     quick look for binary or truncated files, without reading it all)."""
     try:
@@ -257,8 +261,9 @@ def read_head_tail(path: str | os.PathLike[str], head: int, tail: int,
         raise _cannot(path, err) from None
 
 
-def same_bytes(a: str | os.PathLike[str], b: str | os.PathLike[str],
-               limit: int | None = None) -> bool:
+def same_bytes(
+    a: str | os.PathLike[str], b: str | os.PathLike[str], limit: int | None = None
+) -> bool:
     """Whether two regular dump files hold the same bytes (False if either
     cannot be read), compared a megabyte at a time."""
     try:

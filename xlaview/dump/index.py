@@ -158,7 +158,9 @@ def _drop_repeated_passes(module: DumpModule, problems: list[Problem]) -> None:
     for p in module.passes:
         if kept and kept[-1].seq == p.seq:
             shown = kept[-1].file.rel
-            message = f"pass {p.seq} of {module.title} dumped twice: {shown} is shown, not this file"
+            message = (
+                f"pass {p.seq} of {module.title} dumped twice: {shown} is shown, not this file"
+            )
             problems.append(Problem(p.file.rel, message))
             module.other_files.append(p.file)
             continue
@@ -166,8 +168,9 @@ def _drop_repeated_passes(module: DumpModule, problems: list[Problem]) -> None:
     module.passes = kept
 
 
-def _group(rel_folder: str, entries: list[_Entry], unrecognized: list[DumpFile],
-           problems: list[Problem]) -> list[DumpModule]:
+def _group(
+    rel_folder: str, entries: list[_Entry], unrecognized: list[DumpFile], problems: list[Problem]
+) -> list[DumpModule]:
     by_key: dict[tuple[int, str | None], DumpModule] = {}
 
     def module_for(parsed: DumpFileName, name: str | None) -> DumpModule:
@@ -208,8 +211,10 @@ def _group(rel_folder: str, entries: list[_Entry], unrecognized: list[DumpFile],
                 (n for n in known if parsed.rest == n or parsed.rest.startswith(n + ".")), None
             )
             if name is None and (parsed.module_id, None) not in by_key:
-                name = known[0] if len(known) == 1 and not parsed.rest else guess_module_name(
-                    parsed.rest
+                name = (
+                    known[0]
+                    if len(known) == 1 and not parsed.rest
+                    else guess_module_name(parsed.rest)
                 )
         module_for(parsed, name).other_files.append(entry.file)
 

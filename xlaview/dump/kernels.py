@@ -86,8 +86,9 @@ class ModuleLevels:
         """The `KERNEL_LEVELS` this module's kernels can be read at, in order:
         what its backend wrote (no PTX on CPU or ROCm, no MLIR stages on GPU,
         nothing on TPU)."""
-        present = {key for files in [*self.kernels.values(), *self.module_ir]
-                   for key, _ in files.levels()}
+        present = {
+            key for files in [*self.kernels.values(), *self.module_ir] for key, _ in files.levels()
+        }
         return tuple(key for key, _ in KERNEL_LEVELS if key in present)
 
     def kernel_of(self, instruction: str) -> KernelFiles | None:
@@ -103,7 +104,9 @@ _KERNEL = re.compile(
     r"(?P<stage>\.ir-no-opt(?:\.part_\d+)?\.ll|\.ir-with-opt(?:\.part_\d+)?\.ll|\.o"
     r"|-pre-optimization\.mlir|-post-optimization\.mlir|-post-lowering\.mlir)$"
 )
-_MODULE_IR = re.compile(r"^(?:(?P<shard>[\w.\-]+)\.)?(?P<stage>ir-no-opt\.ll|ir-with-opt\.ll|ptx|spv)$")
+_MODULE_IR = re.compile(
+    r"^(?:(?P<shard>[\w.\-]+)\.)?(?P<stage>ir-no-opt\.ll|ir-with-opt\.ll|ptx|spv)$"
+)
 
 
 def _suffix(module: DumpModule, f: DumpFile) -> str | None:
@@ -113,9 +116,9 @@ def _suffix(module: DumpModule, f: DumpFile) -> str | None:
     at = name.find(prefix)
     if at < 0:
         return None
-    rest = name[at + len(prefix):]
+    rest = name[at + len(prefix) :]
     if module.name and rest.startswith(module.name + "."):
-        rest = rest[len(module.name) + 1:]
+        rest = rest[len(module.name) + 1 :]
     return rest
 
 
@@ -194,7 +197,9 @@ def kernel_arguments(ir: str, kernel: str) -> list[KernelArgument]:
     args = []
     for m in _ARG_LOAD.finditer(body + "\n"):
         meta = m.group(4)
-        args.append(KernelArgument(int(m.group(2)), m.group(3), _metadata_int(ir, meta) if meta else None))
+        args.append(
+            KernelArgument(int(m.group(2)), m.group(3), _metadata_int(ir, meta) if meta else None)
+        )
     return args
 
 
@@ -209,7 +214,10 @@ def _metadata_int(ir: str, node: str) -> int | None:
 
 def function_line(ir: str, name: str) -> int | None:
     """The 1-based line where ``@name`` (IR) or ``.entry name`` (PTX) is defined."""
-    for needle, starts in ((f"@{name}(", ("define",)), (f" {name}(", (".visible .entry", ".entry"))):
+    for needle, starts in (
+        (f"@{name}(", ("define",)),
+        (f" {name}(", (".visible .entry", ".entry")),
+    ):
         at, line_start = _definition(ir, needle, starts)
         if at >= 0:
             return count_newlines(ir, 0, line_start) + 1
@@ -228,5 +236,3 @@ def _definition(ir: str, needle: str, starts: tuple[str, ...]) -> tuple[int, int
             return at, line_start
         at = ir.find(needle, at + 1)
     return -1, -1
-
-

@@ -37,10 +37,17 @@ def default_module(index: DumpIndex) -> DumpModule:
     programs: dict[str, list[DumpModule]] = {}
     for m in candidates:
         programs.setdefault(m.name or m.ref, []).append(m)
-    program = max(programs.values(), key=lambda ms: (
-        not _JAX_HELPER.match(ms[0].name or ""), max(size[m.ref] for m in ms), max(m.id for m in ms)))
-    return max(program, key=lambda m: (m.after_optimizations is not None, len(m.passes),
-                                       size[m.ref], m.id))
+    program = max(
+        programs.values(),
+        key=lambda ms: (
+            not _JAX_HELPER.match(ms[0].name or ""),
+            max(size[m.ref] for m in ms),
+            max(m.id for m in ms),
+        ),
+    )
+    return max(
+        program, key=lambda m: (m.after_optimizations is not None, len(m.passes), size[m.ref], m.id)
+    )
 
 
 def _newest_dump(modules: list[DumpModule]) -> list[DumpModule]:

@@ -14,8 +14,8 @@ from xlaview.dump.files import DumpReadError, read_text, size_setting
 from xlaview.dump.records import DumpFile
 from xlaview.errors import Problem
 from xlaview.hlo import HloSyntaxError, Module, parse_module_tolerant
-from xlaview.hlo.parse.parsed import estimate_bytes
 from xlaview.hlo.parse.driver import Deferral
+from xlaview.hlo.parse.parsed import estimate_bytes
 from xlaview.hlo.parse.store import ComputationStore
 
 CACHE_SIZE = 12  # parsed modules kept at most: a pass step re-reads its neighbours
@@ -54,8 +54,9 @@ def module_bytes(module: Module) -> int:
         parsed = comp.parsed
         if parsed is None:
             total += estimate_bytes(len(comp), comp.span.end - comp.span.offset)
-        elif comp.built and (parsed.span.offset != comp.span.offset
-                             or parsed.span.line != comp.span.line):
+        elif comp.built and (
+            parsed.span.offset != comp.span.offset or parsed.span.line != comp.span.line
+        ):
             total += _RELOCATED_BYTES * len(parsed)
     return total
 
@@ -99,8 +100,12 @@ class ModuleCache:
         """Estimated bytes held: ``modules`` (texts and their own parts),
         ``computations`` (shared between passes), ``total``, and the budget."""
         shared = self.store.nbytes
-        return {"modules": self.nbytes, "computations": shared,
-                "total": self.nbytes + shared, "budget": self.budget}
+        return {
+            "modules": self.nbytes,
+            "computations": shared,
+            "total": self.nbytes + shared,
+            "budget": self.budget,
+        }
 
     def cached(self, dump_file: DumpFile | str | Path) -> LoadedModule | None:
         """The module if it is parsed and kept, without parsing it."""
@@ -144,8 +149,9 @@ class ModuleCache:
             return self.load(dump_file)
         loaded = None
         try:
-            loaded = load_module(path, store=self.store,
-                                 previous=last.module if last is not None else None)
+            loaded = load_module(
+                path, store=self.store, previous=last.module if last is not None else None
+            )
         finally:
             with self._lock:
                 del self._loading[key]
@@ -173,8 +179,11 @@ def load_module(
 
 
 def load_text(
-    path: str | Path, text: str, store: ComputationStore | None = None,
-    previous: Module | None = None, deferral: Deferral | None = None,
+    path: str | Path,
+    text: str,
+    store: ComputationStore | None = None,
+    previous: Module | None = None,
+    deferral: Deferral | None = None,
 ) -> LoadedModule:
     """`load_module` of the text read from ``path`` (``deferral`` as in
     `xlaview.hlo.parse.driver.parse_module_tolerant`)."""

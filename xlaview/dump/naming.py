@@ -34,9 +34,7 @@ _REPORTS = r"-buffer-assignment-values|-buffer-assignment|-live-range|-memory-us
 _PREFIX = re.compile(r"(?:(\d{10,})\.)?module_(\d{4,})(?:\.(.*))?\Z", re.S)
 _PASS = re.compile(rf"(?:^|\.)(\d{{4,}})\.([^.]+)\.after_(.+?)\.before_(.+)\.({_FORMATS})\Z")
 _SNAPSHOT = re.compile(rf"(?:^|\.)(\d{{4,}})\.([^.]+)\.after_([^.]+)\.({_FORMATS})\Z")
-_STAGE = re.compile(
-    rf"(?:^|\.)(?:({_BACKEND})_)?({_STAGES})({_REPORTS})?\.({_FORMATS})\Z"
-)
+_STAGE = re.compile(rf"(?:^|\.)(?:({_BACKEND})_)?({_STAGES})({_REPORTS})?\.({_FORMATS})\Z")
 _CHANGELIST = re.compile(r"\.cl_(\d+)\Z")
 _FUSION_VISUALIZATION = re.compile(
     r"(.+)\.module_(\d{4,})\.(.*)\._fusion\.(html|pyz)\Z|(.+)_fusion_visualization\.html\Z"

@@ -27,8 +27,14 @@ from xlaview.errors import XlaviewError
 if TYPE_CHECKING:
     from xlaview.dump.records import DumpFile, DumpModule
 
-__all__ = ["ModulePoint", "NoSuchPointError", "find_point", "key_of", "module_points",
-           "previous_point"]
+__all__ = [
+    "ModulePoint",
+    "NoSuchPointError",
+    "find_point",
+    "key_of",
+    "module_points",
+    "previous_point",
+]
 
 STAGE, PASS, SNAPSHOT = "stage", "pass", "snapshot"
 
@@ -86,27 +92,48 @@ def module_points(module: DumpModule) -> list[ModulePoint]:
     passes: list[ModulePoint] = []
     for p in module.passes:
         if p.before is None:
-            passes.append(ModulePoint(str(p.seq), f"{p.seq:04d}  {p.pipeline}: after {p.after}",
-                                      p.file, SNAPSHOT, p.pipeline, p.seq, p.after))
+            passes.append(
+                ModulePoint(
+                    str(p.seq),
+                    f"{p.seq:04d}  {p.pipeline}: after {p.after}",
+                    p.file,
+                    SNAPSHOT,
+                    p.pipeline,
+                    p.seq,
+                    p.after,
+                )
+            )
         else:
-            passes.append(ModulePoint(
-                str(p.seq), f"{p.seq:04d}  {p.pipeline}: after {p.after}  →  before {p.before}",
-                p.file, PASS, p.pipeline, p.seq, p.after, p.before))
+            passes.append(
+                ModulePoint(
+                    str(p.seq),
+                    f"{p.seq:04d}  {p.pipeline}: after {p.after}  →  before {p.before}",
+                    p.file,
+                    PASS,
+                    p.pipeline,
+                    p.seq,
+                    p.after,
+                    p.before,
+                )
+            )
     early: list[ModulePoint] = []
     late: list[ModulePoint] = []
     for name in sorted(module.stages, key=_late_order):
-        point = ModulePoint(name, _STAGE_TITLES.get(name, name.replace("_", " ")),
-                            module.stages[name], STAGE)
+        point = ModulePoint(
+            name, _STAGE_TITLES.get(name, name.replace("_", " ")), module.stages[name], STAGE
+        )
         (early if name == "after_spmd_partitioner" else late).append(point)
     at = _spmd_boundary(passes) if early else 0
     points: list[ModulePoint] = []
     if module.before_optimizations:
-        points.append(ModulePoint("before", "before optimizations", module.before_optimizations,
-                                  STAGE))
+        points.append(
+            ModulePoint("before", "before optimizations", module.before_optimizations, STAGE)
+        )
     points += passes[:at] + early + passes[at:] + late
     if module.after_optimizations:
-        points.append(ModulePoint("after", "after optimizations", module.after_optimizations,
-                                  STAGE))
+        points.append(
+            ModulePoint("after", "after optimizations", module.after_optimizations, STAGE)
+        )
     return points
 
 
@@ -139,8 +166,12 @@ def find_point(module: DumpModule, key: str | int) -> ModulePoint:
         for p in points:
             if p.seq == int(text):
                 return p
-    aliases = {"before_optimizations": "before", "before_optimization": "before",
-               "after_optimizations": "after", "after_optimization": "after"}
+    aliases = {
+        "before_optimizations": "before",
+        "before_optimization": "before",
+        "after_optimizations": "after",
+        "after_optimization": "after",
+    }
     if text in aliases:
         return find_point(module, aliases[text])
     steps = [p for p in points if p.kind == SNAPSHOT and _step_names(p) & {text}]
@@ -148,8 +179,9 @@ def find_point(module: DumpModule, key: str | int) -> ModulePoint:
         return steps[0]
     if len(steps) > 1:
         seqs = ", ".join(p.key for p in steps)
-        raise NoSuchPointError(f"{text!r} names several snapshots of {module.key}: {seqs} "
-                               "(give the sequence number)")
+        raise NoSuchPointError(
+            f"{text!r} names several snapshots of {module.key}: {seqs} (give the sequence number)"
+        )
     raise NoSuchPointError(f"{module.key} has no pass {key!r} ({_choices(points)})")
 
 

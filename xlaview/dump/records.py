@@ -108,8 +108,12 @@ class DumpModule:
         optimizations, pass dumps, snapshots (in-pass, and stages such as
         ``after_spmd_partitioner`` where XLA writes them), after optimizations.
         See `xlaview.dump.points`."""
-        made_of = (self.before_optimizations, self.after_optimizations, len(self.passes),
-                   tuple(self.stages.items()))
+        made_of = (
+            self.before_optimizations,
+            self.after_optimizations,
+            len(self.passes),
+            tuple(self.stages.items()),
+        )
         if self._points is None or self._points[0] != made_of:
             self._points = (made_of, module_points(self))
         return list(self._points[1])
@@ -189,9 +193,11 @@ class DumpIndex:
             return found[0]
         if not found:
             raise ModuleLookupError(
-                f"no module {text!r} in {self.root} (modules: {_listing(self.modules)})")
+                f"no module {text!r} in {self.root} (modules: {_listing(self.modules)})"
+            )
         raise ModuleLookupError(
-            f"{len(found)} modules match {text!r}: {_listing(found)}; name one by its id", found)
+            f"{len(found)} modules match {text!r}: {_listing(found)}; name one by its id", found
+        )
 
     def _matching(self, text: str) -> list[DumpModule]:
         candidates, rest = self.modules, text

@@ -168,8 +168,19 @@ def parse_metadata(value: str) -> dict[str, str | int]:
 
 # C escapes, as XLA's CEscape writes them; an unknown one (`\m`) stays as it is.
 _ESCAPE = re.compile(r"\\(x[0-9A-Fa-f]{1,2}|[0-7]{1,3}|.)", re.S)
-_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f",
-                   "v": "\v", "\\": "\\", '"': '"', "'": "'", "?": "?"}
+_SIMPLE_ESCAPES = {
+    "n": "\n",
+    "t": "\t",
+    "r": "\r",
+    "a": "\a",
+    "b": "\b",
+    "f": "\f",
+    "v": "\v",
+    "\\": "\\",
+    '"': '"',
+    "'": "'",
+    "?": "?",
+}
 
 
 def _unescape(match: re.Match[str]) -> str:

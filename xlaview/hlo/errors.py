@@ -18,7 +18,7 @@ def elide(text: str, limit: int = QUOTE_LIMIT) -> str:
         return text
     head = (limit - 3) * 2 // 3
     tail = limit - 3 - head
-    return f"{text[:head]} … {text[len(text) - tail:]}"
+    return f"{text[:head]} … {text[len(text) - tail :]}"
 
 
 class Location(NamedTuple):

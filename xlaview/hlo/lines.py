@@ -95,8 +95,9 @@ class LineOwners(Mapping[int, Owner]):
         if self._fallback is not None:
             return iter(self._fallback)
         assert self._starts is not None
-        return (line for start, end in zip(self._starts, self._ends)
-                for line in range(start, end + 1))
+        return (
+            line for start, end in zip(self._starts, self._ends) for line in range(start, end + 1)
+        )
 
     def __len__(self) -> int:
         if self._starts is None:

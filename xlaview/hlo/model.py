@@ -468,7 +468,11 @@ class Module:
         pos = text.find(needle)
         while pos >= 0:
             start = pos - 7 if text.startswith("  ROOT ", pos - 7) else pos - 2
-            if start >= 0 and text.startswith("  ", start) and (start == 0 or text[start - 1] == "\n"):
+            if (
+                start >= 0
+                and text.startswith("  ", start)
+                and (start == 0 or text[start - 1] == "\n")
+            ):
                 break
             pos = text.find(needle, pos + 1)
         else:

@@ -221,7 +221,7 @@ def parse_shape(text: str) -> Shape:
     shape, end = _parse_at(text, 0)
     end = _SKIP.match(text, end).end()  # type: ignore[union-attr]
     if end != len(text):
-        raise ShapeSyntaxError(f"unexpected {text[end:end + 10]!r} after shape", end)
+        raise ShapeSyntaxError(f"unexpected {text[end : end + 10]!r} after shape", end)
     return shape
 
 
@@ -311,7 +311,7 @@ def _parse_layout(text: str, base: int) -> Layout:
     while pos < len(attrs):
         m = _LAYOUT_ITEM.match(attrs, pos)
         if not m:
-            raise ShapeSyntaxError(f"unexpected {attrs[pos:pos + 8]!r} in layout", base)
+            raise ShapeSyntaxError(f"unexpected {attrs[pos : pos + 8]!r} in layout", base)
         kind = m.group(1)
         groups = []
         pos = m.end() - 1
@@ -325,7 +325,9 @@ def _parse_layout(text: str, base: int) -> Layout:
                 break
         if kind == "T":
             for g in groups:
-                tiles.append(tuple(-1 if d.strip() == "*" else int(d) for d in g.split(",") if d.strip()))
+                tiles.append(
+                    tuple(-1 if d.strip() == "*" else int(d) for d in g.split(",") if d.strip())
+                )
         elif kind == "E" and _INT.fullmatch(groups[0].strip()):
             element_bits = int(groups[0])
         elif kind == "S" and _INT.fullmatch(groups[0].strip()):

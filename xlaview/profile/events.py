@@ -88,8 +88,9 @@ class EventTable:
                 self._op_lines.add(index)
         return index
 
-    def add(self, key: OpKey, run: str | None, thread: int, start_s: float,
-            duration_s: float) -> None:
+    def add(
+        self, key: OpKey, run: str | None, thread: int, start_s: float, duration_s: float
+    ) -> None:
         key_index = self._key_ids.get(key)
         if key_index is None:
             key_index = self._key_ids[key] = len(self.keys)
@@ -112,7 +113,8 @@ class EventTable:
             return self
         op_devices = {self.threads[t][0] for t in self._op_lines}
         keep = [
-            i for i, t in enumerate(self.thread)
+            i
+            for i, t in enumerate(self.thread)
             if t in self._op_lines or self.threads[t][0] not in op_devices
         ]
         if len(keep) == len(self.thread):
@@ -127,6 +129,9 @@ class EventTable:
         for i in range(len(self.key)):
             run = self.run[i]
             yield OpEvent(
-                self.keys[self.key[i]], self.runs[run] if run >= 0 else None,
-                self.threads[self.thread[i]][1], self.start[i], self.duration[i],
+                self.keys[self.key[i]],
+                self.runs[run] if run >= 0 else None,
+                self.threads[self.thread[i]][1],
+                self.start[i],
+                self.duration[i],
             )

@@ -15,9 +15,9 @@ gzip bomb stops at the cap with an error naming the file.
 from __future__ import annotations
 
 import codecs
-import os
 import gzip
 import io
+import os
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -148,13 +148,16 @@ def trace_files(path: str | os.PathLike[str], prefer: str = "xplane") -> list[Tr
         found = _classify(path)
         if found is None:
             raise TraceReadError(
-                path, "not a trace: expected a .xplane.pb, .trace.json.gz or .json file")
+                path, "not a trace: expected a .xplane.pb, .trace.json.gz or .json file"
+            )
         return [found]
     run = _latest_run(path)
     if run is None:
         raise TraceReadError(
-            path, "no trace here: expected plugins/profile/<run>/<host>.xplane.pb or "
-            "<host>.trace.json.gz (the folder given to jax.profiler.start_trace)")
+            path,
+            "no trace here: expected plugins/profile/<run>/<host>.xplane.pb or "
+            "<host>.trace.json.gz (the folder given to jax.profiler.start_trace)",
+        )
     files = [f for f in (_classify(p) for p in sorted(run.iterdir()) if p.is_file()) if f]
     by_host: dict[str, dict[str, TraceFile]] = {}
     for f in files:

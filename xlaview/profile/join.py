@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
-from xlaview.dump.records import DumpFile, DumpIndex, DumpModule
 from xlaview.dump.modules import load_module
+from xlaview.dump.records import DumpFile, DumpIndex, DumpModule
 from xlaview.hlo import Module
 from xlaview.profile.measure import ModuleTime, measure_module
 from xlaview.profile.trace import Trace
@@ -32,7 +32,8 @@ def executed_file(dump_module: DumpModule) -> DumpFile | None:
 def compilations(index: DumpIndex, dump_module: DumpModule) -> list[DumpModule]:
     """The modules of one dump (one process) that share ``dump_module``'s name."""
     return [
-        m for m in index.modules
+        m
+        for m in index.modules
         if m.name == dump_module.name and m.dump == dump_module.dump and executed_file(m)
     ]
 
@@ -62,8 +63,12 @@ class _InstructionNames(Mapping[int, frozenset[str]]):
 
 
 def measure_dump_module(
-    trace: Trace, index: DumpIndex, dump_module: DumpModule, module: Module | None = None,
-    device: str | None = None, load: LoadModule = parse_dump_file,
+    trace: Trace,
+    index: DumpIndex,
+    dump_module: DumpModule,
+    module: Module | None = None,
+    device: str | None = None,
+    load: LoadModule = parse_dump_file,
 ) -> ModuleTime:
     """The measured time of ``dump_module`` (whose executed HLO, if already
     parsed, is ``module``) on ``device`` (None: every device, summed).
@@ -79,8 +84,9 @@ def measure_dump_module(
     others = [m for m in compilations(index, dump_module) if m.id != dump_module.id]
     instructions = {i.name for i in module.instructions()}
     name = dump_module.name or module.name
-    return measure_module(trace, name, instructions, dump_module.id,
-                          _InstructionNames(others, load), device)
+    return measure_module(
+        trace, name, instructions, dump_module.id, _InstructionNames(others, load), device
+    )
 
 
 @dataclass(frozen=True, slots=True)

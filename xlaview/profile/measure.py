@@ -75,8 +75,12 @@ class ModuleTime:
 
 
 def measure_module(
-    trace: Trace, name: str, instructions: Collection[str], module_id: int | None = None,
-    rivals: Mapping[int, Collection[str]] | None = None, device: str | None = None,
+    trace: Trace,
+    name: str,
+    instructions: Collection[str],
+    module_id: int | None = None,
+    rivals: Mapping[int, Collection[str]] | None = None,
+    device: str | None = None,
 ) -> ModuleTime:
     """The measured time of module ``name`` (dump id ``module_id``, whose
     instruction names are ``instructions``) on ``device`` (None: all).
@@ -88,21 +92,28 @@ def measure_module(
     rivals = rivals or {}
     rival_ids = {rid for rid in rivals if rid != module_id}
     wanted = {
-        i for i, k in enumerate(table.keys)
+        i
+        for i, k in enumerate(table.keys)
         if k.module == name and (device is None or k.device == device)
     }
     program_ids = {table.keys[i].program_id for i in wanted}
     known = rival_ids | ({module_id} if module_id is not None else set())
     shared: tuple[int, ...] = ()
     by_id = {i for i in wanted if table.keys[i].program_id == module_id}
-    if (wanted and None not in program_ids and module_id is not None and program_ids <= known
-            and _names_fit(table, by_id, instructions)):
+    if (
+        wanted
+        and None not in program_ids
+        and module_id is not None
+        and program_ids <= known
+        and _names_fit(table, by_id, instructions)
+    ):
         matched_by = "program id"
         picked = _picked(table, by_id)
     elif rival_ids:
         matched_by = "op names"
-        picked, shared = _pick_runs(table, wanted, set(instructions),
-                                    {rid: rivals[rid] for rid in rival_ids})
+        picked, shared = _pick_runs(
+            table, wanted, set(instructions), {rid: rivals[rid] for rid in rival_ids}
+        )
     else:
         matched_by = "name"
         picked = _picked(table, wanted)
@@ -118,7 +129,9 @@ def _names_fit(table: EventTable, keys: set[int], instructions: Collection[str])
 
 
 def _pick_runs(
-    table: EventTable, wanted: set[int], instructions: set[str],
+    table: EventTable,
+    wanted: set[int],
+    instructions: set[str],
     rivals: Mapping[int, Collection[str]],
 ) -> tuple[array, tuple[int, ...]]:
     by_run: dict[int, array] = {}
@@ -144,8 +157,14 @@ def _picked(table: EventTable, keys: set[int]) -> array:
 
 
 def _sum_up(
-    table: EventTable, picked: array, name: str, module_id: int | None,
-    device: str | None, instructions: set[str], matched_by: str, shared: tuple[int, ...],
+    table: EventTable,
+    picked: array,
+    name: str,
+    module_id: int | None,
+    device: str | None,
+    instructions: set[str],
+    matched_by: str,
+    shared: tuple[int, ...],
 ) -> ModuleTime:
     # Sums by key first (numbers in lists, no per-event objects), then by op
     # name: a million events of one module must not cost a dict entry each.
@@ -188,8 +207,19 @@ def _sum_up(
     unmatched = tuple(t for t in times if t.name not in instructions)
     # Without run ids, an op that ran once per run ran least often.
     run_count = len(runs) if runs else min((t.count for t in ops), default=0)
-    return ModuleTime(name, module_id, device, tuple(sorted(devices)), run_count, outer_total,
-                      outer_matched, ops, unmatched, matched_by, shared)
+    return ModuleTime(
+        name,
+        module_id,
+        device,
+        tuple(sorted(devices)),
+        run_count,
+        outer_total,
+        outer_matched,
+        ops,
+        unmatched,
+        matched_by,
+        shared,
+    )
 
 
 def _parents(table: EventTable, picked: array) -> array:

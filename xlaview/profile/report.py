@@ -142,14 +142,29 @@ def combine(
     ops = []
     for t in measured.ops:
         cost = costs.get(t.name)
-        ops.append(OpProfile(
-            t.name, t.count, t.measured_s, t.self_s, t.measured_s / total if total else 0.0,
-            cost.flops if cost is not None else None,
-            cost.bytes_accessed if cost is not None else None,
-            cost.time_s if cost is not None else None,
-        ))
+        ops.append(
+            OpProfile(
+                t.name,
+                t.count,
+                t.measured_s,
+                t.self_s,
+                t.measured_s / total if total else 0.0,
+                cost.flops if cost is not None else None,
+                cost.bytes_accessed if cost is not None else None,
+                cost.time_s if cost is not None else None,
+            )
+        )
     return ModuleProfile(
-        measured.module, measured.module_id, device, measured.device, measured.devices,
-        measured.runs, measured.measured_s, measured.matched_s, tuple(ops), measured.unmatched,
-        measured.matched_by, measured.shared_with,
+        measured.module,
+        measured.module_id,
+        device,
+        measured.device,
+        measured.devices,
+        measured.runs,
+        measured.measured_s,
+        measured.matched_s,
+        tuple(ops),
+        measured.unmatched,
+        measured.matched_by,
+        measured.shared_with,
     )

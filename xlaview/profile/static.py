@@ -8,10 +8,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from xlaview.analysis.cost.totals import ModuleCost, module_cost
 from xlaview.analysis.cost.devices import Device, detect_device
 from xlaview.analysis.cost.devices import device as device_named
 from xlaview.analysis.cost.roofline import Roofline, roofline
+from xlaview.analysis.cost.totals import ModuleCost, module_cost
 from xlaview.dump.records import DumpIndex, DumpModule
 from xlaview.hlo import Module
 from xlaview.profile.join import LoadModule, executed_file, measure_dump_module, parse_dump_file
@@ -43,9 +43,13 @@ class StaticCosts(Mapping[str, StaticOp]):
         if name not in self._found:
             op = self._cost.op(name)
             placed = self._roofline.op(name) if self._roofline is not None and op else None
-            self._found[name] = None if op is None or not op.known else StaticOp(
-                op.flops, op.bytes_accessed,
-                placed.time_s if placed is not None else None)
+            self._found[name] = (
+                None
+                if op is None or not op.known
+                else StaticOp(
+                    op.flops, op.bytes_accessed, placed.time_s if placed is not None else None
+                )
+            )
         return self._found[name]
 
     def __getitem__(self, name: str) -> StaticOp:
@@ -76,8 +80,9 @@ def roofline_device(module: Module, path: str | Path | None, name: str | None) -
     return choice.device if choice.detected else None
 
 
-def static_costs(module: Module, device: Device | None,
-                 cost: ModuleCost | None = None) -> StaticCosts:
+def static_costs(
+    module: Module, device: Device | None, cost: ModuleCost | None = None
+) -> StaticCosts:
     """The static cost of ``module``'s instructions, on ``device``'s roofline
     (None: FLOPs and bytes only). ``cost`` if the caller has it already."""
     cost = cost if cost is not None else module_cost(module)
@@ -85,8 +90,13 @@ def static_costs(module: Module, device: Device | None,
 
 
 def profile_dump_module(
-    trace: Trace, index: DumpIndex, dump_module: DumpModule, module: Module | None = None,
-    device: str | None = None, trace_device: str | None = None, load: LoadModule = parse_dump_file,
+    trace: Trace,
+    index: DumpIndex,
+    dump_module: DumpModule,
+    module: Module | None = None,
+    device: str | None = None,
+    trace_device: str | None = None,
+    load: LoadModule = parse_dump_file,
     cost: ModuleCost | None = None,
 ) -> ModuleProfile:
     """The profile of ``dump_module``: its measured time on ``trace_device``

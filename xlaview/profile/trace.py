@@ -52,9 +52,11 @@ class Trace:
 
 
 def read_trace(
-    path: str | os.PathLike[str], prefer: str = "xplane",
+    path: str | os.PathLike[str],
+    prefer: str = "xplane",
     progress: Callable[[int], None] | None = None,
-    max_file: int = MAX_FILE_BYTES, max_text: int = MAX_TEXT_BYTES,
+    max_file: int = MAX_FILE_BYTES,
+    max_text: int = MAX_TEXT_BYTES,
 ) -> Trace:
     """Read the trace at ``path`` (a trace file, a run folder, a
     ``jax.profiler`` log dir, or a dump folder holding ``trace/``).

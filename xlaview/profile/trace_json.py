@@ -100,13 +100,19 @@ class _Stream:
 
     def fail(self, message: str, pos: int | None = None) -> None:
         where = self.consumed + (self.pos if pos is None else pos)
-        raise TraceReadError(self.path, f"not a trace-event JSON file: {message} at character {where:,}")
+        raise TraceReadError(
+            self.path, f"not a trace-event JSON file: {message} at character {where:,}"
+        )
 
 
 def read_trace_json(
-    path: Path, table: EventTable, host: str = "",
-    max_text: int = MAX_TEXT_BYTES, max_file: int = MAX_FILE_BYTES,
-    progress: Callable[[int], None] | None = None, notes: list[str] | None = None,
+    path: Path,
+    table: EventTable,
+    host: str = "",
+    max_text: int = MAX_TEXT_BYTES,
+    max_file: int = MAX_FILE_BYTES,
+    progress: Callable[[int], None] | None = None,
+    notes: list[str] | None = None,
 ) -> int:
     """Add the op events of one JSON trace file to ``table``; returns how many
     events the file holds in all. ``progress`` gets the events read so far,
@@ -114,13 +120,21 @@ def read_trace_json(
     profiler's export limit."""
     complete = _read(path, table, host, max_text, max_file, progress)
     if complete >= JSON_EXPORT_LIMIT and notes is not None:
-        notes.append(f"{path}: {complete:,} timed events, the most the profiler's JSON export "
-                     "keeps: later events were dropped (the .xplane.pb beside it has them all)")
+        notes.append(
+            f"{path}: {complete:,} timed events, the most the profiler's JSON export "
+            "keeps: later events were dropped (the .xplane.pb beside it has them all)"
+        )
     return complete
 
 
-def _read(path: Path, table: EventTable, host: str, max_text: int, max_file: int,
-          progress: Callable[[int], None] | None) -> int:
+def _read(
+    path: Path,
+    table: EventTable,
+    host: str,
+    max_text: int,
+    max_file: int,
+    progress: Callable[[int], None] | None,
+) -> int:
     stream = _Stream(path, text_chunks(path, max_text, max_file))
     first = stream.peek()
     if first == "[":  # the bare-array form of the format
@@ -149,8 +163,9 @@ def _read(path: Path, table: EventTable, host: str, max_text: int, max_file: int
     return count
 
 
-def _read_events(stream: _Stream, table: EventTable, host: str,
-                 progress: Callable[[int], None] | None) -> int:
+def _read_events(
+    stream: _Stream, table: EventTable, host: str, progress: Callable[[int], None] | None
+) -> int:
     stream.expect("[")
     processes: dict[object, str] = {}
     threads: dict[tuple[object, object], str] = {}
@@ -195,8 +210,14 @@ def _metadata(event: dict, processes: dict, threads: dict) -> None:
         threads[(event.get("pid"), event.get("tid"))] = name
 
 
-def _flush(stream: _Stream, pending: list[dict], processes: dict, threads: dict,
-           table: EventTable, host: str) -> None:
+def _flush(
+    stream: _Stream,
+    pending: list[dict],
+    processes: dict,
+    threads: dict,
+    table: EventTable,
+    host: str,
+) -> None:
     # The tsl writer puts the names of processes and threads first; buffering a
     # few thousand events covers writers that do not.
     for event in pending:
@@ -210,10 +231,19 @@ def _flush(stream: _Stream, pending: list[dict], processes: dict, threads: dict,
         device = device_name(processes.get(pid, f"pid {pid}"), args.get("device_ordinal"), host)
         line = threads.get((pid, tid), f"tid {tid}")
         run = args.get("run_id")
-        key = OpKey(str(args.get("hlo_module", "")), str(args["hlo_op"]), device,
-                    _int_or_none(args.get("program_id")))
-        table.add(key, None if run is None else str(run), table.thread_id(device, line, (pid, tid)),
-                  start, duration)
+        key = OpKey(
+            str(args.get("hlo_module", "")),
+            str(args["hlo_op"]),
+            device,
+            _int_or_none(args.get("program_id")),
+        )
+        table.add(
+            key,
+            None if run is None else str(run),
+            table.thread_id(device, line, (pid, tid)),
+            start,
+            duration,
+        )
     pending.clear()
 
 

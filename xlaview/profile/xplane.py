@@ -56,8 +56,9 @@ def _varint(data: bytes, pos: int) -> tuple[int, int]:
             raise _Corrupt("a number longer than 10 bytes")
 
 
-def _fields(data: bytes, start: int = 0, end: int | None = None
-            ) -> Iterator[tuple[int, int, int, int]]:
+def _fields(
+    data: bytes, start: int = 0, end: int | None = None
+) -> Iterator[tuple[int, int, int, int]]:
     """(field number, wire type, a, b) for each field of a message: for a
     length-delimited field its bytes are ``data[a:b]``; for the others ``a``
     is the value (``b`` is 0)."""
@@ -168,7 +169,10 @@ def _stat(data: bytes, start: int, end: int, plane: _Plane) -> tuple[str, object
 
 
 def read_xplane(
-    path: Path, table: EventTable, host: str = "", max_file: int = MAX_XPLANE_BYTES,
+    path: Path,
+    table: EventTable,
+    host: str = "",
+    max_file: int = MAX_XPLANE_BYTES,
     progress: Callable[[int], None] | None = None,
 ) -> int:
     """Add the op events of one ``.xplane.pb`` to ``table``; returns how many
@@ -179,15 +183,21 @@ def read_xplane(
     except _Corrupt as err:
         raise TraceReadError(path, f"not an XPlane protocol buffer: {err}") from None
     except IndexError:  # the inline decoding of events ran off the end of the file
-        raise TraceReadError(path, "not an XPlane protocol buffer: it ends inside an event") from None
+        raise TraceReadError(
+            path, "not an XPlane protocol buffer: it ends inside an event"
+        ) from None
 
 
-def _read_space(data: bytes, table: EventTable, host: str,
-                progress: Callable[[int], None] | None) -> int:
+def _read_space(
+    data: bytes, table: EventTable, host: str, progress: Callable[[int], None] | None
+) -> int:
     count = 0
     origin: int | None = None  # the earliest line start, so times are small numbers
-    planes = [_Plane(data, a, b) for number, wire, a, b in _fields(data)
-              if number == 1 and wire == _LENGTH]
+    planes = [
+        _Plane(data, a, b)
+        for number, wire, a, b in _fields(data)
+        if number == 1 and wire == _LENGTH
+    ]
     if not planes and data:
         raise _Corrupt("no planes")
     for plane in planes:
@@ -206,8 +216,11 @@ def _read_space(data: bytes, table: EventTable, host: str,
                     display = _text(data, a, b)
                 elif number == 3 and wire == 0:
                     start_ns = _signed(a)
-            events = ((a, b) for number, wire, a, b in _fields(data, *line_span)
-                      if number == 4 and wire == _LENGTH)
+            events = (
+                (a, b)
+                for number, wire, a, b in _fields(data, *line_span)
+                if number == 4 and wire == _LENGTH
+            )
             if origin is None:
                 origin = start_ns
             base_s = (start_ns - origin) * 1e-9
@@ -221,19 +234,34 @@ def _read_space(data: bytes, table: EventTable, host: str,
                 if found is None:
                     continue
                 stats, offset_ps, duration_ps = found
-                ident = (stats.get("hlo_module"), stats["hlo_op"], stats.get("device_ordinal"),
-                         stats.get("program_id"))
+                ident = (
+                    stats.get("hlo_module"),
+                    stats["hlo_op"],
+                    stats.get("device_ordinal"),
+                    stats.get("program_id"),
+                )
                 key = keys.get(ident)
                 if key is None:
                     device = device_name(plane.name, ident[2], host)
                     program = ident[3]
-                    key = keys[ident] = OpKey(str(ident[0] or ""), str(ident[1]), device,
-                                              program if isinstance(program, int) else None)
+                    key = keys[ident] = OpKey(
+                        str(ident[0] or ""),
+                        str(ident[1]),
+                        device,
+                        program if isinstance(program, int) else None,
+                    )
                 if thread is None:
-                    thread = table.thread_id(key.device, display or line_name, (plane.name, line_id))
+                    thread = table.thread_id(
+                        key.device, display or line_name, (plane.name, line_id)
+                    )
                 run = stats.get("run_id")
-                table.add(key, None if run is None else str(run), thread,
-                          base_s + offset_ps * _PS, duration_ps * _PS)
+                table.add(
+                    key,
+                    None if run is None else str(run),
+                    thread,
+                    base_s + offset_ps * _PS,
+                    duration_ps * _PS,
+                )
     return count
 
 

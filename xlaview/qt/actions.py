@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
-from xlaview.version import __version__
 from xlaview.qt import export
+from xlaview.version import __version__
 
 if TYPE_CHECKING:
     from xlaview.qt.main_window import MainWindow
@@ -24,7 +24,8 @@ SHORTCUTS = (
     "Graph: wheel zooms, drag pans, F fits the whole graph, R a readable zoom at the top,\n"
     "  double-click opens a fusion or loop body\n"
     "Backspace: back to the entry computation\n"
-    "Ctrl+E: export the window as PNG;  Ctrl+Shift+C: copy a screenshot")
+    "Ctrl+E: export the window as PNG;  Ctrl+Shift+C: copy a screenshot"
+)
 
 
 class Menus:
@@ -44,8 +45,7 @@ class Menus:
         self._add(file_menu, "Export Window as &PNG…", lambda: self.export("window-png"), "Ctrl+E")
         self._add(file_menu, "Export &Graph as PNG (2x)…", lambda: self.export("graph-png"))
         self._add(file_menu, "Export Graph as &SVG…", lambda: self.export("graph-svg"))
-        self._add(file_menu, "&Copy Screenshot", lambda: export.copy_window(window),
-                  "Ctrl+Shift+C")
+        self._add(file_menu, "&Copy Screenshot", lambda: export.copy_window(window), "Ctrl+Shift+C")
         file_menu.addSeparator()
         self._add(file_menu, "&Quit", window.close, QKeySequence.StandardKey.Quit)
 
@@ -53,8 +53,7 @@ class Menus:
         self._add(view_menu, "&Fit Graph", window.graph_pane.fit, "Ctrl+0")
         self._add(view_menu, "Next Pass", lambda: window.timeline.step(+1), "Ctrl+Right")
         self._add(view_menu, "Previous Pass", lambda: window.timeline.step(-1), "Ctrl+Left")
-        self._add(view_menu, "Back to Entry Computation", window.model.back_to_entry,
-                  "Backspace")
+        self._add(view_menu, "Back to Entry Computation", window.model.back_to_entry, "Backspace")
         self._add(view_menu, "&Search Instructions", window.focus_search, "Ctrl+Shift+F")
         self._add(view_menu, "&Reset Layout", window.reset_layout)
         animate = self._add(view_menu, "&Animate Pass Steps", window.set_animate)
@@ -65,11 +64,20 @@ class Menus:
             view_menu.addAction(dock.toggleViewAction())
 
         help_menu = bar.addMenu("&Help")
-        self._add(help_menu, "&Keyboard Shortcuts",
-                  lambda: QMessageBox.information(window, "Keyboard shortcuts", SHORTCUTS))
-        self._add(help_menu, "&About xlaview", lambda: QMessageBox.about(
-            window, "About xlaview",
-            f"<b>xlaview {__version__}</b><br>An explorer for XLA compiler dumps."))
+        self._add(
+            help_menu,
+            "&Keyboard Shortcuts",
+            lambda: QMessageBox.information(window, "Keyboard shortcuts", SHORTCUTS),
+        )
+        self._add(
+            help_menu,
+            "&About xlaview",
+            lambda: QMessageBox.about(
+                window,
+                "About xlaview",
+                f"<b>xlaview {__version__}</b><br>An explorer for XLA compiler dumps.",
+            ),
+        )
         self.update_recent()
 
     def _add(self, menu: QMenu, text: str, slot: Callable[..., object], shortcut=None) -> QAction:
@@ -85,27 +93,33 @@ class Menus:
         return str(index.root) if index else str(Path.home())
 
     def open_folder(self) -> None:
-        folder = QFileDialog.getExistingDirectory(self.window, "Open an XLA dump folder",
-                                                  self._start())
+        folder = QFileDialog.getExistingDirectory(
+            self.window, "Open an XLA dump folder", self._start()
+        )
         if folder:
             self.window.open_dump(folder)
 
     def open_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.window, "Open an HLO text", self._start(),
-                                              "HLO text (*.txt *.hlo);;All files (*)")
+        path, _ = QFileDialog.getOpenFileName(
+            self.window, "Open an HLO text", self._start(), "HLO text (*.txt *.hlo);;All files (*)"
+        )
         if path:
             self.window.open_dump(path)
 
     def compare_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(
-            self.window, "Compare with another dump folder", str(Path(self._start()).parent))
+            self.window, "Compare with another dump folder", str(Path(self._start()).parent)
+        )
         if folder:
             self.window.compare_with(folder)
 
     def open_profile(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self.window, "Open a jax.profiler trace (in plugins/profile/<run>/)", self._start(),
-            "Traces (*.xplane.pb *.trace.json.gz *.json.gz *.json);;All files (*)")
+            self.window,
+            "Open a jax.profiler trace (in plugins/profile/<run>/)",
+            self._start(),
+            "Traces (*.xplane.pb *.trace.json.gz *.json.gz *.json);;All files (*)",
+        )
         if path:
             self.window.open_profile(path)
 

@@ -9,7 +9,7 @@ import traceback
 from collections.abc import Sequence
 from pathlib import Path
 
-from PySide6.QtCore import QMessageLogContext, Qt, QtMsgType, QTimer, qInstallMessageHandler
+from PySide6.QtCore import QMessageLogContext, Qt, QTimer, QtMsgType, qInstallMessageHandler
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -58,8 +58,9 @@ def install_exception_hook() -> None:
         sys.stderr.write(text)
         if QApplication.instance() is None or QApplication.platformName() == "offscreen":
             return
-        box = QMessageBox(QMessageBox.Icon.Critical, "xlaview: unexpected error",
-                          f"{kind.__name__}: {value}")
+        box = QMessageBox(
+            QMessageBox.Icon.Critical, "xlaview: unexpected error", f"{kind.__name__}: {value}"
+        )
         box.setTextFormat(Qt.TextFormat.PlainText)  # the message may quote a dump
         box.setDetailedText(text)
         box.exec()

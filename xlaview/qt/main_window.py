@@ -23,18 +23,18 @@ from PySide6.QtWidgets import (
 )
 
 from xlaview.qt.actions import Menus
-from xlaview.qt.text.code_tabs import CodeTabs
-from xlaview.qt.model.follower import FolderFollower
 from xlaview.qt.graph.pane import GraphPane
-from xlaview.qt.panels.inspector import InspectorView
-from xlaview.qt.text.levels import LevelsBar
-from xlaview.qt.module_list import ModuleListPanel
-from xlaview.qt.panels.tabs import AnalysisTabs
-from xlaview.qt.panels.changes import ChangesPanel
-from xlaview.qt.safe_text import steady_label
+from xlaview.qt.model.follower import FolderFollower
 from xlaview.qt.model.records import Selection
-from xlaview.qt.timeline import PassTimeline
 from xlaview.qt.model.view_model import ViewModel
+from xlaview.qt.module_list import ModuleListPanel
+from xlaview.qt.panels.changes import ChangesPanel
+from xlaview.qt.panels.inspector import InspectorView
+from xlaview.qt.panels.tabs import AnalysisTabs
+from xlaview.qt.safe_text import steady_label
+from xlaview.qt.text.code_tabs import CodeTabs
+from xlaview.qt.text.levels import LevelsBar
+from xlaview.qt.timeline import PassTimeline
 from xlaview.resources import icon_path
 
 BUSY_SHOWN_AFTER_MS = 150
@@ -119,12 +119,15 @@ class MainWindow(QMainWindow):
 
         self.module_dock = self._dock("Modules", self.modules, Qt.DockWidgetArea.LeftDockWidgetArea)
         # Tabs inside one dock per side: tabified docks leave stray tab bars behind.
-        self.side_tabs = self._tabs("sideTabs", ((self.inspector, "Inspector"),
-                                                 (self.changes, "Changes")))
-        self.inspector_dock = self._dock("Selection", self.side_tabs,
-                                         Qt.DockWidgetArea.RightDockWidgetArea)
-        self.problems_dock = self._dock("Analysis", self.bottom_tabs,
-                                        Qt.DockWidgetArea.BottomDockWidgetArea)
+        self.side_tabs = self._tabs(
+            "sideTabs", ((self.inspector, "Inspector"), (self.changes, "Changes"))
+        )
+        self.inspector_dock = self._dock(
+            "Selection", self.side_tabs, Qt.DockWidgetArea.RightDockWidgetArea
+        )
+        self.problems_dock = self._dock(
+            "Analysis", self.bottom_tabs, Qt.DockWidgetArea.BottomDockWidgetArea
+        )
         self._default_state = self.saveState()
 
         self.status = steady_label(self)
@@ -155,9 +158,11 @@ class MainWindow(QMainWindow):
         dock = QDockWidget(title, self)
         dock.setObjectName(f"{title.lower()}Dock")
         dock.setWidget(widget)
-        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable
-                         | QDockWidget.DockWidgetFeature.DockWidgetClosable
-                         | QDockWidget.DockWidgetFeature.DockWidgetFloatable)
+        dock.setFeatures(
+            QDockWidget.DockWidgetFeature.DockWidgetMovable
+            | QDockWidget.DockWidgetFeature.DockWidgetClosable
+            | QDockWidget.DockWidgetFeature.DockWidgetFloatable
+        )
         self.addDockWidget(area, dock)
         return dock
 
@@ -180,7 +185,8 @@ class MainWindow(QMainWindow):
         self.bottom_tabs.room_wanted.connect(self._make_room)
         model.jobs.worker.busy_changed.connect(self._on_busy_changed)
         self.modules.module_selected.connect(
-            lambda module: model.select_module(module) if module is not model.module else None)
+            lambda module: model.select_module(module) if module is not model.module else None
+        )
         self.timeline.pass_selected.connect(model.select_pass)
         info.unchanged_ready.connect(self.timeline.set_unchanged)
         info.change_sizes_ready.connect(self.timeline.set_change_sizes)
@@ -189,11 +195,13 @@ class MainWindow(QMainWindow):
         self.levels_bar.stablehlo_requested.connect(self.code_tabs.show_stablehlo)
         self.levels_bar.point_requested.connect(model.select_pass)
         self.levels_bar.kernel_requested.connect(
-            lambda name: (select(name), self.code_tabs.show_kernel()))
+            lambda name: (select(name), self.code_tabs.show_kernel())
+        )
         self.inspector.instruction_requested.connect(select)
         self.inspector.computation_requested.connect(model.enter_computation)
         model.changes.diff_ready.connect(
-            lambda shown: self.changes.set_diff(shown.diff, shown.title))
+            lambda shown: self.changes.set_diff(shown.diff, shown.title)
+        )
         self.changes.instruction_requested.connect(select)
         self.changes.point_requested.connect(model.select_pass)
         self.traffic_panel.overlay_toggled.connect(self.graph_pane.set_traffic_overlay)
@@ -202,8 +210,9 @@ class MainWindow(QMainWindow):
         self.profile_panel.open_requested.connect(lambda: self.menus.open_profile())
 
     # ================================================================ contract
-    def open_dump(self, path: str | Path, *, module: str | None = None,
-                  point: str | None = None) -> None:
+    def open_dump(
+        self, path: str | Path, *, module: str | None = None, point: str | None = None
+    ) -> None:
         """Open a dump folder (or one HLO file of it) and show its main module
         (or ``module`` at pass ``point``)."""
         self.model.open_dump(path, module, point)
@@ -292,9 +301,12 @@ class MainWindow(QMainWindow):
         self.timeline.set_points(points)
 
     def _on_levels_changed(self, levels, module) -> None:
-        self.levels_bar.set_module(levels, len(module.passes) if module else 0,
-                                   bool(module and module.before_optimizations),
-                                   bool(module and module.after_optimizations))
+        self.levels_bar.set_module(
+            levels,
+            len(module.passes) if module else 0,
+            bool(module and module.before_optimizations),
+            bool(module and module.after_optimizations),
+        )
 
     def _on_selection_changed(self, selection: Selection | None) -> None:
         if selection is None:
@@ -355,8 +367,9 @@ class MainWindow(QMainWindow):
         self.restoreState(self._default_state)
         for dock in self.docks():
             dock.show()
-        self.resizeDocks([self.module_dock, self.inspector_dock], [300, 330],
-                         Qt.Orientation.Horizontal)
+        self.resizeDocks(
+            [self.module_dock, self.inspector_dock], [300, 330], Qt.Orientation.Horizontal
+        )
         self.resizeDocks([self.problems_dock], [240], Qt.Orientation.Vertical)
         self.main_split.setSizes([10_000, 10_000])  # scaled down to the splitter's width
         self.graph_pane.reset_layout()

@@ -63,15 +63,18 @@ class ModuleListPanel(QWidget):
             for module in index.modules:
                 # A lone HLO text is named by its file: two files may hold one module name.
                 name = module.title if module.plain_file else (module.name or "(no name)")
-                item = _Item([f"{module.id:04d}", name,
-                              module.backend or "?", str(len(module.passes))])
+                item = _Item(
+                    [f"{module.id:04d}", name, module.backend or "?", str(len(module.passes))]
+                )
                 item.setData(0, _ROLE, module)
                 files = len(module.all_files())
                 item.setToolTip(1, tooltip(f"{module.title}\n{files} file{'s' * (files != 1)}"))
                 if several:
                     group = groups.get(module.dump)
                     if group is None:
-                        group = groups[module.dump] = QTreeWidgetItem([module.dump or ".", "", "", ""])
+                        group = groups[module.dump] = QTreeWidgetItem(
+                            [module.dump or ".", "", "", ""]
+                        )
                         group.setFirstColumnSpanned(True)
                         group.setFlags(Qt.ItemFlag.ItemIsEnabled)
                         self.tree.addTopLevelItem(group)
@@ -102,8 +105,10 @@ class ModuleListPanel(QWidget):
     def select(self, module: DumpModule) -> None:
         for item in self._items():
             found = item.data(0, _ROLE)
-            if found is module or (found is not None and (found.dump, found.id, found.name) == (
-                    module.dump, module.id, module.name)):
+            if found is module or (
+                found is not None
+                and (found.dump, found.id, found.name) == (module.dump, module.id, module.name)
+            ):
                 self.tree.blockSignals(True)
                 self.tree.setCurrentItem(item)
                 self.tree.blockSignals(False)

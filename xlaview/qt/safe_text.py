@@ -56,19 +56,22 @@ class ElidedLabel(QLabel):
         super().setText(text)
         self.setToolTip(tooltip(text) if text else "")
 
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)
+    def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
         rect = self.contentsRect()
-        shown = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideMiddle,
-                                              rect.width())
+        shown = self.fontMetrics().elidedText(
+            self.text(), Qt.TextElideMode.ElideMiddle, rect.width()
+        )
         painter.setPen(self.palette().windowText().color())
-        painter.drawText(rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-                         shown)
+        painter.drawText(
+            rect, int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), shown
+        )
         painter.end()
 
 
-def steady_label(parent: QWidget, lines: int = 1, margins: tuple[int, int] = (0, 0),
-                 rich: bool = False) -> QLabel:
+def steady_label(
+    parent: QWidget, lines: int = 1, margins: tuple[int, int] = (0, 0), rich: bool = False
+) -> QLabel:
     """A label ``lines`` lines high that takes the width it is given: its text
     changes as the user steps without laying the window out again (a label
     whose size hint changes moves docks and splitters, and every view is

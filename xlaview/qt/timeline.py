@@ -97,13 +97,18 @@ class _Strip(QWidget):
                 painter.setPen(QColor("#343a40"))
                 label = band_of(t.points[start])
                 if i == n and not any(p.key.isdigit() for p in t.points):
-                    label += ("  (this dump has no pass dumps: XLA writes one per pass with "
-                              "--xla_dump_hlo_pass_re=.*)")
+                    label += (
+                        "  (this dump has no pass dumps: XLA writes one per pass with "
+                        "--xla_dump_hlo_pass_re=.*)"
+                    )
                 text = painter.fontMetrics().elidedText(
                     label, Qt.TextElideMode.ElideRight, int(x1 - x0 - 6)
                 )
-                painter.drawText(QRectF(x0 + 3, band_top, x1 - x0 - 6, band_h),
-                                 Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft, text)
+                painter.drawText(
+                    QRectF(x0 + 3, band_top, x1 - x0 - 6, band_h),
+                    Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft,
+                    text,
+                )
             start = i
         # One tick per dump; filtered-out ones faint, unchanged ones hollow.
         for i, point in enumerate(t.points):
@@ -123,12 +128,15 @@ class _Strip(QWidget):
             if size and visible:
                 # Bar height grows with the log of the lines the pass changed.
                 height = min(12.0, 2.5 * math.log2(1 + size))
-                painter.fillRect(QRectF(x - max(1.0, step * 0.3), top + 12, max(2.0, step * 0.6),
-                                        height), colour)
+                painter.fillRect(
+                    QRectF(x - max(1.0, step * 0.3), top + 12, max(2.0, step * 0.6), height), colour
+                )
             if point.key in t.changed_marks:
                 painter.setPen(Qt.PenStyle.NoPen)
                 painter.setBrush(QColor(theme.EDGE_HIGHLIGHT))
-                painter.drawPolygon(QPolygonF([QPointF(x - 4, 2), QPointF(x + 4, 2), QPointF(x, 10)]))
+                painter.drawPolygon(
+                    QPolygonF([QPointF(x - 4, 2), QPointF(x + 4, 2), QPointF(x, 10)])
+                )
         # The current dump.
         if t.current is not None:
             x = self.x_of(t.current)
@@ -145,8 +153,11 @@ class _Strip(QWidget):
         i = self.index_at(event.position().x())
         if i is not None:
             point = self.timeline.points[i]
-            extra = "\n(no change: same text as the dump before)" if self.timeline.unchanged.get(
-                point.key) else ""
+            extra = (
+                "\n(no change: same text as the dump before)"
+                if self.timeline.unchanged.get(point.key)
+                else ""
+            )
             size = self.timeline.change_sizes.get(point.key)
             if size:
                 extra += f"\n{size} instruction lines changed"
@@ -225,7 +236,9 @@ class PassTimeline(QWidget):
             elif point.kind == STAGE:  # a whole-module snapshot (after SPMD partitioning)
                 self._colours[name] = theme.STAGE_COLOR
             else:
-                self._colours[name] = theme.PIPELINE_COLORS[len(self._colours) % len(theme.PIPELINE_COLORS)]
+                self._colours[name] = theme.PIPELINE_COLORS[
+                    len(self._colours) % len(theme.PIPELINE_COLORS)
+                ]
         self.slider.blockSignals(True)
         self.slider.setRange(0, max(0, len(points) - 1))
         self.slider.blockSignals(False)
@@ -286,8 +299,9 @@ class PassTimeline(QWidget):
         point = self.points[index]
         if point.key in ("before", "after"):
             return True
-        if self.hide_unchanged and (self.unchanged.get(point.key)
-                                    or self.change_sizes.get(point.key, 1) == 0):
+        if self.hide_unchanged and (
+            self.unchanged.get(point.key) or self.change_sizes.get(point.key, 1) == 0
+        ):
             return False
         return not self._filter or self._filter in point.title.lower()
 

@@ -21,7 +21,10 @@ from xlaview.text.mlir import MlirLexer
 Span = tuple[int, int, str]  # column, length, token type (e.g. "Token.Keyword.Type")
 
 LEXERS: dict[str, type[Lexer]] = {
-    "hlo": HloLexer, "ll": LlvmLexer, "ptx": PtxLexer, "mlir": MlirLexer,
+    "hlo": HloLexer,
+    "ll": LlvmLexer,
+    "ptx": PtxLexer,
+    "mlir": MlirLexer,
 }
 
 _PLAIN = (Text, Whitespace)
@@ -44,8 +47,10 @@ class LineSpans:
 
     def __getitem__(self, line: int) -> list[Span]:
         d, tokens = self.data, self.tokens
-        return [(d[i], d[i + 1], tokens[d[i + 2]])
-                for i in range(3 * self.starts[line], 3 * self.starts[line + 1], 3)]
+        return [
+            (d[i], d[i + 1], tokens[d[i + 2]])
+            for i in range(3 * self.starts[line], 3 * self.starts[line + 1], 3)
+        ]
 
 
 def line_spans(

@@ -45,7 +45,11 @@ def relayout(instr: Instruction, operand: Shape | None) -> str | None:
             return None
         out_order, out_tiles, out_space = _physical(instr.shape)
         in_order, in_tiles, in_space = _physical(operand)
-        if tuple(perm[d] for d in out_order) == in_order and out_tiles == in_tiles and out_space == in_space:
+        if (
+            tuple(perm[d] for d in out_order) == in_order
+            and out_tiles == in_tiles
+            and out_space == in_space
+        ):
             return None
     elif instr.opcode in ("copy", "copy-done"):
         before, after = _physical(operand), _physical(instr.shape)
@@ -70,11 +74,15 @@ def _bits(mask: int) -> Iterator[int]:
 class OperandUse:
     """What an op does with one operand, inside its body."""
 
-    reductions: tuple[str, ...] = ()  # reduces over it, or over what is computed from it element by element
+    reductions: tuple[
+        str, ...
+    ] = ()  # reduces over it, or over what is computed from it element by element
     rereads: tuple[str, ...] = ()  # ops that use its elements again after such a reduction
     relayouts: tuple[tuple[str, str], ...] = ()  # (op, how) transposes/copies moving its data
     elementwise: bool = False  # some of its elements reach the result without a reduction
-    opcodes: frozenset[str] = frozenset()  # PATTERN_OPCODES among the ops computed from it element by element
+    opcodes: frozenset[str] = (
+        frozenset()
+    )  # PATTERN_OPCODES among the ops computed from it element by element
     broadcast: tuple[str, int] | None = None  # (op, n): a broadcast using each element n times
 
 
@@ -111,8 +119,11 @@ class BodyFlow:
     def __init__(self, comp: Computation) -> None:
         self.comp = comp
         self.by_name = {i.name: i for i in comp.instructions}
-        self.params = {p.parameter_number: p.name for p in comp.instructions
-                       if p.opcode == "parameter" and p.parameter_number is not None}
+        self.params = {
+            p.parameter_number: p.name
+            for p in comp.instructions
+            if p.opcode == "parameter" and p.parameter_number is not None
+        }
         self.order: list[Instruction] = []  # operands before users
         self.full: dict[str, int] = {}
         self.elem: dict[str, int] = {}
@@ -132,7 +143,9 @@ class BodyFlow:
                 continue
             full = elem = after = reduces = 0
             operands = [n for n in instr.operand_names if n in self.full]
-            data = set(operands[: max(1, len(operands) // 2)]) if instr.opcode in REDUCTIONS else set()
+            data = (
+                set(operands[: max(1, len(operands) // 2)]) if instr.opcode in REDUCTIONS else set()
+            )
             for operand in operands:
                 full |= self.full[operand]
                 after |= self.after[operand]
@@ -206,16 +219,24 @@ class BodyFlow:
                 if how:
                     for k in _bits(elem):
                         relayouts.setdefault(k, []).append((name, how))
-            elif op == "broadcast" and operand is not None and operand.shape.is_array and instr.shape.is_array:
+            elif (
+                op == "broadcast"
+                and operand is not None
+                and operand.shape.is_array
+                and instr.shape.is_array
+            ):
                 base = operand.shape.element_count
                 if base and instr.shape.element_count > base:
                     for k in _bits(elem):
                         broadcasts.setdefault(k, (name, instr.shape.element_count // base))
         return {
             k: OperandUse(
-                reductions=tuple(reductions.get(k, ())), rereads=tuple(rereads.get(k, ())),
-                relayouts=tuple(relayouts.get(k, ())), broadcast=broadcasts.get(k),
-                elementwise=bool(self.elementwise >> k & 1), opcodes=frozenset(opcodes.get(k, ())),
+                reductions=tuple(reductions.get(k, ())),
+                rereads=tuple(rereads.get(k, ())),
+                relayouts=tuple(relayouts.get(k, ())),
+                broadcast=broadcasts.get(k),
+                elementwise=bool(self.elementwise >> k & 1),
+                opcodes=frozenset(opcodes.get(k, ())),
             )
             for k in self.params
         }
@@ -249,8 +270,10 @@ class BodyFlow:
             return ()
         if root.opcode != "tuple":
             return (self._reductions_into(root),)
-        return tuple(self._reductions_into(self.by_name[n]) if n in self.by_name else ()
-                     for n in root.operand_names)
+        return tuple(
+            self._reductions_into(self.by_name[n]) if n in self.by_name else ()
+            for n in root.operand_names
+        )
 
     def _reductions_into(self, root: Instruction) -> tuple[str, ...]:
         found: list[str] = []
@@ -264,8 +287,12 @@ class BodyFlow:
             instr = self.by_name[name]
             if instr.opcode in REDUCTIONS:
                 data = self.by_name.get(instr.operand_names[0]) if instr.operand_names else None
-                if data is not None and data.shape.is_array and root.shape.is_array and \
-                        root.shape.element_count < data.shape.element_count:
+                if (
+                    data is not None
+                    and data.shape.is_array
+                    and root.shape.is_array
+                    and root.shape.element_count < data.shape.element_count
+                ):
                     found.append(name)
                 continue
             stack.extend(instr.operand_names)

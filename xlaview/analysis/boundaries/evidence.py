@@ -11,22 +11,41 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xlaview.analysis.boundaries.body_flow import MEMORY_SPACE_MOVE, OperandUse
+from xlaview.analysis.boundaries.multipass import (
+    Flow,
+    TwoPass,
+    TwoPassFinder,
+    ValueKey,
+    value_label,
+)
 from xlaview.analysis.boundaries.op_facts import OpFacts, OpIndex
-from xlaview.analysis.boundaries.multipass import Flow, TwoPass, TwoPassFinder, ValueKey, value_label
 from xlaview.hlo import Module
 from xlaview.units import human_bytes
 
-SOFTMAX = ("online softmax: one pass over each row with a running max and sum, so the value is read "
-           "once (with the matmul that produces it: flash attention)")
-WELFORD = ("Welford's algorithm: mean and variance in one pass over the value (one-pass normalisation "
-           "statistics)")
+SOFTMAX = (
+    "online softmax: one pass over each row with a running max and sum, so the value is read "
+    "once (with the matmul that produces it: flash attention)"
+)
+WELFORD = (
+    "Welford's algorithm: mean and variance in one pass over the value (one-pass normalisation "
+    "statistics)"
+)
 
 MAX_TWO_PASS = 3  # multi-pass facts kept per boundary
 PATTERN_SAMPLE = 64  # two-pass reads of one value looked at to tell its pattern
 
 # Precedence ranks (see boundaries.py for the reasoning).
-RANK = {"output": 1, "collective": 2, "control-flow": 3, "layout-change/producer": 4, "multi-pass": 5,
-        "library-call": 6, "layout-change/other": 7, "shared-read": 8, "other": 9}
+RANK = {
+    "output": 1,
+    "collective": 2,
+    "control-flow": 3,
+    "layout-change/producer": 4,
+    "multi-pass": 5,
+    "library-call": 6,
+    "layout-change/other": 7,
+    "shared-read": 8,
+    "other": 9,
+}
 
 
 def _a(words: str) -> str:
@@ -88,8 +107,11 @@ class ReasonFinder:
         seen: set[tuple[int, ValueKey, ValueKey, str, str, ValueKey]] = set()
         for record in found:
             self.groups.setdefault(record.value, []).append(record)
-            entries = [(0, record.value)] + [(1, key) for key in record.path] + [
-                (2, key) for key in record.derived]
+            entries = (
+                [(0, record.value)]
+                + [(1, key) for key in record.path]
+                + [(2, key) for key in record.derived]
+            )
             for order, key in entries:
                 mark = (order, key, record.value, record.consumer, record.reducer, record.reduced)
                 if mark not in seen:
@@ -101,13 +123,24 @@ class ReasonFinder:
         then values computed from the first for the reduction; at most MAX_TWO_PASS."""
         entries = self.multi_pass.get(key, ())
         # Reads that show a known pattern first: they carry the suggestion.
-        ranked = sorted(entries, key=lambda entry: (entry[0], self._group_pattern(entry[1].value) is None))
+        ranked = sorted(
+            entries, key=lambda entry: (entry[0], self._group_pattern(entry[1].value) is None)
+        )
         suggestion = next((p for p in (self._group_pattern(r.value) for _, r in ranked) if p), None)
-        out = [self._two_pass_fact(key, order, record, suggestion)
-               for order, record in ranked[:MAX_TWO_PASS]]
+        out = [
+            self._two_pass_fact(key, order, record, suggestion)
+            for order, record in ranked[:MAX_TWO_PASS]
+        ]
         if len(ranked) > MAX_TWO_PASS:
-            out.append(Fact(RANK["multi-pass"], Evidence(
-                "multi-pass", "and more two-pass reads through this value (not listed)", ()), suggestion))
+            out.append(
+                Fact(
+                    RANK["multi-pass"],
+                    Evidence(
+                        "multi-pass", "and more two-pass reads through this value (not listed)", ()
+                    ),
+                    suggestion,
+                )
+            )
         return out
 
     def _group_pattern(self, value: ValueKey) -> str | None:
@@ -118,26 +151,39 @@ class ReasonFinder:
     def _two_pass_fact(self, key: ValueKey, order: int, r: TwoPass, suggestion: str | None) -> Fact:
         consumer = self.facts_of(r.consumer)
         reducer = self.facts_of(r.reducer)
-        ops = (self._ref(r.consumer), OpRef(consumer.body if consumer else self.comp, r.reread),
-               self._ref(r.reducer), *(OpRef(reducer.body if reducer else self.comp, n) for n in r.reductions))
+        ops = (
+            self._ref(r.consumer),
+            OpRef(consumer.body if consumer else self.comp, r.reread),
+            self._ref(r.reducer),
+            *(OpRef(reducer.body if reducer else self.comp, n) for n in r.reductions),
+        )
         x = value_label(r.value)
         reduce = f"{r.reducer_kind} {r.reductions[0]}" if r.reductions else r.reducer_kind
         if order == 0 and r.reducer == r.consumer:
-            text = (f"{r.consumer} reduces {x} ({reduce}) and then reads its elements again "
-                    f"({r.reread}, {r.reread_opcode}): two passes over {x} in one kernel")
+            text = (
+                f"{r.consumer} reduces {x} ({reduce}) and then reads its elements again "
+                f"({r.reread}, {r.reread_opcode}): two passes over {x} in one kernel"
+            )
         elif order == 0:
             what = "it" if r.reduced == r.value else f"{value_label(r.reduced)} (computed from it)"
-            text = (f"{r.consumer} reads {x} again ({r.reread}, {r.reread_opcode}) after "
-                    f"{r.reducer} reduces {what} ({reduce}): {x} is read in two passes")
+            text = (
+                f"{r.consumer} reads {x} again ({r.reread}, {r.reread_opcode}) after "
+                f"{r.reducer} reduces {what} ({reduce}): {x} is read in two passes"
+            )
         elif order == 1:
             over = x if r.reduced == r.value else f"{value_label(r.reduced)} (computed from {x})"
-            head = f"{value_label(key)} is the {r.reducer_kind} over {over}" if key[0] == r.reducer \
+            head = (
+                f"{value_label(key)} is the {r.reducer_kind} over {over}"
+                if key[0] == r.reducer
                 else f"{value_label(key)} carries the {r.reducer_kind} over {over} (from {r.reducer})"
+            )
             text = f"{head}, which {r.consumer} needs before it reads {x} again ({r.reread})"
             ops = (self._ref(key[0]), *ops)
         else:
-            text = (f"{value_label(key)} is computed from {x} and reduced by {r.reducer} ({reduce}) "
-                    f"before {r.consumer} reads {x} again ({r.reread}): a second pass over {x}")
+            text = (
+                f"{value_label(key)} is computed from {x} and reduced by {r.reducer} ({reduce}) "
+                f"before {r.consumer} reads {x} again ({r.reread}): a second pass over {x}"
+            )
             ops = (self._ref(key[0]), *ops)
         evidence = Evidence("multi-pass", text, tuple(dict.fromkeys(ops)))
         return Fact(RANK["multi-pass"], evidence, suggestion)
@@ -153,7 +199,8 @@ class ReasonFinder:
                 continue
             later = consumer.use(r.position).opcodes
             if (r.reducer_kind == "max" and "exponential" in later) or (
-                    r.reducer_kind == "sum" and made_by_exp):
+                r.reducer_kind == "sum" and made_by_exp
+            ):
                 return SOFTMAX
             if r.reducer_kind == "sum" and r.reread_opcode == "subtract":
                 centered = True
@@ -163,7 +210,8 @@ class ReasonFinder:
                 facts = self.facts_of(key[0])
                 path_ops |= facts.opcodes if facts else set()
             squared = [self.facts_of(key[0]) for key in (r.derived or (r.value,))] + [
-                self.facts_of(r.reducer)]
+                self.facts_of(r.reducer)
+            ]
             if {"rsqrt", "sqrt"} & path_ops or any(f is not None and f.squares for f in squared):
                 spread = True
         if centered and spread:
@@ -181,78 +229,169 @@ class ReasonFinder:
         for name in consumers:
             facts = self.facts_of(name)
             position = self.flow.position(name, key)
-            readers.append((name, facts, facts.use(position) if facts and position is not None else None))
+            readers.append(
+                (name, facts, facts.use(position) if facts and position is not None else None)
+            )
         root = self.flow.comp.root
         if key in self.flow.root_values and root is not None:
             if self.flow.comp is self.module.entry:
-                out.append(self._fact("output", f"{label} is an output of the program (ROOT {root.name}): "
-                                      "it is written to memory whatever the consumers do", (root.name,)))
+                out.append(
+                    self._fact(
+                        "output",
+                        f"{label} is an output of the program (ROOT {root.name}): "
+                        "it is written to memory whatever the consumers do",
+                        (root.name,),
+                    )
+                )
             else:
                 kind = self.module.computation_kind(self.comp)
-                out.append(self._fact("control-flow", f"{label} leaves {kind} {self.comp} (ROOT "
-                                      f"{root.name}): the loop's next iteration or the caller reads it "
-                                      "from memory", (root.name,)))
+                out.append(
+                    self._fact(
+                        "control-flow",
+                        f"{label} leaves {kind} {self.comp} (ROOT "
+                        f"{root.name}): the loop's next iteration or the caller reads it "
+                        "from memory",
+                        (root.name,),
+                    )
+                )
         if producer is not None:
             if producer.collective:
-                out.append(self._fact("collective", f"producer {producer.name} is a collective "
-                                      f"({producer.description}): it writes its result to memory",
-                                      (producer.name,), producer.body, producer.collective))
+                out.append(
+                    self._fact(
+                        "collective",
+                        f"producer {producer.name} is a collective "
+                        f"({producer.description}): it writes its result to memory",
+                        (producer.name,),
+                        producer.body,
+                        producer.collective,
+                    )
+                )
             if producer.control_flow:
-                out.append(self._fact("control-flow", f"producer {producer.name} is "
-                                      f"{_a(producer.description)}: its results live in memory", (producer.name,)))
+                out.append(
+                    self._fact(
+                        "control-flow",
+                        f"producer {producer.name} is "
+                        f"{_a(producer.description)}: its results live in memory",
+                        (producer.name,),
+                    )
+                )
             if producer.moves:
                 op, how = producer.moves[0]
                 moved = tuple(m for m, _ in producer.moves)
                 if how.startswith(MEMORY_SPACE_MOVE):
-                    out.append(self._fact("layout-change/producer", f"producer {producer.name} only copies "
-                                          f"data to another memory space ({op}: {how})", (producer.name,),
-                                          producer.body, moved))
+                    out.append(
+                        self._fact(
+                            "layout-change/producer",
+                            f"producer {producer.name} only copies "
+                            f"data to another memory space ({op}: {how})",
+                            (producer.name,),
+                            producer.body,
+                            moved,
+                        )
+                    )
                 else:
-                    out.append(self._fact("layout-change/producer", f"producer {producer.name} only re-lays "
-                                          f"out data ({op}: {how}): reading the original layout would "
-                                          "remove this value", (producer.name,), producer.body, moved,
-                                          suggestion="read the data in its original layout (fold the "
-                                          "transpose or copy into the consumer, or assign the layout it "
-                                          "needs upstream)"))
+                    out.append(
+                        self._fact(
+                            "layout-change/producer",
+                            f"producer {producer.name} only re-lays "
+                            f"out data ({op}: {how}): reading the original layout would "
+                            "remove this value",
+                            (producer.name,),
+                            producer.body,
+                            moved,
+                            suggestion="read the data in its original layout (fold the "
+                            "transpose or copy into the consumer, or assign the layout it "
+                            "needs upstream)",
+                        )
+                    )
         for name, facts, _ in readers:
             if facts is None:
                 continue
             if facts.collective:
-                out.append(self._fact("collective", f"consumer {name} is a collective "
-                                      f"({facts.description}): it reads its operand from memory",
-                                      (name,), facts.body, facts.collective))
+                out.append(
+                    self._fact(
+                        "collective",
+                        f"consumer {name} is a collective "
+                        f"({facts.description}): it reads its operand from memory",
+                        (name,),
+                        facts.body,
+                        facts.collective,
+                    )
+                )
             if facts.control_flow:
-                out.append(self._fact("control-flow", f"consumer {name} is {_a(facts.description)}: "
-                                      "it reads its operands from memory", (name,)))
+                out.append(
+                    self._fact(
+                        "control-flow",
+                        f"consumer {name} is {_a(facts.description)}: "
+                        "it reads its operands from memory",
+                        (name,),
+                    )
+                )
         out.extend(self._multi_facts(key))
         if producer is not None and producer.library_what:
-            out.append(self._fact("library-call", f"producer {producer.name} is {producer.library_what}: "
-                                  "it runs as its own kernel and writes its result to memory",
-                                  (producer.name,), producer.body, producer.library))
+            out.append(
+                self._fact(
+                    "library-call",
+                    f"producer {producer.name} is {producer.library_what}: "
+                    "it runs as its own kernel and writes its result to memory",
+                    (producer.name,),
+                    producer.body,
+                    producer.library,
+                )
+            )
         for name, facts, _ in readers:
             if facts is not None and facts.library_what:
-                out.append(self._fact("library-call", f"consumer {name} is {facts.library_what}: it runs "
-                                      "as its own kernel and reads its operands from memory", (name,),
-                                      facts.body, facts.library))
+                out.append(
+                    self._fact(
+                        "library-call",
+                        f"consumer {name} is {facts.library_what}: it runs "
+                        "as its own kernel and reads its operands from memory",
+                        (name,),
+                        facts.body,
+                        facts.library,
+                    )
+                )
         if producer is not None and producer.relayouts and not producer.moves:
             op, how = producer.relayouts[0]
-            out.append(self._fact("layout-change/other", f"producer {producer.name} moves data to "
-                                  f"another layout as it computes ({op}: {how})", (producer.name,),
-                                  producer.body, tuple(m for m, _ in producer.relayouts)))
+            out.append(
+                self._fact(
+                    "layout-change/other",
+                    f"producer {producer.name} moves data to "
+                    f"another layout as it computes ({op}: {how})",
+                    (producer.name,),
+                    producer.body,
+                    tuple(m for m, _ in producer.relayouts),
+                )
+            )
         for name, facts, use in readers:
             if use is not None and use.relayouts:
                 op, how = use.relayouts[0]
-                out.append(self._fact("layout-change/other", f"consumer {name} re-lays it out "
-                                      f"({op}: {how})", (name,), facts.body if facts else self.comp,
-                                      tuple(m for m, _ in use.relayouts)))
+                out.append(
+                    self._fact(
+                        "layout-change/other",
+                        f"consumer {name} re-lays it out ({op}: {how})",
+                        (name,),
+                        facts.body if facts else self.comp,
+                        tuple(m for m, _ in use.relayouts),
+                    )
+                )
         if len(consumers) >= 2:
             names = ", ".join(consumers)
-            fusible = all(f is not None and not (f.library_what or f.collective or f.control_flow)
-                          for _, f, _ in readers)
-            out.append(self._fact("shared-read", f"{len(consumers)} ops read {label} separately ({names}): "
-                                  f"reading it once would save {human_bytes(read_once_saves)}", consumers,
-                                  suggestion=f"one multi-output (sibling) fusion of {names} reads it once"
-                                  if fusible else None))
+            fusible = all(
+                f is not None and not (f.library_what or f.collective or f.control_flow)
+                for _, f, _ in readers
+            )
+            out.append(
+                self._fact(
+                    "shared-read",
+                    f"{len(consumers)} ops read {label} separately ({names}): "
+                    f"reading it once would save {human_bytes(read_once_saves)}",
+                    consumers,
+                    suggestion=f"one multi-output (sibling) fusion of {names} reads it once"
+                    if fusible
+                    else None,
+                )
+            )
         if not out:
             out.extend(self._other(label, key[1], producer, readers))
         if not out:
@@ -260,14 +399,24 @@ class ReasonFinder:
         out.sort(key=lambda f: f.rank)
         return out
 
-    def _fact(self, rank_key: str, text: str, top: tuple[str, ...], body: str | None = None,
-              inner: tuple[str, ...] = (), suggestion: str | None = None) -> Fact:
+    def _fact(
+        self,
+        rank_key: str,
+        text: str,
+        top: tuple[str, ...],
+        body: str | None = None,
+        inner: tuple[str, ...] = (),
+        suggestion: str | None = None,
+    ) -> Fact:
         reason = rank_key.split("/")[0]
-        ops = tuple(self._ref(n) for n in top) + tuple(OpRef(body, n) for n in inner if body is not None)
+        ops = tuple(self._ref(n) for n in top) + tuple(
+            OpRef(body, n) for n in inner if body is not None
+        )
         return Fact(RANK[rank_key], Evidence(reason, text, tuple(dict.fromkeys(ops))), suggestion)
 
-    def _other(self, label: str, index: int | None, producer: OpFacts | None,
-               readers: list[Reader]) -> list[Fact]:
+    def _other(
+        self, label: str, index: int | None, producer: OpFacts | None, readers: list[Reader]
+    ) -> list[Fact]:
         """Facts only: what the producer and the consumer are and do with the value."""
         out = []
         reduced = producer.reduced_output(index) if producer is not None else ()
@@ -290,8 +439,10 @@ class ReasonFinder:
             elif use.broadcast:
                 op, times = use.broadcast
                 inner = (op,)
-                text += (f" and reads {label} through a broadcast ({op}), each element {times:,} times: "
-                         f"fused into it, the producer would compute each element {times:,} times")
+                text += (
+                    f" and reads {label} through a broadcast ({op}), each element {times:,} times: "
+                    f"fused into it, the producer would compute each element {times:,} times"
+                )
             elif use.elementwise:
                 text += f" and reads {label} element by element"
             out.append(self._fact("other", text, (name,), facts.body, inner))
@@ -300,8 +451,13 @@ class ReasonFinder:
             for name, facts, use in readers:
                 reductions = use.reductions if use else ()
                 if facts and reductions and self.index.reducer(facts.body, reductions[0]) == kind:
-                    out.append(self._fact("other", f"{producer.name} and {name} both take a {kind}: "
-                                          f"{label} is a partial result, one reduction split in stages",
-                                          (producer.name, name)))
+                    out.append(
+                        self._fact(
+                            "other",
+                            f"{producer.name} and {name} both take a {kind}: "
+                            f"{label} is a partial result, one reduction split in stages",
+                            (producer.name, name),
+                        )
+                    )
                     break
         return out

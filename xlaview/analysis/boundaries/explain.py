@@ -68,16 +68,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from xlaview.analysis.boundaries.op_facts import OpIndex
 from xlaview.analysis.boundaries.evidence import Evidence, OpRef, ReasonFinder
 from xlaview.analysis.boundaries.multipass import Flow
+from xlaview.analysis.boundaries.op_facts import OpIndex
 from xlaview.analysis.reasons import PRECEDENCE, REASONS
 from xlaview.analysis.traffic import Intermediate, Traffic, analyze_traffic
 from xlaview.dump.reports import ModuleReports
 from xlaview.hlo import Module
 
-__all__ = ["PRECEDENCE", "REASONS", "Boundaries", "Boundary", "BoundaryBytes", "Evidence", "OpRef",
-           "module_boundaries", "saved_bytes", "value_bytes"]
+__all__ = [
+    "PRECEDENCE",
+    "REASONS",
+    "Boundaries",
+    "Boundary",
+    "BoundaryBytes",
+    "Evidence",
+    "OpRef",
+    "module_boundaries",
+    "saved_bytes",
+    "value_bytes",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,8 +120,13 @@ class Boundary:
             "consumers": list(self.consumers),
             "reason": self.reason,
             "evidence": [
-                {"reason": e.reason, "text": e.text,
-                 "ops": [{"computation": o.computation, "instruction": o.instruction} for o in e.ops]}
+                {
+                    "reason": e.reason,
+                    "text": e.text,
+                    "ops": [
+                        {"computation": o.computation, "instruction": o.instruction} for o in e.ops
+                    ],
+                }
                 for e in self.evidence
             ],
             "suggestion": self.suggestion,
@@ -184,8 +199,9 @@ def _key(label: str) -> tuple[str, int | None]:
     return name, (int(index) if index else None)
 
 
-def module_boundaries(module: Module, traffic: Traffic | None = None,
-                      reports: ModuleReports | None = None) -> Boundaries:
+def module_boundaries(
+    module: Module, traffic: Traffic | None = None, reports: ModuleReports | None = None
+) -> Boundaries:
     """A reason for every materialized intermediate of ``module`` (an
     after-optimizations module). Pass its ``analyze_traffic`` if you have it;
     else it is made here, with ``reports`` (the buffer assignment: which ops
@@ -200,14 +216,24 @@ def module_boundaries(module: Module, traffic: Traffic | None = None,
             finder = ReasonFinder(module, Flow(module.computation(value.computation)), index)
             finders[value.computation] = finder
         moved = value_bytes(value)
-        facts = finder.facts(_key(value.producer), value.consumers, saved_bytes("shared-read", moved))
+        facts = finder.facts(
+            _key(value.producer), value.consumers, saved_bytes("shared-read", moved)
+        )
         reason = facts[0].evidence.reason
-        out.append(Boundary(
-            producer=value.producer_instruction, value=value.producer, computation=value.computation,
-            shape=value.shape, value_bytes=value.bytes, bytes=moved.written + moved.read,
-            saved_bytes=saved_bytes(reason, moved), consumers=value.consumers, reason=reason,
-            evidence=tuple(f.evidence for f in facts),
-            suggestion=next((f.suggestion for f in facts if f.suggestion), None),
-        ))
+        out.append(
+            Boundary(
+                producer=value.producer_instruction,
+                value=value.producer,
+                computation=value.computation,
+                shape=value.shape,
+                value_bytes=value.bytes,
+                bytes=moved.written + moved.read,
+                saved_bytes=saved_bytes(reason, moved),
+                consumers=value.consumers,
+                reason=reason,
+                evidence=tuple(f.evidence for f in facts),
+                suggestion=next((f.suggestion for f in facts if f.suggestion), None),
+            )
+        )
     out.sort(key=lambda b: (-b.bytes, b.value))
     return Boundaries(module.name, tuple(out))

@@ -17,7 +17,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
-from xlaview.analysis.boundaries.explain import Boundaries, Boundary, Evidence, OpRef, module_boundaries
+from xlaview.analysis.boundaries.explain import (
+    Boundaries,
+    Boundary,
+    Evidence,
+    OpRef,
+    module_boundaries,
+)
 from xlaview.analysis.traffic import Traffic
 from xlaview.dump.files import DumpReadError
 from xlaview.dump.modules import load_module
@@ -48,8 +54,9 @@ def fusion_callers(module: Module, boundaries: Boundaries) -> dict[str, str]:
             for op in evidence.ops:
                 if op.computation == boundary.computation or op.computation in callers:
                     continue
-                fusion = next((c.name for c in module.callers(op.computation)
-                               if c.opcode == "fusion"), None)
+                fusion = next(
+                    (c.name for c in module.callers(op.computation) if c.opcode == "fusion"), None
+                )
                 if fusion is not None:
                     callers[op.computation] = fusion
     return callers
@@ -75,13 +82,18 @@ def shared(result: FileBoundaries) -> FileBoundaries:
             found = facts[fact] = Evidence(fact.reason, fact.text, ops)
         return found
 
-    boundaries = tuple(replace(b, evidence=tuple(one(e) for e in b.evidence))
-                       for b in result.boundaries.boundaries)
+    boundaries = tuple(
+        replace(b, evidence=tuple(one(e) for e in b.evidence)) for b in result.boundaries.boundaries
+    )
     return FileBoundaries(Boundaries(result.boundaries.module, boundaries), result.callers)
 
 
-def file_boundaries(path: str | os.PathLike[str], stamp: tuple[int, int], traffic: Traffic,
-                    progress: Callable[[float], None] | None = None) -> FileBoundaries:
+def file_boundaries(
+    path: str | os.PathLike[str],
+    stamp: tuple[int, int],
+    traffic: Traffic,
+    progress: Callable[[float], None] | None = None,
+) -> FileBoundaries:
     """The boundaries of the module in ``path`` given its ``traffic``;
     ``stamp`` (size, mtime in ns) is the file the traffic was found in: a file
     rewritten since (a folder being written) raises `DumpReadError`.

@@ -110,7 +110,12 @@ class Flow:
         if count is None:
             instr = self.by_name.get(key[0])
             shape = instr.shape if instr is not None else None
-            if shape is not None and key[1] is not None and shape.is_tuple and key[1] < len(shape.elements):
+            if (
+                shape is not None
+                and key[1] is not None
+                and shape.is_tuple
+                and key[1] < len(shape.elements)
+            ):
                 shape = shape.elements[key[1]]
             count = shape.element_count if shape is not None and shape.is_array else 0
             self._elements[key] = count
@@ -152,7 +157,9 @@ class TwoPassFinder:
         self._sources: dict[ValueKey, list[_Source]] = {}
         self._ancestors: dict[ValueKey, dict[ValueKey, tuple[ValueKey, ...]]] = {}
         self._told: dict[ValueKey, int] = {}  # reads found that explain each value
-        self._match_cache: dict[ValueKey, dict[ValueKey, list[tuple[_Source, tuple[ValueKey, ...]]]]] = {}
+        self._match_cache: dict[
+            ValueKey, dict[ValueKey, list[tuple[_Source, tuple[ValueKey, ...]]]]
+        ] = {}
 
     def facts(self, name: str) -> OpFacts | None:
         instr = self.flow.by_name.get(name)
@@ -163,7 +170,12 @@ class TwoPassFinder:
     def _plain(self, facts: OpFacts | None) -> bool:
         """Ops a normalisation's statistics go through: no matmuls, collectives, loops
         (library fusions that reduce, like YNN's, are fine)."""
-        return facts is not None and not facts.matmul and not facts.collective and not facts.control_flow
+        return (
+            facts is not None
+            and not facts.matmul
+            and not facts.collective
+            and not facts.control_flow
+        )
 
     def find(self) -> list[TwoPass]:
         """The two-pass reads, at least ENOUGH for each value they explain when
@@ -178,9 +190,21 @@ class TwoPassFinder:
                 if facts.rereads(position):  # inside one kernel
                     use = facts.use(position)
                     if use.reductions and use.rereads:
-                        found.append(TwoPass(value, name, use.reductions,
-                                             self._kind(facts, use.reductions), value, (), (), name,
-                                             position, use.rereads[0], self._opcode(facts, use.rereads[0])))
+                        found.append(
+                            TwoPass(
+                                value,
+                                name,
+                                use.reductions,
+                                self._kind(facts, use.reductions),
+                                value,
+                                (),
+                                (),
+                                name,
+                                position,
+                                use.rereads[0],
+                                self._opcode(facts, use.rereads[0]),
+                            )
+                        )
             if len(first) < 2 or not self._plain(facts):
                 continue
             for other, other_position in first.items():
@@ -188,8 +212,11 @@ class TwoPassFinder:
                 if not matches:
                     continue
                 size = self.flow.elements(other)
-                shared = [v for v in matches if v in first] if len(matches) < len(first) else \
-                    [v for v in first if v in matches]
+                shared = (
+                    [v for v in matches if v in first]
+                    if len(matches) < len(first)
+                    else [v for v in first if v in matches]
+                )
                 for value in shared:
                     position = first[value]
                     candidates = matches[value]
@@ -203,16 +230,29 @@ class TwoPassFinder:
                         told = (value, *source.path, *chain)
                         if all(self._told.get(k, 0) >= ENOUGH for k in told):
                             break  # every value it would explain is explained enough already
-                        reread = self.index.combination(self.flow.by_name[name], position, other_position)
+                        reread = self.index.combination(
+                            self.flow.by_name[name], position, other_position
+                        )
                         if reread is None:
                             break
                         reducer = self.facts(source.reducer)
                         assert reducer is not None
                         reductions = reducer.use(source.position).reductions
-                        found.append(TwoPass(value, source.reducer, reductions,
-                                             self._kind(reducer, reductions), source.reduced, chain,
-                                             source.path, name, position, reread,
-                                             self._opcode(facts, reread)))
+                        found.append(
+                            TwoPass(
+                                value,
+                                source.reducer,
+                                reductions,
+                                self._kind(reducer, reductions),
+                                source.reduced,
+                                chain,
+                                source.path,
+                                name,
+                                position,
+                                reread,
+                                self._opcode(facts, reread),
+                            )
+                        )
                         for k in told:
                             self._told[k] = self._told.get(k, 0) + 1
                         break
@@ -226,7 +266,9 @@ class TwoPassFinder:
         instr = body.by_name.get(name) if body else None
         return instr.opcode if instr else ""
 
-    def _matches(self, start: ValueKey) -> dict[ValueKey, list[tuple[_Source, tuple[ValueKey, ...]]]]:
+    def _matches(
+        self, start: ValueKey
+    ) -> dict[ValueKey, list[tuple[_Source, tuple[ValueKey, ...]]]]:
         """Values a reduction ``start`` is computed from reduces, directly or through
         values computed from them element by element: value -> (source, chain)."""
         if start not in self._match_cache:
@@ -256,8 +298,15 @@ class TwoPassFinder:
                 if operand is None:
                     continue
                 if facts.reduces(position):
-                    out.append(_Source(producer.name, position, operand, tuple(reversed(path)),
-                                       max(self.flow.elements(k) for k in path)))
+                    out.append(
+                        _Source(
+                            producer.name,
+                            position,
+                            operand,
+                            tuple(reversed(path)),
+                            max(self.flow.elements(k) for k in path),
+                        )
+                    )
                 if depth + 1 < SEARCH_DEPTH and operand not in seen:
                     seen.add(operand)
                     queue.append((operand, (*path, operand), depth + 1))
@@ -279,8 +328,12 @@ class TwoPassFinder:
                         continue
                     assert facts is not None
                     for position, operand in enumerate(self.flow.operands.get(producer.name, ())):
-                        if operand is None or operand in found or operand == reduced or \
-                                not facts.is_elementwise(position):
+                        if (
+                            operand is None
+                            or operand in found
+                            or operand == reduced
+                            or not facts.is_elementwise(position)
+                        ):
                             continue
                         found[operand] = chain
                         following.append((operand, (operand, *chain)))

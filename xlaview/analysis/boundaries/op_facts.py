@@ -22,8 +22,18 @@ from xlaview.analysis.kinds import Kind, kind_of
 from xlaview.hlo import Computation, Instruction, Module
 
 # Run as a kernel of their own (a library call on every backend) when unfused.
-LIBRARY_OPCODES = frozenset(("dot", "convolution", "ragged-dot", "scaled-dot", "custom-call", "fft",
-                             "triangular-solve", "cholesky"))
+LIBRARY_OPCODES = frozenset(
+    (
+        "dot",
+        "convolution",
+        "ragged-dot",
+        "scaled-dot",
+        "custom-call",
+        "fft",
+        "triangular-solve",
+        "cholesky",
+    )
+)
 # Inside a fusion, these make it a matmul/convolution kernel (TPU and CPU output
 # fusions, Triton GEMM fusions, cuDNN fusions).
 MATMUL_OPCODES = frozenset(("dot", "convolution", "ragged-dot", "scaled-dot", "custom-call"))
@@ -32,16 +42,38 @@ LIBRARY_FUSION_WORDS = ("ynn", "xnn", "onednn", "cudnn", "cublas", "hipblas", "r
 CONTROL_FLOW = frozenset(("while", "conditional", "call"))
 ASYNC = frozenset(("async-start", "async-update", "async-done"))
 # What a fusion may contain and still only move data (no arithmetic).
-MOVES_ONLY = frozenset(("parameter", "constant", "bitcast", "reshape", "transpose", "copy", "convert",
-                        "tuple", "get-tuple-element", "copy-start", "copy-done", "bitcast-convert",
-                        "slice"))
-REDUCER_WORDS = {"maximum": "max", "minimum": "min", "add": "sum", "multiply": "product",
-                 "and": "and", "or": "or"}
+MOVES_ONLY = frozenset(
+    (
+        "parameter",
+        "constant",
+        "bitcast",
+        "reshape",
+        "transpose",
+        "copy",
+        "convert",
+        "tuple",
+        "get-tuple-element",
+        "copy-start",
+        "copy-done",
+        "bitcast-convert",
+        "slice",
+    )
+)
+REDUCER_WORDS = {
+    "maximum": "max",
+    "minimum": "min",
+    "add": "sum",
+    "multiply": "product",
+    "and": "and",
+    "or": "or",
+}
 
 
 def _squares(instr: Instruction) -> bool:
     names = instr.operand_names
-    return instr.opcode == "power" or (instr.opcode == "multiply" and len(names) == 2 and names[0] == names[1])
+    return instr.opcode == "power" or (
+        instr.opcode == "multiply" and len(names) == 2 and names[0] == names[1]
+    )
 
 
 def custom_call_target(instr: Instruction) -> str:
@@ -72,7 +104,9 @@ class OpFacts:
     name: str
     body: str
     description: str  # "kLoop fusion", "kCustom fusion (__ynn_fusion)", "dot", ...
-    library_what: str  # "an unfused dot", "a custom call to __cublas$gemm"...; "" when not a library kernel
+    library_what: (
+        str  # "an unfused dot", "a custom call to __cublas$gemm"...; "" when not a library kernel
+    )
     library: tuple[str, ...]  # the dots, convolutions, custom calls that make it one
     matmul: bool  # a dot, convolution or custom call (unfused or inside)
     collective: tuple[str, ...]
@@ -135,13 +169,17 @@ class OpIndex:
             self._fused[instr.name] = self.body(called[0]) if called else None
         return self._fused[instr.name]
 
-    def facts(self, comp: Computation, instr: Instruction, lookup: Callable[[str], Instruction | None]) -> OpFacts:
+    def facts(
+        self, comp: Computation, instr: Instruction, lookup: Callable[[str], Instruction | None]
+    ) -> OpFacts:
         """The facts of ``instr``, a top-level op of ``comp``; ``lookup`` finds its
         operands (through which a top-level copy-done finds what it copies)."""
         key = (comp.name, instr.name)
         if key not in self._facts:
             body = self.fused_body(instr)
-            self._facts[key] = self._fusion(instr, body) if body else self._unfused(comp, instr, lookup)
+            self._facts[key] = (
+                self._fusion(instr, body) if body else self._unfused(comp, instr, lookup)
+            )
         return self._facts[key]
 
     def reducer(self, comp: str, reduce_name: str) -> str:
@@ -177,8 +215,11 @@ class OpIndex:
             library, what = matmuls, f"a {kind} fusion, run by a library"
         elif matmuls:
             first = body.by_name[matmuls[0]]
-            label = f"custom call to {custom_call_target(first)}" if first.opcode == "custom-call" \
+            label = (
+                f"custom call to {custom_call_target(first)}"
+                if first.opcode == "custom-call"
                 else first.opcode
+            )
             library, what = matmuls, f"a fusion around a {label} ({matmuls[0]})"
         collective = tuple(i.name for i in ops if kind_of(i) is Kind.COLLECTIVE)
         moved = []
@@ -190,17 +231,28 @@ class OpIndex:
                     moved.append((i.name, how))
         moves = tuple(moved) if all(i.opcode in MOVES_ONLY for i in ops) else ()
         return OpFacts(
-            name=instr.name, body=body.comp.name, description=description, library=library,
-            library_what=what, matmul=bool(matmuls), collective=collective, control_flow=False, moves=moves,
+            name=instr.name,
+            body=body.comp.name,
+            description=description,
+            library=library,
+            library_what=what,
+            matmul=bool(matmuls),
+            collective=collective,
+            control_flow=False,
+            moves=moves,
             relayouts=tuple(moved),
             result_reductions=body.result_reductions(),
             opcodes=frozenset(i.opcode for i in ops),
             squares=any(_squares(i) for i in ops),
-            elementwise=body.elementwise, reduced=body.reduced, reread=body.reread, source=body,
+            elementwise=body.elementwise,
+            reduced=body.reduced,
+            reread=body.reread,
+            source=body,
         )
 
-    def _unfused(self, comp: Computation, instr: Instruction,
-                 lookup: Callable[[str], Instruction | None]) -> OpFacts:
+    def _unfused(
+        self, comp: Computation, instr: Instruction, lookup: Callable[[str], Instruction | None]
+    ) -> OpFacts:
         op = instr.opcode
         n = len(instr.operand_names)
         description = f"custom-call {custom_call_target(instr)}" if op == "custom-call" else op
@@ -208,8 +260,11 @@ class OpIndex:
         what = ""
         if op in LIBRARY_OPCODES:
             library = (instr.name,)
-            what = f"a custom call to {custom_call_target(instr)}" if op == "custom-call" \
+            what = (
+                f"a custom call to {custom_call_target(instr)}"
+                if op == "custom-call"
                 else f"an unfused {op}"
+            )
         wrapped = self._wrapped_collective(instr, lookup) if op in ASYNC else None
         if wrapped:
             description = f"{op} of {wrapped}"
@@ -229,20 +284,37 @@ class OpIndex:
             if k < reduced:
                 uses.append(OperandUse(reductions=(instr.name,), opcodes=frozenset()))
             else:
-                uses.append(OperandUse(relayouts=moves, elementwise=op not in REDUCTIONS,
-                                       opcodes=frozenset((op,)) & PATTERN_OPCODES))
+                uses.append(
+                    OperandUse(
+                        relayouts=moves,
+                        elementwise=op not in REDUCTIONS,
+                        opcodes=frozenset((op,)) & PATTERN_OPCODES,
+                    )
+                )
         data = (1 << reduced) - 1
         return OpFacts(
-            name=instr.name, body=comp.name, description=description, library=library,
-            library_what=what, matmul=op in MATMUL_OPCODES, collective=collective, control_flow=control,
-            moves=moves, relayouts=moves,
+            name=instr.name,
+            body=comp.name,
+            description=description,
+            library=library,
+            library_what=what,
+            matmul=op in MATMUL_OPCODES,
+            collective=collective,
+            control_flow=control,
+            moves=moves,
+            relayouts=moves,
             result_reductions=((instr.name,),) * max(1, n // 2) if op in REDUCTIONS else (),
-            opcodes=frozenset((op,)), squares=_squares(instr),
-            elementwise=0 if op in REDUCTIONS else (1 << n) - 1, reduced=data, reread=0,
+            opcodes=frozenset((op,)),
+            squares=_squares(instr),
+            elementwise=0 if op in REDUCTIONS else (1 << n) - 1,
+            reduced=data,
+            reread=0,
             fixed_uses=tuple(uses),
         )
 
-    def _wrapped_collective(self, instr: Instruction, lookup: Callable[[str], Instruction | None]) -> str:
+    def _wrapped_collective(
+        self, instr: Instruction, lookup: Callable[[str], Instruction | None]
+    ) -> str:
         """The collective an async-start/update/done runs (``all-gather``...), or ""."""
         seen = 0
         while instr.opcode in ("async-update", "async-done") and instr.operand_names and seen < 8:

@@ -24,8 +24,19 @@ from xlaview.hlo import Module
 
 TERA = 1e12
 
-_FP8 = frozenset(("f8e5m2", "f8e4m3", "f8e4m3fn", "f8e4m3b11fnuz", "f8e5m2fnuz", "f8e4m3fnuz",
-                  "f8e3m4", "f8e8m0fnu", "f4e2m1fn"))
+_FP8 = frozenset(
+    (
+        "f8e5m2",
+        "f8e4m3",
+        "f8e4m3fn",
+        "f8e4m3b11fnuz",
+        "f8e5m2fnuz",
+        "f8e4m3fnuz",
+        "f8e3m4",
+        "f8e8m0fnu",
+        "f4e2m1fn",
+    )
+)
 _INT8 = frozenset(("s8", "u8", "s4", "u4", "s2", "u2", "s1", "u1"))
 _HALF = frozenset(("bf16", "f16"))
 
@@ -59,23 +70,64 @@ class Device:
 DEVICES: dict[str, Device] = {
     d.name: d
     for d in (
-        Device("h100", "NVIDIA H100 SXM", "gpu", 989.4 * TERA, 3.35 * TERA, f32_flops=66.9 * TERA,
-               tf32_flops=494.7 * TERA, f64_flops=33.5 * TERA, fp8_flops=1978.9 * TERA,
-               int8_flops=1978.9 * TERA),
-        Device("h200", "NVIDIA H200 SXM", "gpu", 989.4 * TERA, 4.8 * TERA, f32_flops=66.9 * TERA,
-               tf32_flops=494.7 * TERA, f64_flops=33.5 * TERA, fp8_flops=1978.9 * TERA,
-               int8_flops=1978.9 * TERA),
-        Device("a100", "NVIDIA A100 80GB SXM", "gpu", 312 * TERA, 2.039 * TERA,
-               f32_flops=19.5 * TERA, tf32_flops=156 * TERA, f64_flops=9.7 * TERA,
-               int8_flops=624 * TERA),
-        Device("mi300x", "AMD Instinct MI300X", "gpu", 1307.4 * TERA, 5.3 * TERA,
-               f32_flops=163.4 * TERA, tf32_flops=653.7 * TERA, f64_flops=81.7 * TERA,
-               fp8_flops=2614.9 * TERA, int8_flops=2614.9 * TERA),
+        Device(
+            "h100",
+            "NVIDIA H100 SXM",
+            "gpu",
+            989.4 * TERA,
+            3.35 * TERA,
+            f32_flops=66.9 * TERA,
+            tf32_flops=494.7 * TERA,
+            f64_flops=33.5 * TERA,
+            fp8_flops=1978.9 * TERA,
+            int8_flops=1978.9 * TERA,
+        ),
+        Device(
+            "h200",
+            "NVIDIA H200 SXM",
+            "gpu",
+            989.4 * TERA,
+            4.8 * TERA,
+            f32_flops=66.9 * TERA,
+            tf32_flops=494.7 * TERA,
+            f64_flops=33.5 * TERA,
+            fp8_flops=1978.9 * TERA,
+            int8_flops=1978.9 * TERA,
+        ),
+        Device(
+            "a100",
+            "NVIDIA A100 80GB SXM",
+            "gpu",
+            312 * TERA,
+            2.039 * TERA,
+            f32_flops=19.5 * TERA,
+            tf32_flops=156 * TERA,
+            f64_flops=9.7 * TERA,
+            int8_flops=624 * TERA,
+        ),
+        Device(
+            "mi300x",
+            "AMD Instinct MI300X",
+            "gpu",
+            1307.4 * TERA,
+            5.3 * TERA,
+            f32_flops=163.4 * TERA,
+            tf32_flops=653.7 * TERA,
+            f64_flops=81.7 * TERA,
+            fp8_flops=2614.9 * TERA,
+            int8_flops=2614.9 * TERA,
+        ),
         Device("tpu-v4", "Google TPU v4", "tpu", 275 * TERA, 1.228 * TERA, int8_flops=275 * TERA),
         Device("tpu-v5e", "Google TPU v5e", "tpu", 197 * TERA, 0.819 * TERA, int8_flops=394 * TERA),
         Device("tpu-v5p", "Google TPU v5p", "tpu", 459 * TERA, 2.765 * TERA, int8_flops=918 * TERA),
-        Device("tpu-v6e", "Google TPU v6e (Trillium)", "tpu", 918 * TERA, 1.64 * TERA,
-               int8_flops=1836 * TERA),
+        Device(
+            "tpu-v6e",
+            "Google TPU v6e (Trillium)",
+            "tpu",
+            918 * TERA,
+            1.64 * TERA,
+            int8_flops=1836 * TERA,
+        ),
     )
 }
 DEFAULT_DEVICE = "h100"
@@ -102,8 +154,9 @@ def precision_of(dev: Device, element_type: str, matrix: bool, highest: bool = F
     return _peak(dev, _wanted(dev, element_type, matrix, highest))[1]
 
 
-def peak_for(dev: Device, element_type: str, matrix: bool,
-             highest: bool = False) -> tuple[float, str]:
+def peak_for(
+    dev: Device, element_type: str, matrix: bool, highest: bool = False
+) -> tuple[float, str]:
     """(FLOP/s, precision) an op can reach on ``dev``.
 
     Matrix work (dots, convolutions, GEMM calls, fusions holding one) runs on
@@ -132,8 +185,12 @@ def _wanted(dev: Device, element_type: str, matrix: bool, highest: bool) -> str:
 
 
 _FALLBACKS = {
-    "bf16": ("bf16",), "fp8": ("fp8", "bf16"), "int8": ("int8", "bf16"),
-    "tf32": ("tf32", "f32", "bf16"), "f32": ("f32", "bf16"), "f64": ("f64", "f32", "bf16"),
+    "bf16": ("bf16",),
+    "fp8": ("fp8", "bf16"),
+    "int8": ("int8", "bf16"),
+    "tf32": ("tf32", "f32", "bf16"),
+    "f32": ("f32", "bf16"),
+    "f64": ("f64", "f32", "bf16"),
 }
 
 
@@ -162,15 +219,28 @@ class DeviceChoice:
 _SM = re.compile(r"sm_(\d+)[._]?(\d)?_gpu")
 _GFX = re.compile(r"(gfx[0-9a-f]+)_gpu")
 _TPU_GENERATION = re.compile(r"(?<![a-z0-9])(v4|v5e|v5litepod|v5lite|v5p|v6e|trillium)(?![a-z0-9])")
-_TPU_NAMES = {"v4": "tpu-v4", "v5e": "tpu-v5e", "v5litepod": "tpu-v5e", "v5lite": "tpu-v5e",
-              "v5p": "tpu-v5p", "v6e": "tpu-v6e", "trillium": "tpu-v6e"}
-_GPU_TITLES = (("h200", "h200"), ("h100", "h100"), ("a100", "a100"), ("mi300x", "mi300x"),
-               ("mi300", "mi300x"))
+_TPU_NAMES = {
+    "v4": "tpu-v4",
+    "v5e": "tpu-v5e",
+    "v5litepod": "tpu-v5e",
+    "v5lite": "tpu-v5e",
+    "v5p": "tpu-v5p",
+    "v6e": "tpu-v6e",
+    "trillium": "tpu-v6e",
+}
+_GPU_TITLES = (
+    ("h200", "h200"),
+    ("h100", "h100"),
+    ("a100", "a100"),
+    ("mi300x", "mi300x"),
+    ("mi300", "mi300x"),
+)
 _GPU_ARCH = {"gfx942": "mi300x"}
 
 
-def detect_device(module: Module | None = None, path: str | Path | None = None,
-                  platform: str | None = None) -> DeviceChoice:
+def detect_device(
+    module: Module | None = None, path: str | Path | None = None, platform: str | None = None
+) -> DeviceChoice:
     """The device ``module`` (read from ``path``) was compiled for, as far as the
     dump tells: the GPU target in the file name (``gfx942_gpu_...`` -> MI300X,
     ``sm_9.0_gpu_...`` -> H100) or in the ``gpu_target_config.pbtxt`` beside it
@@ -189,8 +259,13 @@ def detect_device(module: Module | None = None, path: str | Path | None = None,
                 return DeviceChoice(DEVICES[_GPU_ARCH[arch]], f"compiled for {arch}", True)
         if match := _SM.search(name):
             major, minor = match.group(1), match.group(2) or ""
-            key = "h100" if major.startswith("9") else "a100" if (major, minor) in (
-                ("8", "0"), ("80", "")) else None
+            key = (
+                "h100"
+                if major.startswith("9")
+                else "a100"
+                if (major, minor) in (("8", "0"), ("80", ""))
+                else None
+            )
             if key:
                 return DeviceChoice(DEVICES[key], f"compiled for sm_{major}{minor}", True)
     if platform is None and module is not None:
@@ -200,8 +275,9 @@ def detect_device(module: Module | None = None, path: str | Path | None = None,
     if file is not None and (platform == "tpu" or "tpu" in str(file).lower()):
         match = _TPU_GENERATION.search(str(file.absolute()).lower())
         if match:
-            return DeviceChoice(DEVICES[_TPU_NAMES[match.group(1)]],
-                                f"TPU {match.group(1)} named in the path", True)
+            return DeviceChoice(
+                DEVICES[_TPU_NAMES[match.group(1)]], f"TPU {match.group(1)} named in the path", True
+            )
     if platform == "tpu":
         return DeviceChoice(DEVICES[DEFAULT_TPU], "TPU layouts; generation unknown", False)
     return DeviceChoice(DEVICES[DEFAULT_DEVICE], "the dump names no accelerator", False)
@@ -224,15 +300,20 @@ def _from_gpu_config(file: Path) -> DeviceChoice | None:
         title = (match.group(1) if match else "").lower()
         for needle, key in _GPU_TITLES:
             if needle in title.replace(" ", "").replace("instinct", ""):
-                return DeviceChoice(DEVICES[key], f"{match.group(1) if match else key} "
-                                    "in the GPU target config", True)
+                return DeviceChoice(
+                    DEVICES[key],
+                    f"{match.group(1) if match else key} in the GPU target config",
+                    True,
+                )
         arch = re.search(r'gcn_arch_name:\s*"(gfx[0-9a-f]+)', text)
         if arch and arch.group(1) in _GPU_ARCH:
-            return DeviceChoice(DEVICES[_GPU_ARCH[arch.group(1)]],
-                                f"compiled for {arch.group(1)}", True)
+            return DeviceChoice(
+                DEVICES[_GPU_ARCH[arch.group(1)]], f"compiled for {arch.group(1)}", True
+            )
         cuda = re.search(r"cuda_compute_capability\s*\{\s*major:\s*(\d+)\s*minor:\s*(\d+)", text)
         if cuda and (cuda.group(1) == "9" or cuda.group(1, 2) == ("8", "0")):
             key = "h100" if cuda.group(1) == "9" else "a100"
-            return DeviceChoice(DEVICES[key], f"compiled for sm_{cuda.group(1)}{cuda.group(2)}",
-                                True)
+            return DeviceChoice(
+                DEVICES[key], f"compiled for sm_{cuda.group(1)}{cuda.group(2)}", True
+            )
     return None

@@ -82,9 +82,15 @@ def parse_dim_labels(text: str | None) -> ConvolutionLabels | None:
 
     try:
         return ConvolutionLabels(
-            lhs.index("b"), lhs.index("f"), spatial(lhs),
-            rhs.index("i"), rhs.index("o"), spatial(rhs),
-            out.index("b"), out.index("f"), spatial(out),
+            lhs.index("b"),
+            lhs.index("f"),
+            spatial(lhs),
+            rhs.index("i"),
+            rhs.index("o"),
+            spatial(rhs),
+            out.index("b"),
+            out.index("f"),
+            spatial(out),
         )
     except ValueError:
         return None
@@ -100,8 +106,13 @@ def dot_flops(lhs: Shape, result: Shape, lhs_contracting: tuple[int, ...]) -> in
 
 
 def convolution_flops(
-    lhs: Shape, rhs: Shape, result: Shape, window: tuple[WindowDimension, ...],
-    labels: ConvolutionLabels, feature_group_count: int = 1, batch_group_count: int = 1,
+    lhs: Shape,
+    rhs: Shape,
+    result: Shape,
+    window: tuple[WindowDimension, ...],
+    labels: ConvolutionLabels,
+    feature_group_count: int = 1,
+    batch_group_count: int = 1,
 ) -> int:
     """XLA's ``GetConvolutionFlops``: 2 x the multiply-adds that touch a valid
     (in-bounds, non-dilated) input element, summed over the window."""
@@ -124,22 +135,37 @@ def convolution_flops(
         if k < len(kernel_limits)
     ]
     fmas = (
-        (input_feature // max(feature_group_count, 1)) * output_feature
-        * (batch // max(batch_group_count, 1)) * math.prod(counts)
+        (input_feature // max(feature_group_count, 1))
+        * output_feature
+        * (batch // max(batch_group_count, 1))
+        * math.prod(counts)
     )
     return fmas * FMA_FLOPS
 
 
-def _valid_positions(w: WindowDimension, input_limit: int, kernel_limit: int,
-                     output_limit: int) -> int:
+def _valid_positions(
+    w: WindowDimension, input_limit: int, kernel_limit: int, output_limit: int
+) -> int:
     # The two shortcuts XLA takes for an N^2 pattern with N valid positions.
-    if (input_limit == output_limit and kernel_limit == output_limit
-            and input_limit == w.base_dilation and w.window_dilation == 1
-            and max(1, input_limit - 1) == w.stride and w.padding_low == 0 and w.padding_high == 0):
+    if (
+        input_limit == output_limit
+        and kernel_limit == output_limit
+        and input_limit == w.base_dilation
+        and w.window_dilation == 1
+        and max(1, input_limit - 1) == w.stride
+        and w.padding_low == 0
+        and w.padding_high == 0
+    ):
         return input_limit
-    if (input_limit == 1 and kernel_limit == output_limit and w.window_dilation == 1
-            and w.base_dilation == 1 and w.stride == 1
-            and w.padding_high == output_limit - 1 and w.padding_low == output_limit - 1):
+    if (
+        input_limit == 1
+        and kernel_limit == output_limit
+        and w.window_dilation == 1
+        and w.base_dilation == 1
+        and w.stride == 1
+        and w.padding_high == output_limit - 1
+        and w.padding_low == output_limit - 1
+    ):
         return output_limit
     count = 0
     for kernel_index in range(kernel_limit):

@@ -75,10 +75,13 @@ def fusion_bytes(
     None, bytes of large constants read) for ``fusion`` calling ``fused``."""
     users, parameters, constant_instrs = model.parameter_users(fused)
     written, elements = _output_bytes(model, fusion, fused)
-    constants = float(sum(
-        model.size(i.shape) for i in constant_instrs
-        if model.elements(i.shape) > IMMEDIATE_CONSTANT_MAX_ELEMENTS
-    ))
+    constants = float(
+        sum(
+            model.size(i.shape)
+            for i in constant_instrs
+            if model.elements(i.shape) > IMMEDIATE_CONSTANT_MAX_ELEMENTS
+        )
+    )
     reads = []
     for param in parameters:
         if not param.shape.is_tuple:
@@ -98,7 +101,9 @@ def fusion_bytes(
 
 
 def parameter_read_bytes(
-    model: CostModel, hlo: Instruction, comp: Computation,
+    model: CostModel,
+    hlo: Instruction,
+    comp: Computation,
     users: dict[str, list[Instruction]],
 ) -> int:
     """XLA's ``FusionParameterReadBytes`` for a fused parameter (or a
@@ -132,7 +137,10 @@ def parameter_read_bytes(
 
 
 def _nested_fusion_reads(
-    model: CostModel, hlo: Instruction, user: Instruction, comp: Computation,
+    model: CostModel,
+    hlo: Instruction,
+    user: Instruction,
+    comp: Computation,
     users: dict[str, list[Instruction]],
 ) -> int:
     called = user.called_computations

@@ -30,21 +30,22 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from xlaview.analysis.cost.rules import Props
 from xlaview.analysis.cost.flop_counts import (
     convolution_flops,
     dot_flops,
     parse_dim_labels,
     parse_window,
 )
+from xlaview.analysis.cost.rules import Props
 from xlaview.analysis.kinds import custom_call_target
 from xlaview.hlo import Computation, Instruction, Shape
 
 if TYPE_CHECKING:
     from xlaview.analysis.cost.model import CostModel
 
-GEMM_TARGETS = frozenset(("__cublas$gemm", "__cublas$lt$matmul", "__cublas$lt$matmul$f8",
-                          "__cublas$lt$matmul$mx"))
+GEMM_TARGETS = frozenset(
+    ("__cublas$gemm", "__cublas$lt$matmul", "__cublas$lt$matmul$f8", "__cublas$lt$matmul$mx")
+)
 CONVOLUTION_TARGETS = frozenset((
     "__cudnn$convForward", "__cudnn$convBackwardInput", "__cudnn$convBackwardFilter",
     "__cudnn$convBiasActivationForward", "__cudnn$convForwardGraph", "__onednn$convolution",
@@ -127,7 +128,11 @@ def _convolution_flops(
     else:
         lhs, rhs, out = first, second, result
     return convolution_flops(
-        lhs, rhs, out, parse_window(instr.attribute("window")), labels,
+        lhs,
+        rhs,
+        out,
+        parse_window(instr.attribute("window")),
+        labels,
         int(instr.attribute("feature_group_count") or 1),
         int(instr.attribute("batch_group_count") or 1),
     )

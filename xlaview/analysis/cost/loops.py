@@ -36,8 +36,9 @@ class LoopCount:
     trip_count: int | None
 
 
-def fold(module: Module, name: str, values: Mapping[str, float], executed: bool,
-         memo: dict[str, float]) -> float:
+def fold(
+    module: Module, name: str, values: Mapping[str, float], executed: bool, memo: dict[str, float]
+) -> float:
     """Add up per-op ``values`` over computation ``name`` and what it runs (see
     `ModuleCost.fold`)."""
     if name in memo:
@@ -56,9 +57,12 @@ def fold(module: Module, name: str, values: Mapping[str, float], executed: bool,
                     if module.has_computation(callee):
                         total += times * fold(module, callee, values, executed, memo)
             continue
-        parts = [fold(module, c, values, executed, memo)
-                 for a in _STEP_ATTRIBUTES[op] for c in called_names(instr, a)
-                 if module.has_computation(c)]
+        parts = [
+            fold(module, c, values, executed, memo)
+            for a in _STEP_ATTRIBUTES[op]
+            for c in called_names(instr, a)
+            if module.has_computation(c)
+        ]
         if parts:
             total += max(parts) if op == "conditional" else sum(parts)
     memo[name] = total
@@ -112,8 +116,9 @@ def step_executions(
     return executions, loops
 
 
-def executed_totals(module: Module, model: CostModel, name: str,
-                     memo: dict[str, tuple[float, float, float]]) -> tuple[float, float, float]:
+def executed_totals(
+    module: Module, model: CostModel, name: str, memo: dict[str, tuple[float, float, float]]
+) -> tuple[float, float, float]:
     """A computation's totals with loop bodies scaled by their trip counts."""
     if name in memo:
         return memo[name]
@@ -134,8 +139,12 @@ def executed_totals(module: Module, model: CostModel, name: str,
                         for k in range(3):
                             total[k] += sub[k] * times
                 continue
-            callees = [c for a in _STEP_ATTRIBUTES[op] for c in called_names(instr, a)
-                       if module.has_computation(c)]
+            callees = [
+                c
+                for a in _STEP_ATTRIBUTES[op]
+                for c in called_names(instr, a)
+                if module.has_computation(c)
+            ]
             subs = [executed_totals(module, model, c, memo) for c in callees]
             if subs:
                 combine = max if op == "conditional" else sum

@@ -29,9 +29,9 @@ import math
 import re
 from collections.abc import Callable, Mapping
 
-from xlaview.analysis.cost.rules import RULES, ZERO, Props, Totals
-from xlaview.analysis.cost.library_calls import library_call_cost
 from xlaview.analysis.cost.fusion_bytes import FusedBody, parameter_users
+from xlaview.analysis.cost.library_calls import library_call_cost
+from xlaview.analysis.cost.rules import RULES, ZERO, Props, Totals
 from xlaview.hlo import Computation, Instruction, Module, Shape
 from xlaview.hlo.attributes import computation_names
 from xlaview.hlo.shape import ELEMENT_BITS
@@ -52,11 +52,30 @@ ELEMENTWISE = TRANSCENDENTAL | frozenset((
     "shift-right-logical", "sign", "stochastic-convert", "subtract", "xor",
 ))  # fmt: skip
 # Ops that move no data and compute nothing (XLA zeroes all their properties).
-FREE = frozenset(("parameter", "constant", "get-tuple-element", "bitcast", "domain", "after-all",
-                  "add-dependency"))
+FREE = frozenset(
+    (
+        "parameter",
+        "constant",
+        "get-tuple-element",
+        "bitcast",
+        "domain",
+        "after-all",
+        "add-dependency",
+    )
+)
 # The second half of an asynchronous pair, whose first half did the work.
-ASYNC_DONE = frozenset(("async-done", "async-update", "all-reduce-done", "all-gather-done",
-                        "collective-permute-done", "copy-done", "send-done", "recv-done"))
+ASYNC_DONE = frozenset(
+    (
+        "async-done",
+        "async-update",
+        "all-reduce-done",
+        "all-gather-done",
+        "collective-permute-done",
+        "copy-done",
+        "send-done",
+        "recv-done",
+    )
+)
 # The element of a ``-start``'s tuple that is its result: the rest are its
 # operand, handed on, and a context, none of them written.
 START_RESULT = {"copy-start": 0, "all-gather-start": 1, "collective-permute-start": 1}
@@ -70,8 +89,18 @@ NATIVE_ASYNC = frozenset((
 ))  # fmt: skip
 MATRIX_OPCODES = frozenset(("dot", "convolution", "ragged-dot", "scaled-dot"))
 # Handled ops that never compute (priced only for their bytes).
-NO_FLOPS = frozenset(("gather", "slice", "dynamic-slice", "dynamic-update-slice", "tuple",
-                      "transpose", "infeed", "outfeed"))
+NO_FLOPS = frozenset(
+    (
+        "gather",
+        "slice",
+        "dynamic-slice",
+        "dynamic-update-slice",
+        "tuple",
+        "transpose",
+        "infeed",
+        "outfeed",
+    )
+)
 # Instructions whose cost is that of the computations they run.
 CONTAINERS = frozenset(("while", "conditional", "call", "async-start"))
 
@@ -153,8 +182,9 @@ class CostModel:
         totals = self._sums[name] = (flops, transcendentals, accessed)
         return totals
 
-    def price_some(self, comp: Computation,
-                   which: Callable[[Instruction], bool]) -> list[Instruction]:
+    def price_some(
+        self, comp: Computation, which: Callable[[Instruction], bool]
+    ) -> list[Instruction]:
         """Price the instructions of ``comp`` (run as steps) that ``which``
         selects, as `sum_of` would: the part of it one process does. Returns them."""
         chosen = [instr for instr in comp.instructions if which(instr)]
@@ -166,8 +196,9 @@ class CostModel:
             self._visiting.pop()
         return chosen
 
-    def adopt(self, comp: Computation, props: Mapping[str, Props],
-              callers: Mapping[str, str]) -> None:
+    def adopt(
+        self, comp: Computation, props: Mapping[str, Props], callers: Mapping[str, str]
+    ) -> None:
         """Take the prices of ``comp``'s instructions another process made
         (`price_some` there), and the callers of what it walked."""
         for name, found in props.items():
@@ -297,12 +328,14 @@ class CostModel:
 
     def _while(self, instr: Instruction, comp: Computation) -> Props:
         body, condition = self._steps(instr, "body"), self._steps(instr, "condition")
-        return _container(instr, (body[0] + condition[0], body[1] + condition[1],
-                                  body[2] + condition[2]))
+        return _container(
+            instr, (body[0] + condition[0], body[1] + condition[1], body[2] + condition[2])
+        )
 
     def _conditional(self, instr: Instruction, comp: Computation) -> Props:
         names = called_names(instr, "branch_computations") or (
-            called_names(instr, "true_computation") + called_names(instr, "false_computation"))
+            called_names(instr, "true_computation") + called_names(instr, "false_computation")
+        )
         branches = [self.sum_of(name) for name in names]
         if not branches:
             return _container(instr, ZERO)
@@ -322,8 +355,11 @@ class CostModel:
             return base
         written = float(self.output_size(shape.elements[result]))
         elements = tuple(written if k == result else 0.0 for k in range(len(shape.elements)))
-        return base._replace(bytes_accessed=written + sum(base.operand_bytes),
-                             output_bytes=written, element_output_bytes=elements)
+        return base._replace(
+            bytes_accessed=written + sum(base.operand_bytes),
+            output_bytes=written,
+            element_output_bytes=elements,
+        )
 
     def _async_sugar(self, instr: Instruction, comp: Computation) -> Props:
         """``X-start``: the work of ``X`` on its operands; ``X-update``/``X-done``:
@@ -346,8 +382,17 @@ class CostModel:
 
 _CALLED = {
     name: re.compile(rf"(?<![\w.\-]){name}=\s*(%?[A-Za-z_][\w.\-]*|\{{[^{{}}]*\}})")
-    for name in ("calls", "to_apply", "body", "condition", "select", "scatter",
-                 "branch_computations", "true_computation", "false_computation")
+    for name in (
+        "calls",
+        "to_apply",
+        "body",
+        "condition",
+        "select",
+        "scatter",
+        "branch_computations",
+        "true_computation",
+        "false_computation",
+    )
 }
 
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xlaview.analysis.cost.totals import ModuleCost, OpCost, no_gc
 from xlaview.analysis.cost.devices import Device, peak_for
+from xlaview.analysis.cost.totals import ModuleCost, OpCost, no_gc
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,12 +83,21 @@ def _place(op: OpCost, device: Device, share: float) -> OpRoofline:
     else:
         bound = "compute" if compute > memory else "memory"
     intensity = work / op.memory_bytes if op.memory_bytes else None
-    return OpRoofline(op.name, intensity, max(compute, memory), compute, memory, bound, precision,
-                      peak, share)
+    return OpRoofline(
+        op.name, intensity, max(compute, memory), compute, memory, bound, precision, peak, share
+    )
 
 
 def _with_share(placed: OpRoofline, op: OpCost, total: float) -> OpRoofline:
     share = placed.time_s * op.executions / total if total > 0 else 0.0
-    return OpRoofline(placed.name, placed.intensity, placed.time_s, placed.compute_time_s,
-                      placed.memory_time_s, placed.bound, placed.precision, placed.peak_flops,
-                      share)
+    return OpRoofline(
+        placed.name,
+        placed.intensity,
+        placed.time_s,
+        placed.compute_time_s,
+        placed.memory_time_s,
+        placed.bound,
+        placed.precision,
+        placed.peak_flops,
+        share,
+    )

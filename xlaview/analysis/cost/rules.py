@@ -75,6 +75,7 @@ def fusion(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     accessed = written + constants + sum(reads)
     return Props(flops, transcendentals, accessed, reads, written, elements)
 
+
 def dot(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     lhs = model.operand_shape(instr, comp, 0)
     base = model.default(instr, comp)
@@ -82,6 +83,7 @@ def dot(model: CostModel, instr: Instruction, comp: Computation) -> Props:
         return base
     contracting = parse_braced_ints(instr.attribute("lhs_contracting_dims") or "{}")
     return base._replace(flops=float(dot_flops(lhs, instr.shape, contracting)))
+
 
 def ragged_dot(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     lhs = model.operand_shape(instr, comp, 0)
@@ -96,6 +98,7 @@ def ragged_dot(model: CostModel, instr: Instruction, comp: Computation) -> Props
     contracting = parse_braced_ints(instr.attribute("lhs_contracting_dims") or "{}")
     return base._replace(flops=float(dot_flops(lhs, result, contracting)))
 
+
 def convolution(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     base = model.default(instr, comp)
     lhs, rhs = model.operand_shape(instr, comp, 0), model.operand_shape(instr, comp, 1)
@@ -103,11 +106,16 @@ def convolution(model: CostModel, instr: Instruction, comp: Computation) -> Prop
     if lhs is None or rhs is None or labels is None:
         return base
     flops = convolution_flops(
-        lhs, rhs, instr.shape, parse_window(instr.attribute("window")), labels,
+        lhs,
+        rhs,
+        instr.shape,
+        parse_window(instr.attribute("window")),
+        labels,
         int(instr.attribute("feature_group_count") or 1),
         int(instr.attribute("batch_group_count") or 1),
     )
     return base._replace(flops=float(flops))
+
 
 def reduce(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     base = model.default(instr, comp)
@@ -117,13 +125,16 @@ def reduce(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     count = (model.elements(arg) if arg is not None else 0) - model.elements(output)
     return scaled(base, model.applied(instr), count)
 
+
 def scan(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     # XLA:CPU (jax 0.10.2) counts the scanned computation once, as checked
     # against hlo_module_cost_analysis.
     return scaled(model.default(instr, comp), model.applied(instr), 1)
 
+
 def map_op(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     return scaled(model.default(instr, comp), model.applied(instr), model.elements(instr.shape))
+
 
 def reduce_window(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     base = model.default(instr, comp)
@@ -138,13 +149,19 @@ def reduce_window(model: CostModel, instr: Instruction, comp: Computation) -> Pr
     padded = [d for d in window if d.padding_low or d.padding_high]
     if len(reducing) == 1 and len(padded) == 1 and not shape.is_tuple:
         for k, d in enumerate(window):
-            if (d.size != 1 and d.padding_low and d.padding_high
-                    and d.padding_low == d.padding_high and d.size == 2 * d.padding_low + 1):
+            if (
+                d.size != 1
+                and d.padding_low
+                and d.padding_high
+                and d.padding_low == d.padding_high
+                and d.size == 2 * d.padding_low + 1
+            ):
                 if k < shape.rank and d.padding_low == shape.dims[k] - 1:
                     span = shape.dims[k]
                     count = output_elements // span + span - 1 if span else 0
                 break
     return scaled(base, model.applied(instr), count)
+
 
 def select_and_scatter(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     base = model.default(instr, comp)
@@ -158,8 +175,10 @@ def select_and_scatter(model: CostModel, instr: Instruction, comp: Computation) 
         transcendentals=select[1] * selects + scatter[1] * sources,
     )
 
-def scatter(model: CostModel, instr: Instruction, comp: Computation,
-            outer: Props | None = None) -> Props:
+
+def scatter(
+    model: CostModel, instr: Instruction, comp: Computation, outer: Props | None = None
+) -> Props:
     base = outer or model.default(instr, comp)
     shapes = [model.operand_shape(instr, comp, i) for i in range(len(instr.operand_names))]
     n = (len(shapes) - 1) // 2
@@ -179,22 +198,30 @@ def scatter(model: CostModel, instr: Instruction, comp: Computation,
     count = model.elements(updates[0]) if updates else 0
     return Props(applied[0] * count, applied[1] * count, 3 * total + indices, tuple(reads), total)
 
-def gather(model: CostModel, instr: Instruction, comp: Computation,
-           outer: Props | None = None) -> Props:
+
+def gather(
+    model: CostModel, instr: Instruction, comp: Computation, outer: Props | None = None
+) -> Props:
     base = outer or model.default(instr, comp)
     output = float(model.size(instr.shape))
     indices_shape = model.operand_shape(instr, comp, 1)
     indices = float(model.size(indices_shape)) if indices_shape is not None else 0.0
     reads = list(base.operand_bytes) + [0.0] * max(0, 2 - len(base.operand_bytes))
     reads[0], reads[1] = output, indices
-    return base._replace(bytes_accessed=2 * output + indices, operand_bytes=tuple(reads),
-                         output_bytes=output)
+    return base._replace(
+        bytes_accessed=2 * output + indices, operand_bytes=tuple(reads), output_bytes=output
+    )
+
 
 def slice_op(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     base = model.default(instr, comp)
     output = float(model.size(instr.shape))
-    return base._replace(bytes_accessed=2 * output, output_bytes=output,
-                         operand_bytes=(output, *base.operand_bytes[1:]))
+    return base._replace(
+        bytes_accessed=2 * output,
+        output_bytes=output,
+        operand_bytes=(output, *base.operand_bytes[1:]),
+    )
+
 
 def dynamic_slice(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     base = model.default(instr, comp)
@@ -203,8 +230,10 @@ def dynamic_slice(model: CostModel, instr: Instruction, comp: Computation) -> Pr
     start = reads[1] if len(reads) > 1 else 0.0
     if reads:
         reads[0] = output
-    return base._replace(bytes_accessed=2 * output + start, output_bytes=output,
-                         operand_bytes=tuple(reads))
+    return base._replace(
+        bytes_accessed=2 * output + start, output_bytes=output, operand_bytes=tuple(reads)
+    )
+
 
 def dus(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     base = model.default(instr, comp)
@@ -213,12 +242,15 @@ def dus(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     start = reads[2] if len(reads) > 2 else 0.0
     if reads:
         reads[0] = 0.0  # operand 0 is updated in place
-    return base._replace(bytes_accessed=2 * update + start, output_bytes=update,
-                         operand_bytes=tuple(reads))
+    return base._replace(
+        bytes_accessed=2 * update + start, output_bytes=update, operand_bytes=tuple(reads)
+    )
+
 
 def tuple_op(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     table = float(model.size(instr.shape))
     return Props(0.0, 0.0, table, (0.0,) * len(instr.operand_names), table)
+
 
 def transpose(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     operand = model.operand_shape(instr, comp, 0)
@@ -228,26 +260,32 @@ def transpose(model: CostModel, instr: Instruction, comp: Computation) -> Props:
         return Props(0.0, 0.0, 0.0, (0.0,), 0.0)
     return model.default(instr, comp)
 
+
 def sort(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     shape = model.operand_shape(instr, comp, 0)
     n = model.elements(shape) if shape is not None else 0
     log2 = (n - 1).bit_length() if n > 1 else 0
     return model.default(instr, comp)._replace(flops=float(n * log2))
 
+
 def all_reduce(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     base = model.default(instr, comp)
     arrays = [s for s in subshapes(instr.shape) if s.is_array]
     written = float(sum(model.size(s) for s in arrays))
     flops = float(sum(model.elements(s) for s in arrays))
-    return base._replace(flops=flops, output_bytes=written,
-                         bytes_accessed=written + sum(base.operand_bytes))
+    return base._replace(
+        flops=flops, output_bytes=written, bytes_accessed=written + sum(base.operand_bytes)
+    )
+
 
 def rng(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     return model.default(instr, comp)._replace(transcendentals=float(model.elements(instr.shape)))
 
+
 def rng_bit_generator(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     count = sum(model.elements(s) for s in instr.shape.leaves() if s.is_array)
     return model.default(instr, comp)._replace(transcendentals=float(count))
+
 
 def fft(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     shape = model.operand_shape(instr, comp, 0)
@@ -260,6 +298,7 @@ def fft(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     flops = FMA_FLOPS * 4 * log_factors * model.elements(real)
     return model.default(instr, comp)._replace(flops=float(flops))
 
+
 def triangular_solve(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     base = model.default(instr, comp)
     a, b = model.operand_shape(instr, comp, 0), model.operand_shape(instr, comp, 1)
@@ -268,6 +307,7 @@ def triangular_solve(model: CostModel, instr: Instruction, comp: Computation) ->
     accessed = model.size(instr.shape) + model.size(a) / 2 + model.size(b)
     flops = FMA_FLOPS * a.dims[-1] * model.elements(b)
     return base._replace(bytes_accessed=float(accessed), flops=float(flops))
+
 
 def cholesky(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     base = model.default(instr, comp)
@@ -278,9 +318,11 @@ def cholesky(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     flops = a.dims[-1] * model.elements(a) // 3
     return base._replace(bytes_accessed=2 * half, output_bytes=half, flops=float(flops))
 
+
 def infeed(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     size = float(sum(model.size(s) for s in instr.shape.leaves()))
     return Props(0.0, 0.0, size, (0.0,) * len(instr.operand_names), size)
+
 
 def outfeed(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     base = model.default(instr, comp)
@@ -322,12 +364,30 @@ def _minor_to_major(shape: Shape) -> tuple[int, ...]:
 
 
 RULES: dict[str, Callable[[CostModel, Instruction, Computation], Props]] = {
-    "fusion": fusion, "dot": dot, "convolution": convolution, "ragged-dot": ragged_dot,
-    "reduce": reduce, "map": map_op, "reduce-window": reduce_window,
-    "select-and-scatter": select_and_scatter, "scatter": scatter, "gather": gather,
-    "slice": slice_op, "dynamic-slice": dynamic_slice, "dynamic-update-slice": dus,
-    "tuple": tuple_op, "transpose": transpose, "sort": sort, "all-reduce": all_reduce,
-    "all-reduce-start": all_reduce, "rng": rng, "rng-bit-generator": rng_bit_generator,
-    "fft": fft, "triangular-solve": triangular_solve, "cholesky": cholesky, "infeed": infeed,
-    "outfeed": outfeed, "scan": scan,
+    "fusion": fusion,
+    "dot": dot,
+    "convolution": convolution,
+    "ragged-dot": ragged_dot,
+    "reduce": reduce,
+    "map": map_op,
+    "reduce-window": reduce_window,
+    "select-and-scatter": select_and_scatter,
+    "scatter": scatter,
+    "gather": gather,
+    "slice": slice_op,
+    "dynamic-slice": dynamic_slice,
+    "dynamic-update-slice": dus,
+    "tuple": tuple_op,
+    "transpose": transpose,
+    "sort": sort,
+    "all-reduce": all_reduce,
+    "all-reduce-start": all_reduce,
+    "rng": rng,
+    "rng-bit-generator": rng_bit_generator,
+    "fft": fft,
+    "triangular-solve": triangular_solve,
+    "cholesky": cholesky,
+    "infeed": infeed,
+    "outfeed": outfeed,
+    "scan": scan,
 }

@@ -23,6 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
+from xlaview.analysis.cost.library_calls import is_library_call
 from xlaview.analysis.cost.loops import (
     LoopCount,
     executed_totals,
@@ -38,7 +39,6 @@ from xlaview.analysis.cost.model import (
     called_names,
 )
 from xlaview.analysis.cost.rules import Props
-from xlaview.analysis.cost.library_calls import is_library_call
 from xlaview.analysis.kinds import kind_name
 from xlaview.analysis.memory_spaces import (
     memory_platform,
@@ -47,8 +47,18 @@ from xlaview.analysis.memory_spaces import (
 )
 from xlaview.hlo import Computation, Instruction, Module, Shape
 
-__all__ = ["CostTotals", "LoopCount", "ModuleCost", "OpCost", "Share", "SharePrices",
-           "module_cost", "no_gc", "price_share", "trip_count"]
+__all__ = [
+    "CostTotals",
+    "LoopCount",
+    "ModuleCost",
+    "OpCost",
+    "Share",
+    "SharePrices",
+    "module_cost",
+    "no_gc",
+    "price_share",
+    "trip_count",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,8 +70,11 @@ class CostTotals:
     bytes_accessed: int
 
     def to_json(self) -> dict[str, int]:
-        return {"flops": self.flops, "transcendentals": self.transcendentals,
-                "bytes_accessed": self.bytes_accessed}
+        return {
+            "flops": self.flops,
+            "transcendentals": self.transcendentals,
+            "bytes_accessed": self.bytes_accessed,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,12 +126,30 @@ class OpCost:
 class ModuleCost:
     """Costs of one module: totals, executed totals, the top-level ops, lookups."""
 
-    __slots__ = ("_by_name", "_executions", "_model", "_module", "executed", "loops", "module",
-                 "ops", "platform", "totals")
+    __slots__ = (
+        "_by_name",
+        "_executions",
+        "_model",
+        "_module",
+        "executed",
+        "loops",
+        "module",
+        "ops",
+        "platform",
+        "totals",
+    )
 
-    def __init__(self, module: Module, model: CostModel, ops: tuple[OpCost, ...],
-                 totals: CostTotals, executed: CostTotals, loops: tuple[LoopCount, ...],
-                 executions: dict[str, int], platform: str | None) -> None:
+    def __init__(
+        self,
+        module: Module,
+        model: CostModel,
+        ops: tuple[OpCost, ...],
+        totals: CostTotals,
+        executed: CostTotals,
+        loops: tuple[LoopCount, ...],
+        executions: dict[str, int],
+        platform: str | None,
+    ) -> None:
         self.module = module.name
         self.totals = totals
         self.executed = executed
@@ -157,8 +188,9 @@ class ModuleCost:
         with no_gc():
             props = self._model.price(instr, comp)
             top = comp.name in self._executions
-            record = _op_cost(self._model, instr, comp, props, self._executions_of(comp.name),
-                              top, self.platform)
+            record = _op_cost(
+                self._model, instr, comp, props, self._executions_of(comp.name), top, self.platform
+            )
         self._by_name[name] = record
         return record
 
@@ -191,15 +223,24 @@ class ModuleCost:
         return self._executions.get(computation, 1)
 
     def to_json(self) -> dict[str, Any]:
-        return {"module": self.module, **self.totals.to_json(),
-                "executed": {"flops": self.executed.flops,
-                             "bytes_accessed": self.executed.bytes_accessed}}
+        return {
+            "module": self.module,
+            **self.totals.to_json(),
+            "executed": {
+                "flops": self.executed.flops,
+                "bytes_accessed": self.executed.bytes_accessed,
+            },
+        }
 
 
-def module_cost(module: Module, *, xla_compatible: bool = False,
-                platform: str | None = None,
-                progress: Callable[[float], None] | None = None,
-                share: Share | None = None) -> ModuleCost:
+def module_cost(
+    module: Module,
+    *,
+    xla_compatible: bool = False,
+    platform: str | None = None,
+    progress: Callable[[float], None] | None = None,
+    share: Share | None = None,
+) -> ModuleCost:
     """Price every instruction of ``module`` (linear in its size).
 
     ``xla_compatible=True`` reproduces XLA:CPU's ``HloCostAnalysis`` exactly
@@ -265,8 +306,13 @@ def no_gc() -> Iterator[None]:
             gc.enable()
 
 
-def _module_cost(module: Module, xla_compatible: bool, platform: str | None,
-                 progress: Callable[[float], None] | None, share: Share | None) -> ModuleCost:
+def _module_cost(
+    module: Module,
+    xla_compatible: bool,
+    platform: str | None,
+    progress: Callable[[float], None] | None,
+    share: Share | None,
+) -> ModuleCost:
     model = CostModel(module, xla_compatible=xla_compatible)
     model.progress = progress
     platform = platform or memory_platform(module)
@@ -301,21 +347,42 @@ def _module_cost(module: Module, xla_compatible: bool, platform: str | None,
             if record is not None:
                 ops.append(record)
     executed = executed_totals(module, model, entry.name, {})
-    return ModuleCost(module, model, tuple(ops), totals,
-                      CostTotals(round(executed[0]), round(executed[1]), round(executed[2])),
-                      tuple(loops), executions, platform)
+    return ModuleCost(
+        module,
+        model,
+        tuple(ops),
+        totals,
+        CostTotals(round(executed[0]), round(executed[1]), round(executed[2])),
+        tuple(loops),
+        executions,
+        platform,
+    )
 
 
-def _entry_records(model: CostModel, entry: Computation, instructions: list[Instruction],
-                   count: int, platform: str | None) -> dict[str, OpCost | None]:
+def _entry_records(
+    model: CostModel,
+    entry: Computation,
+    instructions: list[Instruction],
+    count: int,
+    platform: str | None,
+) -> dict[str, OpCost | None]:
     """`_top_op` of ``instructions`` of the entry, containers left out as `module_cost` does."""
     spaces = model.module.names_memory_spaces
-    return {i.name: _top_op(model, i, entry, count, platform, spaces) for i in instructions
-            if i.opcode not in CONTAINERS or i.opcode == "async-start"}
+    return {
+        i.name: _top_op(model, i, entry, count, platform, spaces)
+        for i in instructions
+        if i.opcode not in CONTAINERS or i.opcode == "async-start"
+    }
 
 
-def _top_op(model: CostModel, instr: Instruction, comp: Computation, count: int,
-            platform: str | None, spaces: bool) -> OpCost | None:
+def _top_op(
+    model: CostModel,
+    instr: Instruction,
+    comp: Computation,
+    count: int,
+    platform: str | None,
+    spaces: bool,
+) -> OpCost | None:
     """The `OpCost` of a top-level op, or None if it costs nothing."""
     props = model.price(instr, comp)
     if not props.known or props.flops or props.transcendentals or props.bytes_accessed:
@@ -323,23 +390,42 @@ def _top_op(model: CostModel, instr: Instruction, comp: Computation, count: int,
     return None
 
 
-def _op_cost(model: CostModel, instr: Instruction, comp: Computation, props: Props,
-             executions: int, top_level: bool, platform: str | None,
-             spaces: bool = True) -> OpCost:
+def _op_cost(
+    model: CostModel,
+    instr: Instruction,
+    comp: Computation,
+    props: Props,
+    executions: int,
+    top_level: bool,
+    platform: str | None,
+    spaces: bool = True,
+) -> OpCost:
     matrix, element_type, highest = _arithmetic(model, instr, comp)
     accessed = round(props.bytes_accessed)
     off_chip = _off_main_memory(model, instr, comp, props, platform) if spaces else 0
     return OpCost(
-        instr.name, comp.name, instr.opcode, kind_name(instr, model.module),
-        round(props.flops), round(props.transcendentals),
-        tuple(round(b) for b in props.operand_bytes), round(props.output_bytes), accessed,
-        max(0, accessed - off_chip), executions, top_level, matrix, element_type, highest,
+        instr.name,
+        comp.name,
+        instr.opcode,
+        kind_name(instr, model.module),
+        round(props.flops),
+        round(props.transcendentals),
+        tuple(round(b) for b in props.operand_bytes),
+        round(props.output_bytes),
+        accessed,
+        max(0, accessed - off_chip),
+        executions,
+        top_level,
+        matrix,
+        element_type,
+        highest,
         props.known,
     )
 
 
-def _off_main_memory(model: CostModel, instr: Instruction, comp: Computation, props: Props,
-                     platform: str | None) -> int:
+def _off_main_memory(
+    model: CostModel, instr: Instruction, comp: Computation, props: Props, platform: str | None
+) -> int:
     """Bytes of an op's reads and writes that stay out of main memory."""
     off = 0.0
     for name, read in zip(instr.operand_names, props.operand_bytes):
@@ -365,8 +451,11 @@ def _off_share(shape: Shape, platform: str | None) -> float:
     total = sum(_cpu_shape_size(s) for s in leaves)
     if not total:
         return 0.0
-    off = sum(_cpu_shape_size(s) for s in leaves
-              if not memory_space(shape_memory_space(s), platform).main_memory)
+    off = sum(
+        _cpu_shape_size(s)
+        for s in leaves
+        if not memory_space(shape_memory_space(s), platform).main_memory
+    )
     return off / total
 
 

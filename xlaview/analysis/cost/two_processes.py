@@ -31,8 +31,8 @@ from xlaview.analysis.cost.totals import ModuleCost, SharePrices, module_cost, p
 from xlaview.dump.files import read_text
 from xlaview.dump.modules import LoadedModule, load_text
 from xlaview.hlo import Instruction, Module
-from xlaview.hlo.parse.printed import named_calls
 from xlaview.hlo.parse.driver import parse_module_tolerant  # here: a forked child imports nothing
+from xlaview.hlo.parse.printed import named_calls
 
 # Below this many characters one process is as quick (a fork costs ~10 ms).
 SPLIT_FROM = 8 << 20
@@ -45,9 +45,9 @@ _HEADER = struct.Struct("<Q")
 PIPE_BYTES = 1 << 20
 
 
-def load_and_price(path: str | Path, *, helper: bool | None = None,
-                   meanwhile: Callable[[], object] | None = None
-                   ) -> tuple[LoadedModule, ModuleCost]:
+def load_and_price(
+    path: str | Path, *, helper: bool | None = None, meanwhile: Callable[[], object] | None = None
+) -> tuple[LoadedModule, ModuleCost]:
     """`xlaview.dump.modules.load_module` and `module_cost` of an HLO file,
     with a helper process when the module is big (``helper`` True or False:
     with or without one, whatever the size). ``meanwhile()``, if given, runs
@@ -85,8 +85,11 @@ def _help(text: str, mid: int, send: Callable[[Any], None]) -> None:
     """The helper's work: parse the computations from ``mid`` on, say what
     each calls, then price the entry's instructions that call them."""
     module = parse_module_tolerant(text, deferral=_HelperDeferral(mid)).module
-    read = [(c.span.offset, c.name, c.parsed.calls if c.parsed is not None else None)
-            for c in module.computations if c.span.offset >= mid and not c.is_entry]
+    read = [
+        (c.span.offset, c.name, c.parsed.calls if c.parsed is not None else None)
+        for c in module.computations
+        if c.span.offset >= mid and not c.is_entry
+    ]
     send(read)
     send(price_share(module, _calls_from(module, mid)))
 
@@ -100,6 +103,7 @@ def _calls_from(module: Module, mid: int) -> Callable[[Instruction], bool]:
     def calls_into(instr: Instruction) -> bool:
         text = instr.attribute_text
         return bool(text) and not later.isdisjoint(named_calls(text))
+
     return calls_into
 
 
@@ -128,8 +132,11 @@ class _ParentDeferral:
 
     def settle(self, deferred: list[tuple[int, str]]) -> list[tuple[str, ...]] | None:
         read = self.helper.receive()
-        if (read is None or [(offset, name) for offset, name, _ in read] != deferred
-                or any(calls is None for _, _, calls in read)):
+        if (
+            read is None
+            or [(offset, name) for offset, name, _ in read] != deferred
+            or any(calls is None for _, _, calls in read)
+        ):
             self.helper.stop()  # its module is not this one: its prices would not be either
             return None
         return [calls for _, _, calls in read]
@@ -178,7 +185,7 @@ class _Helper:
             try:
                 os.close(read_fd)
                 work(lambda message: _send(write_fd, message))
-            except BaseException:  # noqa: BLE001 - the parent does the work instead
+            except BaseException:
                 code = 1
             finally:
                 os._exit(code)
@@ -230,4 +237,4 @@ def _send(fd: int, message: Any) -> None:
     data = pickle.dumps(message, pickle.HIGHEST_PROTOCOL)
     view = memoryview(_HEADER.pack(len(data)) + data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]

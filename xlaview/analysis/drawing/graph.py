@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from xlaview.analysis.kinds import Kind, kind_of, op_label
 from xlaview.analysis.drawing.records import LayoutNode
+from xlaview.analysis.kinds import Kind, kind_of, op_label
 from xlaview.hlo import Computation, Module
 
 SHARED_OPCODES = frozenset(("parameter", "constant", "iota"))
@@ -82,14 +82,32 @@ def build_graph(module: Module | None, computation: Computation | str) -> Comput
             for user in users[instr.name]:
                 key = f"{instr.name}@{user}"
                 nodes.append(
-                    GraphNode(key, instr.name, instr.opcode, str(instr.shape), kind,
-                              instr.is_root, True, called, label)
+                    GraphNode(
+                        key,
+                        instr.name,
+                        instr.opcode,
+                        str(instr.shape),
+                        kind,
+                        instr.is_root,
+                        True,
+                        called,
+                        label,
+                    )
                 )
                 keys_of.setdefault(instr.name, []).append(key)
         else:
             nodes.append(
-                GraphNode(instr.name, instr.name, instr.opcode, str(instr.shape), kind,
-                          instr.is_root, False, called, label)
+                GraphNode(
+                    instr.name,
+                    instr.name,
+                    instr.opcode,
+                    str(instr.shape),
+                    kind,
+                    instr.is_root,
+                    False,
+                    called,
+                    label,
+                )
             )
             keys_of.setdefault(instr.name, []).append(instr.name)
     edges: list[GraphEdge] = []
@@ -113,8 +131,9 @@ MAX_NODE_WIDTH = 320.0
 
 
 def node_width(node: GraphNode) -> float:
-    text = max(len(node.instruction), len(node.opcode) + 10, len(node.label) + 2,
-               min(len(node.shape), 36))
+    text = max(
+        len(node.instruction), len(node.opcode) + 10, len(node.label) + 2, min(len(node.shape), 36)
+    )
     width = 20 + NAME_CHAR * text
     if node.is_copy:
         width *= 0.8
@@ -131,8 +150,11 @@ def same_drawing(a: ComputationGraph, b: ComputationGraph) -> bool:
     (a scheduling pass reorders a computation and changes nothing else)."""
     if a is b:
         return True
-    if (a.computation != b.computation or len(a.nodes) != len(b.nodes)
-            or len(a.edges) != len(b.edges)):
+    if (
+        a.computation != b.computation
+        or len(a.nodes) != len(b.nodes)
+        or len(a.edges) != len(b.edges)
+    ):
         return False
     if {n.key: n for n in a.nodes} != {n.key: n for n in b.nodes}:
         return False

@@ -12,10 +12,10 @@ adds the instructions the pass renamed.
 
 from __future__ import annotations
 
-from xlaview.analysis.passes.diff import ModuleDiff
 from xlaview.analysis.drawing.graph import ComputationGraph, layout_inputs
 from xlaview.analysis.drawing.records import GraphLayout, LayoutStep, Point, ProgressFn
 from xlaview.analysis.drawing.step.incremental import relayout
+from xlaview.analysis.passes.diff import ModuleDiff
 
 __all__ = ["LayoutStep", "instruction_positions", "step_layout"]
 
@@ -37,8 +37,15 @@ def step_layout(
     stand_ins: set[str] = set()
     if previous is not None:
         renamed, stand_ins = _old_keys(previous, graph, diff)
-    return relayout(previous, nodes, edges, renamed=renamed, changed=stand_ins,
-                    unit_of=_instruction_changed, progress=progress)
+    return relayout(
+        previous,
+        nodes,
+        edges,
+        renamed=renamed,
+        changed=stand_ins,
+        unit_of=_instruction_changed,
+        progress=progress,
+    )
 
 
 def _instruction_changed(key: str) -> str:
@@ -110,7 +117,8 @@ def _old_keys(
                 candidates.append(instruction)
         else:
             candidates = [instruction] + [
-                f"{instruction}@{old_name.get(user, user)}" for user in users.get(node.key, ())]
+                f"{instruction}@{old_name.get(user, user)}" for user in users.get(node.key, ())
+            ]
         old = next((key for key in candidates if key in spare), None)
         if old is None:
             unmatched.append((node, spare))

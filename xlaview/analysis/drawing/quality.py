@@ -47,8 +47,7 @@ def layout_quality(layout: GraphLayout) -> LayoutQuality:
             upward += 1
         stubs += route.stub
     crossings = crossings_in(layout.edges, layers)
-    return LayoutQuality(crossings, edge_length(layout), layout.width, layout.height, stubs,
-                         upward)
+    return LayoutQuality(crossings, edge_length(layout), layout.width, layout.height, stubs, upward)
 
 
 def edge_length(layout: GraphLayout) -> float:
@@ -91,7 +90,8 @@ def crossings_in(
         points = route.points
         level = layers[route.source]
         if gaps is not None and (
-            level not in gaps if len(points) == 2
+            level not in gaps
+            if len(points) == 2
             else gaps.isdisjoint(range(level, level + len(points) - 1))
         ):
             continue

@@ -72,18 +72,34 @@ class ModuleDiff:
     def to_json(self) -> dict[str, Any]:
         return {
             "added": [
-                {"computation": a.computation, "name": a.name, "opcode": a.opcode,
-                 "shape": a.shape, "absorbed": list(a.absorbed)}
+                {
+                    "computation": a.computation,
+                    "name": a.name,
+                    "opcode": a.opcode,
+                    "shape": a.shape,
+                    "absorbed": list(a.absorbed),
+                }
                 for a in self.added
             ],
             "removed": [
-                {"computation": r.computation, "name": r.name, "opcode": r.opcode,
-                 "shape": r.shape, "absorbed_into": r.absorbed_into}
+                {
+                    "computation": r.computation,
+                    "name": r.name,
+                    "opcode": r.opcode,
+                    "shape": r.shape,
+                    "absorbed_into": r.absorbed_into,
+                }
                 for r in self.removed
             ],
             "changed": [
-                {"computation": c.computation, "name": c.name, "old_name": c.old_name,
-                 "aspects": list(c.aspects), "before": c.before, "after": c.after}
+                {
+                    "computation": c.computation,
+                    "name": c.name,
+                    "old_name": c.old_name,
+                    "aspects": list(c.aspects),
+                    "before": c.before,
+                    "after": c.after,
+                }
                 for c in self.changed
             ],
             "computations_added": list(self.computations_added),
@@ -105,8 +121,9 @@ def _line(instr: Instruction) -> str:
     return f"{instr.name} = {instr.shape} {instr.opcode}({ops}){instr.attribute_text}"
 
 
-def _compare(a: Instruction, b: Instruction, mapping: dict[str, str],
-             renamed: dict[str, str] | None = None) -> tuple[str, ...]:
+def _compare(
+    a: Instruction, b: Instruction, mapping: dict[str, str], renamed: dict[str, str] | None = None
+) -> tuple[str, ...]:
     """What differs between ``a`` (old) and ``b`` (new); ``renamed`` holds the
     entries of ``mapping`` whose names differ (found from ``mapping`` if None)."""
     if renamed is None:
@@ -132,8 +149,9 @@ def _compare(a: Instruction, b: Instruction, mapping: dict[str, str],
     return tuple(aspects)
 
 
-def diff_modules(old: Module, new: Module,
-                 progress: Callable[[float], None] | None = None) -> ModuleDiff:
+def diff_modules(
+    old: Module, new: Module, progress: Callable[[float], None] | None = None
+) -> ModuleDiff:
     """What changed from ``old`` to ``new``. ``progress`` hears the share of
     computations compared before each one that changed (raising there stops
     the work: the window's user stepped to another pass)."""
@@ -157,7 +175,9 @@ def diff_modules(old: Module, new: Module,
         removed += r
         changed += c
     return ModuleDiff(
-        tuple(added), tuple(removed), tuple(changed),
+        tuple(added),
+        tuple(removed),
+        tuple(changed),
         tuple(n for n in new_comps if n not in old_comps),
         tuple(n for n in old_comps if n not in new_comps),
     )
@@ -216,10 +236,16 @@ def _diff_computation(
                 progress = True
         if not progress:
             break
-    added = [Added(new.name, i.name, i.opcode, str(i.shape)) for i in new.instructions
-             if i.name not in mapping]
-    removed = [Removed(old.name, i.name, i.opcode, str(i.shape)) for i in old.instructions
-               if i.name not in matched_old]
+    added = [
+        Added(new.name, i.name, i.opcode, str(i.shape))
+        for i in new.instructions
+        if i.name not in mapping
+    ]
+    removed = [
+        Removed(old.name, i.name, i.opcode, str(i.shape))
+        for i in old.instructions
+        if i.name not in matched_old
+    ]
     changes = []
     renamed = {n: o for n, o in mapping.items() if n != o}
     for k, (new_name, old_name) in enumerate(mapping.items()):
@@ -237,14 +263,26 @@ def _diff_computation(
             continue  # the common case: untouched (shapes are interned by the parser)
         aspects = _compare(a, b, mapping, renamed)
         if aspects:
-            changes.append(Change(new.name, new_name, old_name if old_name != new_name else None,
-                                  aspects, _line(a), _line(b)))
+            changes.append(
+                Change(
+                    new.name,
+                    new_name,
+                    old_name if old_name != new_name else None,
+                    aspects,
+                    _line(a),
+                    _line(b),
+                )
+            )
     return added, removed, changes, mapping
 
 
 def _absorptions(
-    old: Computation, new: Computation, mapping: dict[str, str],
-    added: list[Added], removed: list[Removed], comps: dict[str, Computation],
+    old: Computation,
+    new: Computation,
+    mapping: dict[str, str],
+    added: list[Added],
+    removed: list[Removed],
+    comps: dict[str, Computation],
 ) -> tuple[list[Added], list[Removed]]:
     """Which removed instructions each new fusion took in.
 
@@ -311,7 +349,10 @@ def _body_root(fusion: Instruction, comps: dict[str, Computation]) -> Instructio
 
 
 def _replaced_roots(
-    fusion: Instruction, new: Computation, old: Computation, mapping: dict[str, str],
+    fusion: Instruction,
+    new: Computation,
+    old: Computation,
+    mapping: dict[str, str],
     users: dict[str, list[Instruction]],
 ) -> set[str]:
     """Old instructions whose place a new instruction took (its users' old operands)."""

@@ -19,7 +19,8 @@ class Event:
 
 
 def instruction_history(
-    files: Sequence[tuple[str, Path]], name: str,
+    files: Sequence[tuple[str, Path]],
+    name: str,
     progress: Callable[[float], None] | None = None,
 ) -> list[Event]:
     """Events of ``name`` over ``files`` (timeline label, HLO text path), in order."""
@@ -53,7 +54,6 @@ _METADATA = re.compile(rb", metadata=\{[^}]*\}")
 def _without_metadata(line: bytes) -> bytes:
     # Metadata churns (stack frame ids renumber) without the instruction changing.
     return _METADATA.sub(b"", line.strip())
-
 
 
 def change_sizes(

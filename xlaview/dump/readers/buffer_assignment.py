@@ -7,7 +7,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from xlaview.dump.readers.common import NUMBER, ReportError, index_key, split_lines, read_total_used
+from xlaview.dump.readers.common import NUMBER, ReportError, index_key, read_total_used, split_lines
 
 # Allocation kinds, in the priority used when an allocation carries several flags.
 KIND_PRIORITY = (
@@ -159,7 +159,6 @@ _VALUE_FORM = "' value: <id name> (size=N,offset=N): shape'"
 _POSITION_FORM = "a position 'name' or 'name {index}'"
 _VALUE_HEADER = re.compile(_VALUE_REF + "$")
 _POSITION = re.compile(r"  ([^\s{}]+)(?: (\{[\d,]*\}))?$")
-
 
 
 class _AssignmentReader:

@@ -59,15 +59,16 @@ def human_bytes(text: str) -> int | None:
         return None
     return round(float(match[1]) * _UNIT[match[2]])
 
+
 TOTAL_USED = re.compile(rf"Total bytes used: ({NUMBER})")
 
 
-def read_total_used(line: str, path: str | None, number: int,
-                diagnostics: list[ReportError]) -> int | None:
+def read_total_used(
+    line: str, path: str | None, number: int, diagnostics: list[ReportError]
+) -> int | None:
     """N of a ``Total bytes used: N`` line (both reports end a section with one)."""
     match = TOTAL_USED.match(line)
     if match is None:
         diagnostics.append(ReportError("expected 'Total bytes used: N'", path, number))
         return None
     return int(match[1])
-

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from xlaview.dump.readers.common import GROUPED, NUMBER, ReportError, grouped_int, split_lines
 
+
 @dataclass(frozen=True, slots=True)
 class LiveRange:
     """An ``HloLiveRange`` report: schedule, live ranges, and the peak.
@@ -48,9 +49,7 @@ _LIVE_RANGE_HEADER = re.compile(rf"HloLiveRange \(max (-?{NUMBER})\):$")
 _SEQUENCE_ENTRY = re.compile(rf"\s+({NUMBER}):(\S.*)$")
 _BUFFER_RANGE = re.compile(rf"\s+(\S.*):(-?{NUMBER})-(-?{NUMBER})$")
 _PEAK_HEADER = re.compile(rf"\s*Live ranges at (-?{NUMBER}) \(peak\):$")
-_PEAK_ENTRY = re.compile(
-    rf"\s+(\S.*?): ({GROUPED}) bytes(?: \(cumulative: ({GROUPED}) bytes\))?$"
-)
+_PEAK_ENTRY = re.compile(rf"\s+(\S.*?): ({GROUPED}) bytes(?: \(cumulative: ({GROUPED}) bytes\))?$")
 _STACK_HEADER = re.compile(rf"\s*Stack trace breakdown for peak usage: ({GROUPED}) bytes$")
 
 

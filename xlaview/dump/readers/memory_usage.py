@@ -6,7 +6,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from xlaview.dump.readers.common import CUMULATIVE, NUMBER, ReportError, human_bytes, read_total_used, split_lines
+from xlaview.dump.readers.common import (
+    CUMULATIVE,
+    NUMBER,
+    ReportError,
+    human_bytes,
+    read_total_used,
+    split_lines,
+)
+
 
 @dataclass(frozen=True, slots=True)
 class MemoryRow:

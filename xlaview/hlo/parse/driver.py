@@ -24,22 +24,7 @@ from xlaview.hlo.attributes import (
     scan_balanced,
     unquote,
 )
-from xlaview.hlo.parse.tolerant import (
-    NAME,
-    SHAPE_START,
-    Abort,
-    CarefulParser,
-    SingleInstruction,
-)
 from xlaview.hlo.errors import HloSyntaxError
-from xlaview.hlo.parse.printed import (
-    CALLING_OPCODES,
-    ComputationEnds,
-    Deferral,
-    defer_computation,
-    parse_fast_computation,
-    settle,
-)
 from xlaview.hlo.model import (
     CALLED_COMPUTATION_ATTRIBUTES,
     Computation,
@@ -48,9 +33,24 @@ from xlaview.hlo.model import (
     StackFrames,
 )
 from xlaview.hlo.parse.parsed import ParsedComputation
+from xlaview.hlo.parse.printed import (
+    CALLING_OPCODES,
+    ComputationEnds,
+    Deferral,
+    defer_computation,
+    parse_fast_computation,
+    settle,
+)
 from xlaview.hlo.parse.reuse import PreviousModule
-from xlaview.hlo.shape import ShapeSyntaxError, scan_shape
 from xlaview.hlo.parse.store import ComputationStore, text_key
+from xlaview.hlo.parse.tolerant import (
+    NAME,
+    SHAPE_START,
+    Abort,
+    CarefulParser,
+    SingleInstruction,
+)
+from xlaview.hlo.shape import ShapeSyntaxError, scan_shape
 
 __all__ = ["Deferral", "ParseResult", "parse_module", "parse_module_tolerant"]
 
@@ -60,7 +60,9 @@ _SECTION_KEYWORDS = ("FileNames", "FunctionNames", "FileLocations", "StackFrames
 _SECTION_ENTRY = re.compile(r'(\d+)[ \t]+("(?:[^"\\\n]|\\.)*"|\{[^}\n]*\})')
 _BRACED_FIELD = re.compile(r"(\w+)=(-?\d+)")
 _CALL_ATTRIBUTE = re.compile(
-    r"(?<![\w.\-])(?:" + "|".join(CALLED_COMPUTATION_ATTRIBUTES) + r")=(%?[A-Za-z_][\w.\-]*|\{[^{}]*\})"
+    r"(?<![\w.\-])(?:"
+    + "|".join(CALLED_COMPUTATION_ATTRIBUTES)
+    + r")=(%?[A-Za-z_][\w.\-]*|\{[^{}]*\})"
 )
 _BOM = "\ufeff"
 
@@ -87,7 +89,9 @@ def parse_module(
 
 
 def parse_module_tolerant(
-    text: str, store: ComputationStore | None = None, previous: Module | None = None,
+    text: str,
+    store: ComputationStore | None = None,
+    previous: Module | None = None,
     deferral: Deferral | None = None,
 ) -> ParseResult:
     """Parse what can be parsed; every error becomes a located diagnostic.
@@ -118,8 +122,14 @@ class _Parser(CarefulParser):
 
     __slots__ = ("deferral", "deferred", "ends", "previous", "store")
 
-    def __init__(self, text: str, tolerant: bool, store: ComputationStore | None = None,
-                 previous: Module | None = None, deferral: Deferral | None = None) -> None:
+    def __init__(
+        self,
+        text: str,
+        tolerant: bool,
+        store: ComputationStore | None = None,
+        previous: Module | None = None,
+        deferral: Deferral | None = None,
+    ) -> None:
         super().__init__(text, tolerant)
         self.store = store
         self.previous = PreviousModule(text, previous) if previous is not None else None
@@ -184,8 +194,14 @@ class _Parser(CarefulParser):
                         self.report(
                             self.error(comp.span.offset, "expects only one ENTRY computation")
                         )
-                        comp = Computation(comp.name, False, comp.instructions, comp.span,
-                                           comp.signature, comp.attribute_text)
+                        comp = Computation(
+                            comp.name,
+                            False,
+                            comp.instructions,
+                            comp.span,
+                            comp.signature,
+                            comp.attribute_text,
+                        )
                     entry_seen = True
                 names.add(comp.name)
                 computations.append(comp)
@@ -232,8 +248,9 @@ class _Parser(CarefulParser):
             instr, pos = self.parse_instruction(pos, "_", name_optional=True)
         except HloSyntaxError as err:
             self.report(err)
-            return Module("", "", (), StackFrames({}, {}, {}, {}), self.text,
-                          tuple(self.diagnostics), False)
+            return Module(
+                "", "", (), StackFrames({}, {}, {}, {}), self.text, tuple(self.diagnostics), False
+            )
         pos = self.skip(pos)
         if pos < len(self.text):
             self.report(self.error(pos, "expects the end of the text after a single instruction"))
@@ -245,8 +262,15 @@ class _Parser(CarefulParser):
             self.check_called_computations(computations, {c.name for c in computations})
         except Abort:
             pass
-        return Module("_", "", tuple(computations), StackFrames({}, {}, {}, {}), self.text,
-                      tuple(self.diagnostics), False)
+        return Module(
+            "_",
+            "",
+            tuple(computations),
+            StackFrames({}, {}, {}, {}),
+            self.text,
+            tuple(self.diagnostics),
+            False,
+        )
 
     def _section_keyword(self, pos: int) -> str | None:
         text = self.text
@@ -335,8 +359,10 @@ class _Parser(CarefulParser):
         signature = text[sig_start:pos].strip()
         if pos >= n or text[pos] != "{":
             if pos < n and text[pos] == "=":
-                raise self.error(start, "expects a computation, but this is an instruction "
-                                 "outside of any computation")
+                raise self.error(
+                    start,
+                    "expects a computation, but this is an instruction outside of any computation",
+                )
             raise self.error(pos, f"expects '{{' to start computation {name}")
         header_end = pos + 1
         head = self.span(start, header_end)
@@ -419,9 +445,6 @@ class _Parser(CarefulParser):
                             self.report(
                                 self.error(
                                     offset if offset >= 0 else instr.span.offset,
-                                    f"computation {called!r} called by {instr.name} "
-                                    "is not defined",
+                                    f"computation {called!r} called by {instr.name} is not defined",
                                 )
                             )
-
-

@@ -74,8 +74,16 @@ class ParsedComputation:
     )
 
     def __init__(
-        self, name: str, is_entry: bool, signature: str, attribute_text: str, span: Span,
-        calls: tuple[str, ...], rows: list[Row], body: int, closing_offset: int,
+        self,
+        name: str,
+        is_entry: bool,
+        signature: str,
+        attribute_text: str,
+        span: Span,
+        calls: tuple[str, ...],
+        rows: list[Row],
+        body: int,
+        closing_offset: int,
     ) -> None:
         self.name = name
         self.is_entry = is_entry
@@ -91,8 +99,9 @@ class ParsedComputation:
         self._source: tuple[str, int, Callable[[], ParsedComputation | None]] | None = None
         self.nbytes = estimate_bytes(len(rows), span.end - span.offset)
 
-    def leave_unread(self, lines: int, text: str, close: int,
-                     reader: Callable[[], ParsedComputation | None]) -> None:
+    def leave_unread(
+        self, lines: int, text: str, close: int, reader: Callable[[], ParsedComputation | None]
+    ) -> None:
         """Make this the frame of a body of ``lines`` lines, closed at
         ``close`` in ``text``, left unread until first needed; ``reader``
         parses it then (see `xlaview.hlo.parse.printed.defer_computation`). ``calls``
@@ -146,8 +155,9 @@ class ParsedComputation:
                 if instructions is None:
                     rows = self._pending()
                     assert rows is not None
-                    instructions = _build_paused(rows, self.name, self.span.line + 1,
-                                                 self.span.offset + self._body)
+                    instructions = _build_paused(
+                        rows, self.name, self.span.line + 1, self.span.offset + self._body
+                    )
                     self._instructions = instructions
                     self._rows = None
         return instructions
@@ -190,13 +200,23 @@ class ParsedComputation:
         new = tuple.__new__
         with gc_paused():
             return tuple(
-                new(Instruction, (i[0], i[1], i[2], i[3], i[4], i[5],
-                                  new(Span, (s[0] + dl, s[1], s[2] + do, s[3] + do)), i[7], i[8]))
+                new(
+                    Instruction,
+                    (
+                        i[0],
+                        i[1],
+                        i[2],
+                        i[3],
+                        i[4],
+                        i[5],
+                        new(Span, (s[0] + dl, s[1], s[2] + do, s[3] + do)),
+                        i[7],
+                        i[8],
+                    ),
+                )
                 for i in self.instructions
                 for s in (i[6],)
             )
-
-
 
 
 def _build_paused(rows: list[Row], comp: str, line: int, offset: int) -> tuple[Instruction, ...]:
@@ -233,8 +253,14 @@ def _build(rows: list[Row], comp: str, line: int, offset: int) -> tuple[Instruct
     for root, name, shape_text, opcode, ops, tail in rows:
         shape = get_shape(shape_text) or parse_shape(shape_text)
         # "%", " = ", " ", "(" and ")" besides the parts.
-        end = offset + length(name) + length(shape_text) + length(opcode) + length(ops) + (
-            length(tail) + 7)
+        end = (
+            offset
+            + length(name)
+            + length(shape_text)
+            + length(opcode)
+            + length(ops)
+            + (length(tail) + 7)
+        )
         if root:
             end += 5
         opcode = opcode_of(opcode, opcode)
@@ -249,8 +275,22 @@ def _build(rows: list[Row], comp: str, line: int, offset: int) -> tuple[Instruct
                 operands = tuple(ops[1:].split(", %"))
             else:
                 operands = ()
-        append(new(Instruction, (name, opcode, shape, operands, root != "", comp,
-                                 new(Span, (line, 3, offset, end)), tail, payload)))
+        append(
+            new(
+                Instruction,
+                (
+                    name,
+                    opcode,
+                    shape,
+                    operands,
+                    root != "",
+                    comp,
+                    new(Span, (line, 3, offset, end)),
+                    tail,
+                    payload,
+                ),
+            )
+        )
         line += 1
         offset = end + 3  # the newline and the next line's indentation
     return tuple(out)

@@ -76,7 +76,7 @@ INLINE_COMPUTATION = re.compile(
     r"(?!\s*(?:%?[A-Za-z_][\w.\-]*\s*(?:,\s*%?[A-Za-z_][\w.\-]*\s*)*)?\})"
 )
 # The same after ", " as XLA prints attributes: a literal start, scanned for fast.
-_INLINE_AFTER_COMMA = re.compile(", " + INLINE_COMPUTATION.pattern[len(r"(?<![\w.\-])"):])
+_INLINE_AFTER_COMMA = re.compile(", " + INLINE_COMPUTATION.pattern[len(r"(?<![\w.\-])") :])
 # Opcodes whose attributes name computations (checked to exist after parsing).
 CALLING_OPCODES = frozenset(
     (
@@ -85,6 +85,8 @@ CALLING_OPCODES = frozenset(
         "async-start", "async-update", "async-done", "custom-call", "scan", "topk",
     )
 )  # fmt: skip
+
+
 class ComputationEnds:
     """Where computations laid out as XLA prints them end, found by searching
     forward only: the next closing line once found serves every header before
@@ -142,8 +144,17 @@ def parse_fast_computation(
     if calls is None:
         return None
     signature = (m.group(3) or "").strip()
-    return ParsedComputation(m.group(2), m.group(1) is not None, signature, attribute_text,
-                             Span(line, 1, pos, span_end), calls, rows, body - pos, close + 1 - pos)
+    return ParsedComputation(
+        m.group(2),
+        m.group(1) is not None,
+        signature,
+        attribute_text,
+        Span(line, 1, pos, span_end),
+        calls,
+        rows,
+        body - pos,
+        close + 1 - pos,
+    )
 
 
 class Deferral(Protocol):
@@ -176,12 +187,21 @@ def defer_computation(
     if frame is None:
         return None
     m, body, attribute_text, span_end = frame
-    parsed = ParsedComputation(m.group(2), m.group(1) is not None, (m.group(3) or "").strip(),
-                               attribute_text, Span(line, 1, pos, span_end), (), [], body - pos,
-                               close + 1 - pos)
+    parsed = ParsedComputation(
+        m.group(2),
+        m.group(1) is not None,
+        (m.group(3) or "").strip(),
+        attribute_text,
+        Span(line, 1, pos, span_end),
+        (),
+        [],
+        body - pos,
+        close + 1 - pos,
+    )
     lines = text.count("\n", body, close) + 1 if close >= body else 0
-    parsed.leave_unread(lines, text, close,
-                        lambda: parse_fast_computation(text, pos, close, end, line))
+    parsed.leave_unread(
+        lines, text, close, lambda: parse_fast_computation(text, pos, close, end, line)
+    )
     return parsed
 
 
@@ -251,7 +271,9 @@ def _check(rows: list[Row], lines: int) -> tuple[str, ...] | None:
             used = _INDEX_COMMENT.sub("", used)
         if used[0] != "%" or not defined.issuperset(used[1:].split(", %")):
             return None
-    calling = "\n".join(compress(map(_ATTRIBUTES, rows), map(CALLING_OPCODES.__contains__, opcodes)))
+    calling = "\n".join(
+        compress(map(_ATTRIBUTES, rows), map(CALLING_OPCODES.__contains__, opcodes))
+    )
     if not calling:
         return ()
     if "={" in calling and _INLINE_AFTER_COMMA.search(calling):
@@ -262,8 +284,11 @@ def _check(rows: list[Row], lines: int) -> tuple[str, ...] | None:
 def named_calls(attribute_text: str) -> list[str]:
     """The computations an attribute list names as XLA prints them (``,
     calls=%f``), found in C: cheaper than splitting the attributes."""
-    return [name for value in _CALL_ATTRIBUTE.findall(attribute_text)
-            for name in computation_names(value)]
+    return [
+        name
+        for value in _CALL_ATTRIBUTE.findall(attribute_text)
+        for name in computation_names(value)
+    ]
 
 
 def balanced_braces(payload: str) -> bool:

@@ -12,7 +12,6 @@ import re
 
 from xlaview.hlo.attributes import ValueSyntaxError, scan_attributes, scan_balanced
 from xlaview.hlo.errors import HloSyntaxError, LineLocator
-from xlaview.hlo.parse.printed import INLINE_COMPUTATION, SHAPE_PATTERN, balanced_braces
 from xlaview.hlo.model import (
     CALLED_COMPUTATION_ATTRIBUTES,
     Computation,
@@ -21,6 +20,7 @@ from xlaview.hlo.model import (
 )
 from xlaview.hlo.parse.names import NameUniquer
 from xlaview.hlo.parse.parsed import PAYLOAD_OPCODES
+from xlaview.hlo.parse.printed import INLINE_COMPUTATION, SHAPE_PATTERN, balanced_braces
 from xlaview.hlo.shape import UNKNOWN_SHAPE, Shape, ShapeSyntaxError, parse_shape, scan_shape
 
 # Whitespace and comments between tokens.
@@ -209,8 +209,17 @@ class CarefulParser:
                     append(
                         new_tuple(
                             Instruction,
-                            (name, opcode, shape, operands, root is not None, comp_name, span,
-                             tail, payload),
+                            (
+                                name,
+                                opcode,
+                                shape,
+                                operands,
+                                root is not None,
+                                comp_name,
+                                span,
+                                tail,
+                                payload,
+                            ),
                         )
                     )
                     pos = end
@@ -218,16 +227,21 @@ class CarefulParser:
             pos = skip(text, pos).end()  # type: ignore[union-attr]
             if pos >= n:
                 self.report(
-                    self.error(n, f"expects '}}' at the end of computation {comp_name}; "
-                               "the text ends first")
+                    self.error(
+                        n,
+                        f"expects '}}' at the end of computation {comp_name}; the text ends first",
+                    )
                 )
                 return instructions, n, False
             if text[pos] == "}":
                 return instructions, pos + 1, True
             if self._looks_like_computation_header(pos):
                 self.report(
-                    self.error(pos, f"expects '}}' to close computation {comp_name} before "
-                               "the next computation starts")
+                    self.error(
+                        pos,
+                        f"expects '}}' to close computation {comp_name} before "
+                        "the next computation starts",
+                    )
                 )
                 return instructions, pos, False
             try:
@@ -276,13 +290,19 @@ class CarefulParser:
         return self.parse_rhs(start, pos, name, is_root, comp_name)
 
     def parse_rhs(
-        self, start: int, pos: int, name: str, is_root: bool, comp_name: str,
+        self,
+        start: int,
+        pos: int,
+        name: str,
+        is_root: bool,
+        comp_name: str,
         allow_attributes: bool = True,
     ) -> tuple[Instruction, int]:
         """``shape opcode(operands), attributes`` (the shape may be left out)."""
         if self.depth >= _MAX_NESTING:
-            raise self.error(start, f"instructions and computations nested more than "
-                             f"{_MAX_NESTING} deep")
+            raise self.error(
+                start, f"instructions and computations nested more than {_MAX_NESTING} deep"
+            )
         self.depth += 1
         try:
             return self._parse_rhs(start, pos, name, is_root, comp_name, allow_attributes)
@@ -290,22 +310,31 @@ class CarefulParser:
             self.depth -= 1
 
     def _parse_rhs(
-        self, start: int, pos: int, name: str, is_root: bool, comp_name: str,
+        self,
+        start: int,
+        pos: int,
+        name: str,
+        is_root: bool,
+        comp_name: str,
         allow_attributes: bool,
     ) -> tuple[Instruction, int]:
         text = self.text
         n = len(text)
         m = _OPCODE.match(text, pos)
-        if m and self.skip(m.end()) < n and text[self.skip(m.end())] == "(" and not (
-            SHAPE_START.match(text, pos)
+        if (
+            m
+            and self.skip(m.end()) < n
+            and text[self.skip(m.end())] == "("
+            and not (SHAPE_START.match(text, pos))
         ):
             shape = UNKNOWN_SHAPE  # XLA infers it; hand-written tests leave it out
         else:
             try:
                 shape, pos = scan_shape(text, pos)
             except ShapeSyntaxError as err:
-                raise self.error(err.offset if err.offset >= pos else pos,
-                                 f"expects the shape of {name}: {err}") from None
+                raise self.error(
+                    err.offset if err.offset >= pos else pos, f"expects the shape of {name}: {err}"
+                ) from None
             pos = self.skip(pos)
             m = _OPCODE.match(text, pos)
             if not m:
@@ -327,8 +356,17 @@ class CarefulParser:
             operands, pos = self.parse_operands(pos + 1, name)
         attr_start = pos
         if not allow_attributes:
-            return Instruction(name, opcode, shape, operands, is_root, comp_name,
-                               self.span(start, pos), "", payload), pos
+            return Instruction(
+                name,
+                opcode,
+                shape,
+                operands,
+                is_root,
+                comp_name,
+                self.span(start, pos),
+                "",
+                payload,
+            ), pos
         try:
             items, end = scan_attributes(text, pos)
         except ValueSyntaxError as err:
@@ -338,8 +376,17 @@ class CarefulParser:
             attribute_text = self.replace_inline_computations(items, attr_start, end)
         if "\n" in attribute_text:
             attribute_text = " ".join(attribute_text.split())
-        instr = Instruction(name, opcode, shape, operands, is_root, comp_name,
-                            self.span(start, end), attribute_text, payload)
+        instr = Instruction(
+            name,
+            opcode,
+            shape,
+            operands,
+            is_root,
+            comp_name,
+            self.span(start, end),
+            attribute_text,
+            payload,
+        )
         return instr, end
 
     def replace_inline_computations(
@@ -410,13 +457,17 @@ class CarefulParser:
                     raise self.error(pos, f"in the operands of {name}: {err}") from None
                 pos = self.skip(pos)
             m = NAME.match(text, pos)
-            if m and not m.group().startswith("%") and self.skip(m.end()) < n and (
-                text[self.skip(m.end())] == "("
+            if (
+                m
+                and not m.group().startswith("%")
+                and self.skip(m.end()) < n
+                and (text[self.skip(m.end())] == "(")
             ):
                 # A nested instruction: ``add(f32[] parameter(0), ...)``.
                 nested_name = self.name_uniquer().unique(f"{m.group(1)}.anon")
-                nested, pos = self.parse_rhs(operand_start, operand_start, nested_name, False,
-                                             "", allow_attributes=False)
+                nested, pos = self.parse_rhs(
+                    operand_start, operand_start, nested_name, False, "", allow_attributes=False
+                )
                 self.nested.append(nested)
                 operands.append(nested_name)
             elif m:
@@ -447,15 +498,20 @@ class CarefulParser:
         for instr in comp.instructions:
             if instr.name in defined:
                 self.report(
-                    self.error(instr.span.offset, f"instruction {instr.name!r} is defined twice "
-                               f"in computation {comp.name}")
+                    self.error(
+                        instr.span.offset,
+                        f"instruction {instr.name!r} is defined twice in computation {comp.name}",
+                    )
                 )
             defined[instr.name] = instr
             if instr.is_root:
                 if root is not None:
                     self.report(
-                        self.error(instr.span.offset, f"one computation should have only one "
-                                   f"ROOT; {comp.name} already has {root.name}")
+                        self.error(
+                            instr.span.offset,
+                            f"one computation should have only one "
+                            f"ROOT; {comp.name} already has {root.name}",
+                        )
                     )
                 root = instr
         for instr in comp.instructions:
@@ -473,8 +529,10 @@ class CarefulParser:
 
 def _computation_reference(value: str) -> bool:
     """``{%a, %b}``: a list of computation names, not an inline body."""
-    return re.fullmatch(r"\{\s*(?:%?[A-Za-z_][\w.\-]*\s*(?:,\s*%?[A-Za-z_][\w.\-]*\s*)*)?\}",
-                        value) is not None
+    return (
+        re.fullmatch(r"\{\s*(?:%?[A-Za-z_][\w.\-]*\s*(?:,\s*%?[A-Za-z_][\w.\-]*\s*)*)?\}", value)
+        is not None
+    )
 
 
 class SingleInstruction:
@@ -491,8 +549,17 @@ class SingleInstruction:
             return name
         number = len(self.parameters)
         name = name or f"_{number}"
-        param = Instruction(name, "parameter", shape or UNKNOWN_SHAPE, (), False, "_",
-                            Span(1, 1, 0, 0), "", str(number))
+        param = Instruction(
+            name,
+            "parameter",
+            shape or UNKNOWN_SHAPE,
+            (),
+            False,
+            "_",
+            Span(1, 1, 0, 0),
+            "",
+            str(number),
+        )
         self.parameters.append(param)
         self._by_name[name] = param
         return name

@@ -25,9 +25,9 @@ from PySide6.QtWidgets import (
     QStyleOptionGraphicsItem,
 )
 
+from xlaview.analysis.drawing import EdgeRoute, GraphLayout
 from xlaview.analysis.drawing.graph import NODE_HEIGHT, ComputationGraph
 from xlaview.analysis.kinds import is_fusion_kind
-from xlaview.analysis.drawing import EdgeRoute, GraphLayout
 from xlaview.qt import theme
 from xlaview.qt.render.canvas_parts import (
     BAND,
@@ -50,8 +50,9 @@ _LEFT = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.Text
 class GraphCanvas(QGraphicsItem):
     """Nodes and edges of one laid-out graph, painted in one pass."""
 
-    def __init__(self, graph: ComputationGraph, layout: GraphLayout,
-                 parts: CanvasParts | None = None) -> None:
+    def __init__(
+        self, graph: ComputationGraph, layout: GraphLayout, parts: CanvasParts | None = None
+    ) -> None:
         super().__init__()
         self.graph = graph
         self.layout = layout
@@ -72,11 +73,14 @@ class GraphCanvas(QGraphicsItem):
         parts = parts or prepare_canvas(graph, layout)
         self.placed = parts.placed
         self._parts = parts
-        self._highlighted: tuple[tuple, list[EdgeRoute], list[QPainterPath | None]] | None = None  # see _highlighted_edges
+        self._highlighted: tuple[tuple, list[EdgeRoute], list[QPainterPath | None]] | None = (
+            None  # see _highlighted_edges
+        )
         # The borders' paths, band by band as they are painted: (what they mark,
         # the diff, band -> [(pen, path)]).
-        self._marks: tuple[tuple, dict[str, str],
-                           dict[int, list[tuple[QPen, QPainterPath]]]] | None = None
+        self._marks: (
+            tuple[tuple, dict[str, str], dict[int, list[tuple[QPen, QPainterPath]]]] | None
+        ) = None
         self._rows = parts.rows
         self._row_ys = [y for y, _ in self._rows]
         self._bounds = QRectF(-40, -40, layout.width + 80, layout.height + 80)
@@ -263,8 +267,11 @@ class GraphCanvas(QGraphicsItem):
         left, right = exposed.left(), exposed.right()
         for _, row in self._rows[lo:hi]:
             for placed in row:
-                if placed.left <= right and placed.left + placed.width >= left and (
-                        placed.node.key not in animated):
+                if (
+                    placed.left <= right
+                    and placed.left + placed.width >= left
+                    and (placed.node.key not in animated)
+                ):
                     self._paint_label(painter, placed)
 
     def _paint_overlays(self, painter: QPainter, exposed: QRectF) -> None:
@@ -280,8 +287,10 @@ class GraphCanvas(QGraphicsItem):
                 painter.setPen(pen)
                 painter.setBrush(Qt.BrushStyle.NoBrush)
                 path = QPainterPath()
-                add_polyline(path, route.points if not route.stub else
-                                   (route.points[0], route.target_stub[-1]))
+                add_polyline(
+                    path,
+                    route.points if not route.stub else (route.points[0], route.target_stub[-1]),
+                )
                 painter.drawPath(path)
         pen = QPen(QColor(theme.EDGE_HIGHLIGHT), 2.2)
         pen.setCosmetic(True)
@@ -297,8 +306,10 @@ class GraphCanvas(QGraphicsItem):
         key = (self.selected, id(self.hover_edge))  # (the routes list holds the edge)
         if self._highlighted is None or self._highlighted[0] != key:
             edges = self.layout.edges
-            routes = [edges[i] for i in self.routes_of(
-                set(self.graph.nodes_of.get(self.selected or "", ())))]
+            routes = [
+                edges[i]
+                for i in self.routes_of(set(self.graph.nodes_of.get(self.selected or "", ())))
+            ]
             if self.hover_edge is not None:
                 routes.append(self.hover_edge)
             self._highlighted = (key, routes, [None] * len(self._parts.bands))
@@ -306,8 +317,11 @@ class GraphCanvas(QGraphicsItem):
         if paths[band] is None:
             pieces = [QPainterPath() for _ in paths]
             for route in routes:
-                add_banded(pieces, route.points if not route.stub else
-                           (route.points[0], route.target_stub[-1]), only=band)
+                add_banded(
+                    pieces,
+                    route.points if not route.stub else (route.points[0], route.target_stub[-1]),
+                    only=band,
+                )
             paths[band] = pieces[band]
         return paths[band]
 
@@ -320,8 +334,9 @@ class GraphCanvas(QGraphicsItem):
             if show_text:
                 painter.setFont(self._bold)
                 painter.setPen(QColor("#c92a2a"))
-                painter.drawText(rect.adjusted(6, 4, -6, -4), Qt.AlignmentFlag.AlignCenter,
-                                 f"{name}\n(removed)")
+                painter.drawText(
+                    rect.adjusted(6, 4, -6, -4), Qt.AlignmentFlag.AlignCenter, f"{name}\n(removed)"
+                )
 
     def _mark_style(self, name: str) -> tuple[str, float] | None:
         """The border (colour, width) that marks instruction ``name``, if any."""
@@ -366,7 +381,9 @@ class GraphCanvas(QGraphicsItem):
         t = self._transition
         if t is None:
             return frozenset()
-        return frozenset(p.node.key for p, _ in t.moving) | frozenset(p.node.key for p in t.appearing)
+        return frozenset(p.node.key for p, _ in t.moving) | frozenset(
+            p.node.key for p in t.appearing
+        )
 
     def _paint_transition(self, painter: QPainter, t: Transition, show_text: bool) -> None:
         """The boxes that move or appear, where they are at this frame, and the
@@ -382,13 +399,21 @@ class GraphCanvas(QGraphicsItem):
         painter.setBrush(QColor("#f1f3f5"))
         for rect in t.vanishing:
             painter.drawRoundedRect(rect, 6, 6)
-        frames = [(Placed(pl.node, ox + (pl.left - ox) * p, oy + (pl.top - oy) * p, pl.width,
-                          pl.height), 1.0) for pl, (ox, oy) in t.moving]
+        frames = [
+            (
+                Placed(
+                    pl.node, ox + (pl.left - ox) * p, oy + (pl.top - oy) * p, pl.width, pl.height
+                ),
+                1.0,
+            )
+            for pl, (ox, oy) in t.moving
+        ]
         frames += [(pl, p) for pl in t.appearing]
         for placed, opacity in frames:
             painter.setOpacity(opacity)
-            fill = QColor(self.fills.get(placed.node.instruction)
-                          or theme.KIND_COLORS[placed.node.kind])
+            fill = QColor(
+                self.fills.get(placed.node.instruction) or theme.KIND_COLORS[placed.node.kind]
+            )
             pen = QPen(fill.darker(150), 1.0)
             if placed.node.is_copy:
                 pen.setStyle(Qt.PenStyle.DashLine)
@@ -421,20 +446,20 @@ class GraphCanvas(QGraphicsItem):
         metrics = self._metrics
         title = metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, inner.width())
         line_h = inner.height() / (2 if node.is_copy else 3)
-        painter.drawText(QRectF(inner.left(), inner.top(), inner.width(), line_h),
-                         _LEFT, title)
+        painter.drawText(QRectF(inner.left(), inner.top(), inner.width(), line_h), _LEFT, title)
         painter.setFont(self._font)
         opcode = " · ".join(node.label.split(" ")) if node.label else node.opcode
         if not node.label and is_fusion_kind(node.kind):
             opcode = f"{node.opcode} · {node.kind.value.split()[0]}"
         painter.setPen(QColor("#495057"))
-        painter.drawText(QRectF(inner.left(), inner.top() + line_h, inner.width(), line_h),
-                         _LEFT, opcode)
+        painter.drawText(
+            QRectF(inner.left(), inner.top() + line_h, inner.width(), line_h), _LEFT, opcode
+        )
         if not node.is_copy:
             painter.setFont(self._mono)
-            shape = self._mono_metrics.elidedText(node.shape, Qt.TextElideMode.ElideRight,
-                                                        inner.width())
-            painter.drawText(QRectF(inner.left(), inner.top() + 2 * line_h, inner.width(), line_h),
-                             _LEFT, shape)
-
-
+            shape = self._mono_metrics.elidedText(
+                node.shape, Qt.TextElideMode.ElideRight, inner.width()
+            )
+            painter.drawText(
+                QRectF(inner.left(), inner.top() + 2 * line_h, inner.width(), line_h), _LEFT, shape
+            )

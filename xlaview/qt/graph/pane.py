@@ -13,16 +13,16 @@ from functools import reduce
 from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
+from xlaview.analysis.drawing.pass_layout import instruction_positions
 from xlaview.analysis.heat import heat_scale
 from xlaview.analysis.marks import DiffMarks, traffic_edge_widths
-from xlaview.analysis.drawing.pass_layout import instruction_positions
 from xlaview.qt import theme
-from xlaview.qt.model.analyses.changes import DiffShown
-from xlaview.qt.render.canvas_parts import Placed
 from xlaview.qt.graph.view import GraphView
-from xlaview.qt.safe_text import esc, steady_label, tooltip
+from xlaview.qt.model.analyses.changes import DiffShown
 from xlaview.qt.model.records import GraphShown, Selection
 from xlaview.qt.model.view_model import ViewModel
+from xlaview.qt.render.canvas_parts import Placed
+from xlaview.qt.safe_text import esc, steady_label, tooltip
 
 NAME_SHOWN = 48  # characters of a computation name in a title; the tooltip has it all
 
@@ -47,9 +47,13 @@ class Breadcrumb(QLabel):
             if i == len(path) - 1:
                 links.append(f"<b>{esc(name, NAME_SHOWN)}</b>")
             else:
-                links.append(f"<a href='{i}' style='color:{theme.ACCENT};text-decoration:none'>"
-                             f"{esc(name, NAME_SHOWN)}</a>")
-        hint = "  <span style='color:#868e96'>double-click a fusion, call or while to open it</span>"
+                links.append(
+                    f"<a href='{i}' style='color:{theme.ACCENT};text-decoration:none'>"
+                    f"{esc(name, NAME_SHOWN)}</a>"
+                )
+        hint = (
+            "  <span style='color:#868e96'>double-click a fusion, call or while to open it</span>"
+        )
         self.setText(" › ".join(links) + (hint if len(path) == 1 else ""))
         self.setToolTip(tooltip(" › ".join(path)) if path else "")
 
@@ -97,7 +101,8 @@ class GraphPane(QWidget):
 
         for view in (self.main, self.fused):
             view.instruction_clicked.connect(
-                lambda computation, name: model.select_instruction(name, computation))
+                lambda computation, name: model.select_instruction(name, computation)
+            )
             view.computation_entered.connect(model.enter_computation)
         self.breadcrumb.depth_requested.connect(model.open_path_prefix)
         model.graph_shown.connect(self._on_graph_shown)
@@ -117,8 +122,13 @@ class GraphPane(QWidget):
             return
         self.breadcrumb.set_path(shown.path)
         result = shown.result
-        self.main.set_graph(result.graph, result.layout, keep_view=shown.keep_view,
-                            parts=result.parts, transition=result.transition)
+        self.main.set_graph(
+            result.graph,
+            result.layout,
+            keep_view=shown.keep_view,
+            parts=result.parts,
+            transition=result.transition,
+        )
         self._apply_marks()
         self._apply_heat()
         self.main.canvas.set_emphasis(self._emphasis[0])
@@ -132,7 +142,8 @@ class GraphPane(QWidget):
         body = shown.path[-1]
         self.fusion_title.setText(
             f"<b>{esc(body, NAME_SHOWN)}</b> <span style='color:#868e96'>— body of "
-            f"{esc(shown.caller, NAME_SHOWN)} ({esc(shown.caller_kind or 'fusion')})</span>")
+            f"{esc(shown.caller, NAME_SHOWN)} ({esc(shown.caller_kind or 'fusion')})</span>"
+        )
         self.fusion_title.setToolTip(tooltip(f"{body}\nbody of {shown.caller}"))
         if not self.fusion_box.isVisible():
             self.fusion_box.show()
@@ -140,8 +151,13 @@ class GraphPane(QWidget):
             self.split.setSizes([total * 3 // 5, total * 2 // 5])
         result = shown.result
         same = self.fused.graph is not None and self.fused.graph.computation == body
-        self.fused.set_graph(result.graph, result.layout, keep_view=same, parts=result.parts,
-                             transition=result.transition if same else None)
+        self.fused.set_graph(
+            result.graph,
+            result.layout,
+            keep_view=same,
+            parts=result.parts,
+            transition=result.transition if same else None,
+        )
         self._apply_heat()
         self.fused.canvas.set_emphasis(self._emphasis[1])
         self._apply_selection(self.fused, center=False)
@@ -161,8 +177,12 @@ class GraphPane(QWidget):
         self._traffic = traffic
         self._apply_marks()
 
-    def set_heat(self, title: str | None, values: dict[str, float] | None = None,
-                 label: Callable[[float], str] = str) -> None:
+    def set_heat(
+        self,
+        title: str | None,
+        values: dict[str, float] | None = None,
+        label: Callable[[float], str] = str,
+    ) -> None:
         """Colour the nodes by a figure per instruction (estimated or measured
         time) on a heat scale, with a legend titled ``title`` (``label`` writes
         a figure); None: the kinds' colours."""
@@ -180,7 +200,9 @@ class GraphPane(QWidget):
     def _center_on_emphasis(self) -> None:
         """The fused pane shows the ops a panel points at inside it."""
         canvas = self.fused.canvas
-        rects = [r for r in map(canvas.rect_of, self._emphasis[1]) if r is not None] if canvas else []
+        rects = (
+            [r for r in map(canvas.rect_of, self._emphasis[1]) if r is not None] if canvas else []
+        )
         if rects:
             self.fused.centerOn(reduce(QRectF.united, rects).center())
 
@@ -197,11 +219,13 @@ class GraphPane(QWidget):
         computation = canvas.graph.computation
         previous = self._previous_placed.get(computation, {})
         boxes = ((name, previous.get(name)) for name in self._marks.removed.get(computation, ()))
-        ghosts = [(name, box.rect) for name, box in boxes
-                  if box is not None and not box.node.is_copy]
+        ghosts = [
+            (name, box.rect) for name, box in boxes if box is not None and not box.node.is_copy
+        ]
         canvas.set_diff(self._marks.status, ghosts)
-        canvas.set_traffic(traffic_edge_widths(self._traffic, canvas.graph) if self._overlay
-                           else {})
+        canvas.set_traffic(
+            traffic_edge_widths(self._traffic, canvas.graph) if self._overlay else {}
+        )
 
     def _apply_heat(self) -> None:
         fills: dict[str, str] = {}
@@ -210,8 +234,10 @@ class GraphPane(QWidget):
             _, values, label = self._heat
             scale = heat_scale(values)
             fills = {name: theme.HEAT_COLORS[step] for name, step in scale.step.items()}
-            stops = [(theme.HEAT_COLORS[i], f"≥ {label(edge)}")
-                     for i, edge in reversed(list(enumerate(scale.edges)))]
+            stops = [
+                (theme.HEAT_COLORS[i], f"≥ {label(edge)}")
+                for i, edge in reversed(list(enumerate(scale.edges)))
+            ]
         for view in (self.main, self.fused):
             if view.canvas is not None:
                 view.canvas.set_fills(fills)

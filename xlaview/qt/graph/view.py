@@ -8,17 +8,17 @@ from PySide6.QtCore import QEasingCurve, QPointF, QRectF, Qt, QVariantAnimation,
 from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QToolTip, QWidget
 
-from xlaview.analysis.drawing.graph import ComputationGraph
 from xlaview.analysis.drawing import GraphLayout
+from xlaview.analysis.drawing.graph import ComputationGraph
+from xlaview.qt import theme
 from xlaview.qt.graph.canvas import (
     READABLE_SCALE,
     TEXT_MIN_SCALE,
     CanvasParts,
     GraphCanvas,
 )
-from xlaview.qt import theme
-from xlaview.qt.safe_text import tooltip
 from xlaview.qt.render.transition import DURATION_MS, Transition
+from xlaview.qt.safe_text import tooltip
 
 
 class GraphView(QGraphicsView):
@@ -49,14 +49,20 @@ class GraphView(QGraphicsView):
         self._animation.setEndValue(1.0)
         self._animation.setEasingCurve(QEasingCurve.Type.OutCubic)
         self._animation.valueChanged.connect(
-            lambda value: self.canvas.set_progress(value) if self.canvas is not None else None)
+            lambda value: self.canvas.set_progress(value) if self.canvas is not None else None
+        )
         self._animation.finished.connect(self.finish_transition)
         self._legend: tuple[str, list[tuple[str, str]]] | None = None  # title, (colour, label)
         self._press: QPointF | None = None
 
-    def set_graph(self, graph: ComputationGraph | None, layout: GraphLayout | None,
-                  keep_view: bool = False, parts: CanvasParts | None = None,
-                  transition: Transition | None = None) -> None:
+    def set_graph(
+        self,
+        graph: ComputationGraph | None,
+        layout: GraphLayout | None,
+        keep_view: bool = False,
+        parts: CanvasParts | None = None,
+        transition: Transition | None = None,
+    ) -> None:
         """Show a laid-out graph; ``transition``: animate the pass step that led
         to it (when animations are on and the view keeps its place)."""
         # Only a view that shows a graph has a place worth keeping.
@@ -103,8 +109,13 @@ class GraphView(QGraphicsView):
         painter.save()
         painter.resetTransform()  # in the viewport's pixels, whatever the zoom
         metrics = painter.fontMetrics()
-        width = max([metrics.horizontalAdvance(title)]
-                    + [metrics.horizontalAdvance(label) + 22 for _, label in stops]) + 16
+        width = (
+            max(
+                [metrics.horizontalAdvance(title)]
+                + [metrics.horizontalAdvance(label) + 22 for _, label in stops]
+            )
+            + 16
+        )
         height = metrics.height() * (len(stops) + 1) + 14
         box = QRectF(self.viewport().width() - width - 10, 10, width, height)
         painter.setPen(QColor("#ced4da"))
@@ -112,24 +123,31 @@ class GraphView(QGraphicsView):
         painter.drawRoundedRect(box, 4, 4)
         painter.setPen(QColor("#212529"))
         y = box.top() + 6
-        painter.drawText(QRectF(box.left() + 8, y, width, metrics.height()),
-                         int(Qt.AlignmentFlag.AlignLeft), title)
+        painter.drawText(
+            QRectF(box.left() + 8, y, width, metrics.height()),
+            int(Qt.AlignmentFlag.AlignLeft),
+            title,
+        )
         for colour, label in stops:
             y += metrics.height()
             painter.setBrush(QColor(colour))
             painter.setPen(QColor(colour).darker(150))
             painter.drawRect(QRectF(box.left() + 8, y + 2, 14, metrics.height() - 4))
             painter.setPen(QColor("#212529"))
-            painter.drawText(QRectF(box.left() + 28, y, width, metrics.height()),
-                             int(Qt.AlignmentFlag.AlignLeft), label)
+            painter.drawText(
+                QRectF(box.left() + 28, y, width, metrics.height()),
+                int(Qt.AlignmentFlag.AlignLeft),
+                label,
+            )
         painter.restore()
 
     @property
     def graph(self) -> ComputationGraph | None:
         return self.canvas.graph if self.canvas else None
 
-    def set_selection(self, instruction: str | None, operands: set[str], users: set[str],
-                      center: bool = True) -> None:
+    def set_selection(
+        self, instruction: str | None, operands: set[str], users: set[str], center: bool = True
+    ) -> None:
         if self.canvas is None:
             return
         self.canvas.set_marks(instruction, operands, users)
@@ -234,10 +252,18 @@ class GraphView(QGraphicsView):
         elif edge is not None:
             route = self.canvas.layout.edges[edge]
             by_key = self.canvas.placed
-            shape = next((e.shape for e in self.canvas.graph.edges
-                          if e.source == route.source and e.target == route.target), "")
-            text = (f"{by_key[route.source].node.instruction} → "
-                    f"{by_key[route.target].node.instruction}\n{shape}")
+            shape = next(
+                (
+                    e.shape
+                    for e in self.canvas.graph.edges
+                    if e.source == route.source and e.target == route.target
+                ),
+                "",
+            )
+            text = (
+                f"{by_key[route.source].node.instruction} → "
+                f"{by_key[route.target].node.instruction}\n{shape}"
+            )
             QToolTip.showText(event.globalPosition().toPoint(), tooltip(text), self)
         else:
             QToolTip.hideText()

@@ -26,8 +26,14 @@ class Graphs(QObject):
     fusion_shown = Signal(object)  # GraphShown | None
     graph_note = Signal(str)  # a pass step laid the graph out afresh: why ("" when kept)
 
-    def __init__(self, jobs: JobHost, notices: Notices, shown: Shown, views: ViewCache,
-                 parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        jobs: JobHost,
+        notices: Notices,
+        shown: Shown,
+        views: ViewCache,
+        parent: QObject | None = None,
+    ) -> None:
         super().__init__(parent)
         self._jobs, self._notices, self._shown, self._views = jobs, notices, shown, views
         self.path: list[str] = []  # computations open, entry first
@@ -86,10 +92,16 @@ class Graphs(QObject):
             show(cached)
             return
         notices = self._notices
-        self._jobs.submit("graph", "graph", tasks.graph_and_layout, loaded.module, computation,
-                          self._views.shown_result(computation), on_done=show,
-                          on_progress=lambda f: notices.report_progress("laying out the graph",
-                                                                        f))
+        self._jobs.submit(
+            "graph",
+            "graph",
+            tasks.graph_and_layout,
+            loaded.module,
+            computation,
+            self._views.shown_result(computation),
+            on_done=show,
+            on_progress=lambda f: notices.report_progress("laying out the graph", f),
+        )
 
     def enter(self, computation: str) -> None:
         """Open a called computation (a fusion's body, a loop's body)."""
@@ -120,15 +132,23 @@ class Graphs(QObject):
         def show(result: GraphResult) -> None:
             self._views.store_layout(key, result)
             self._layout_shown(body, result)
-            self.fusion_shown.emit(GraphShown(pass_shown, (body,), result, False, caller.name,
-                                              kind))
+            self.fusion_shown.emit(
+                GraphShown(pass_shown, (body,), result, False, caller.name, kind)
+            )
 
         cached = self._views.layout(key) or self._unchanged_graph(loaded.module, body)
         if cached is not None:
             show(cached)
             return
-        self._jobs.submit("selection", "fusion-graph", tasks.graph_and_layout, loaded.module,
-                          body, self._views.shown_result(body), on_done=show)
+        self._jobs.submit(
+            "selection",
+            "fusion-graph",
+            tasks.graph_and_layout,
+            loaded.module,
+            body,
+            self._views.shown_result(body),
+            on_done=show,
+        )
 
     def clear_fused(self) -> None:
         self.fusion_computation = None
@@ -156,5 +176,6 @@ class Graphs(QObject):
         large to keep the picture says so."""
         self._views.shown(computation, result)
         step = result.step
-        self.graph_note.emit(f"{computation}: {step.reason}" if step is not None and step.reason
-                             else "")
+        self.graph_note.emit(
+            f"{computation}: {step.reason}" if step is not None and step.reason else ""
+        )

@@ -24,11 +24,17 @@ from xlaview.qt.model.records import Selection
 
 
 class JobHost(Protocol):
-    def submit(self, scope: str, slot: str, fn: Callable[..., Any], *args: Any,
-               on_done: Callable[[Any], None],
-               on_progress: Callable[[float], None] | None = None,
-               on_error: Callable[[BaseException], None] | None = None,
-               process: str | None = None) -> None: ...
+    def submit(
+        self,
+        scope: str,
+        slot: str,
+        fn: Callable[..., Any],
+        *args: Any,
+        on_done: Callable[[Any], None],
+        on_progress: Callable[[float], None] | None = None,
+        on_error: Callable[[BaseException], None] | None = None,
+        process: str | None = None,
+    ) -> None: ...
 
     def after_paint(self, scope: str, key: str, work: Callable[[], None]) -> None: ...
 
@@ -36,8 +42,9 @@ class JobHost(Protocol):
 
     def bump(self, scope: str) -> None: ...
 
-    def deliver(self, scope: str, stamp: tuple[int, ...], handler: Callable[[Any], None],
-                value: Any) -> None: ...
+    def deliver(
+        self, scope: str, stamp: tuple[int, ...], handler: Callable[[Any], None], value: Any
+    ) -> None: ...
 
     def cancel(self, slot: str) -> None: ...
 

@@ -53,22 +53,34 @@ class Jobs(QObject):
     def stamp(self, scope: str) -> tuple[int, ...]:
         return tuple(self._generation[s] for s in (*SCOPES[scope], scope))
 
-    def submit(self, scope: str, slot: str, fn: Callable[..., Any], *args: Any,
-               on_done: Callable[[Any], None], on_progress: Callable[[float], None] | None = None,
-               on_error: Callable[[BaseException], None] | None = None,
-               process: str | None = None) -> None:
+    def submit(
+        self,
+        scope: str,
+        slot: str,
+        fn: Callable[..., Any],
+        *args: Any,
+        on_done: Callable[[Any], None],
+        on_progress: Callable[[float], None] | None = None,
+        on_error: Callable[[BaseException], None] | None = None,
+        process: str | None = None,
+    ) -> None:
         """Run ``fn(*args)`` off the GUI thread (on the worker thread, or in the
         helper process of lane ``process``) for what ``scope`` shows now; its
         result reaches ``on_done`` (a failure ``on_error``, by default a listed
         problem) unless the user moved on meanwhile."""
         stamp = self.stamp(scope)
         self.worker.submit(
-            slot, fn, *args,
+            slot,
+            fn,
+            *args,
             on_done=lambda result: self.deliver(scope, stamp, on_done, result),
-            on_error=lambda err, _trace: self.deliver(scope, stamp,
-                                                      on_error or self._on_failure, err),
-            on_progress=on_progress, process=process,
-            wanted=lambda: stamp == self.stamp(scope))
+            on_error=lambda err, _trace: self.deliver(
+                scope, stamp, on_error or self._on_failure, err
+            ),
+            on_progress=on_progress,
+            process=process,
+            wanted=lambda: stamp == self.stamp(scope),
+        )
 
     def after_paint(self, scope: str, key: str, work: Callable[[], None]) -> None:
         """Run ``work`` once the window has painted (the newest of each ``key``),
@@ -76,8 +88,9 @@ class Jobs(QObject):
         stamp = self.stamp(scope)
         self.gate.after_paint(key, lambda: self.deliver(scope, stamp, lambda _: work(), None))
 
-    def deliver(self, scope: str, stamp: tuple[int, ...], handler: Callable[[Any], None],
-                value: Any) -> None:
+    def deliver(
+        self, scope: str, stamp: tuple[int, ...], handler: Callable[[Any], None], value: Any
+    ) -> None:
         """Hand ``value`` to ``handler`` if ``stamp`` is still what ``scope`` shows."""
         if stamp != self.stamp(scope):
             return  # the user moved on: not what is asked for now

@@ -49,7 +49,7 @@ class PaintGate(QObject):
         self._timer.stop()
         self._work = {}
 
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.UpdateRequest and self._work:
             self._timer.start(0)  # just after this paint
         return False

@@ -19,8 +19,14 @@ class Prefetch:
     pass being prepared waits for it rather than reading it a second time:
     ``show_awaited`` is called when the pass it waits for lands."""
 
-    def __init__(self, jobs: JobHost, shown: Shown, views: ViewCache, cache: ModuleCache,
-                 show_awaited: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        jobs: JobHost,
+        shown: Shown,
+        views: ViewCache,
+        cache: ModuleCache,
+        show_awaited: Callable[[], None],
+    ) -> None:
         self._jobs, self._shown, self._views, self._cache = jobs, shown, views, cache
         self._show_awaited = show_awaited
         self.direction = 1
@@ -56,9 +62,13 @@ class Prefetch:
             return
         keys = [p.key for p in model.points]
         i = keys.index(model.pass_key)
-        wanted = [model.points[j].file for j in (i + self.direction, i - self.direction)
-                  if 0 <= j < len(keys) and keys[j] != self._left
-                  and not views.has_prepared(str(model.points[j].file.path))][:1]
+        wanted = [
+            model.points[j].file
+            for j in (i + self.direction, i - self.direction)
+            if 0 <= j < len(keys)
+            and keys[j] != self._left
+            and not views.has_prepared(str(model.points[j].file.path))
+        ][:1]
         if not wanted:
             return
         computation = model.graph_path[-1] if model.graph_path else None
@@ -66,9 +76,17 @@ class Prefetch:
             computation = None  # laid out already (a step back)
         self._flying = (self._jobs.stamp("prefetch"), str(wanted[0].path))
         # Its own scope: a step does not drop it (the user may be stepping to it).
-        self._jobs.submit("prefetch", "prefetch", tasks.prefetch, self._cache, wanted,
-                          computation, views.shown_result(computation),
-                          on_done=self._prefetched, on_error=lambda _error: self._landed())
+        self._jobs.submit(
+            "prefetch",
+            "prefetch",
+            tasks.prefetch,
+            self._cache,
+            wanted,
+            computation,
+            views.shown_result(computation),
+            on_done=self._prefetched,
+            on_error=lambda _error: self._landed(),
+        )
 
     def _prefetched(self, results: list[tuple[PreparedPass, GraphResult | None]]) -> None:
         views = self._views
@@ -84,6 +102,9 @@ class Prefetch:
         self._flying = None
         awaiting, self._awaiting = self._awaiting, None
         model = self._shown
-        if awaiting is not None and model.text_pass is None and \
-                model.current_file_key() == awaiting:
+        if (
+            awaiting is not None
+            and model.text_pass is None
+            and model.current_file_key() == awaiting
+        ):
             self._show_awaited()

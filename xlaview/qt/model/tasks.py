@@ -10,20 +10,20 @@ from dataclasses import dataclass, replace
 from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QTextDocument
 
-from xlaview.analysis.passes.diff import ModuleDiff, diff_modules
-from xlaview.analysis.drawing.graph import ComputationGraph, build_graph, same_drawing
-from xlaview.analysis.inspect import kernel_argument_map
 from xlaview.analysis.drawing import GraphLayout, LayoutStep
+from xlaview.analysis.drawing.graph import ComputationGraph, build_graph, same_drawing
 from xlaview.analysis.drawing.pass_layout import step_layout
-from xlaview.dump.records import DumpFile, DumpModule
-from xlaview.dump.modules import LoadedModule, ModuleCache
-from xlaview.dump.reports import ModuleReports, load_reports
+from xlaview.analysis.inspect import kernel_argument_map
+from xlaview.analysis.passes.diff import ModuleDiff, diff_modules
 from xlaview.dump.files import read_text
+from xlaview.dump.modules import LoadedModule, ModuleCache
+from xlaview.dump.records import DumpFile, DumpModule
+from xlaview.dump.reports import ModuleReports, load_reports
 from xlaview.hlo import Module
-from xlaview.qt.render.canvas_parts import CanvasParts, prepare_canvas
-from xlaview.qt.render.documents import TextSource, source_document, text_source
 from xlaview.qt.model.workers import settle
+from xlaview.qt.render.canvas_parts import CanvasParts, prepare_canvas
 from xlaview.qt.render.code import LoadedCode, load_code
+from xlaview.qt.render.documents import TextSource, source_document, text_source
 from xlaview.qt.render.transition import Transition, prepare_transition
 
 
@@ -48,8 +48,9 @@ def text_identity(module: Module, computation: str) -> object:
     return comp.parsed if comp.parsed is not None else comp
 
 
-def graph_and_layout(module: Module, computation: str, shown: GraphResult | None,
-                     progress=None) -> GraphResult:
+def graph_and_layout(
+    module: Module, computation: str, shown: GraphResult | None, progress=None
+) -> GraphResult:
     """The graph of ``computation``, laid out from ``shown`` (its graph shown
     now, at another pass: what the pass did not touch stays where it is, and
     its picture is drawn again only where it changed; None: a fresh layout)."""
@@ -59,14 +60,28 @@ def graph_and_layout(module: Module, computation: str, shown: GraphResult | None
         # The pass printed the computation otherwise (reordered it, say) but
         # drew nothing new: the picture shown is kept as it is.
         settle()
-        return replace(shown, graph=graph, step=None, transition=None, base=previous,
-                       source=text_identity(module, computation))
+        return replace(
+            shown,
+            graph=graph,
+            step=None,
+            transition=None,
+            base=previous,
+            source=text_identity(module, computation),
+        )
     step = step_layout(previous, graph, progress=progress)
-    parts = prepare_canvas(graph, step.layout, None if shown is None or step.fresh
-                           else (shown.layout, shown.parts))
+    parts = prepare_canvas(
+        graph, step.layout, None if shown is None or step.fresh else (shown.layout, shown.parts)
+    )
     transition = prepare_transition(step, previous, parts)
-    result = GraphResult(graph, step.layout, parts, step if previous is not None else None,
-                         transition, previous, text_identity(module, computation))
+    result = GraphResult(
+        graph,
+        step.layout,
+        parts,
+        step if previous is not None else None,
+        transition,
+        previous,
+        text_identity(module, computation),
+    )
     settle()
     return result
 
@@ -99,23 +114,26 @@ def prepare_pass(cache: ModuleCache, dump_file: DumpFile) -> PreparedPass:
     return prepared
 
 
-def prefetch(cache: ModuleCache, files: list[DumpFile], computation: str | None,
-             shown: GraphResult | None) -> list[tuple[PreparedPass, GraphResult | None]]:
+def prefetch(
+    cache: ModuleCache, files: list[DumpFile], computation: str | None, shown: GraphResult | None
+) -> list[tuple[PreparedPass, GraphResult | None]]:
     """Prepare the neighbouring passes before the user steps, and the graph of
     ``computation`` where the pass changed it from the one ``shown``."""
     out = []
     for dump_file in files:
         prepared = prepare_pass(cache, dump_file)
         module, graph = prepared.loaded.module, None
-        if computation and module.has_computation(computation) and (
-                shown is None or text_identity(module, computation) is not shown.source):
+        if (
+            computation
+            and module.has_computation(computation)
+            and (shown is None or text_identity(module, computation) is not shown.source)
+        ):
             graph = graph_and_layout(module, computation, shown)
         out.append((prepared, graph))
     return out
 
 
-def diff_files(cache: ModuleCache, before: DumpFile, after: DumpFile,
-               progress=None) -> ModuleDiff:
+def diff_files(cache: ModuleCache, before: DumpFile, after: DumpFile, progress=None) -> ModuleDiff:
     """The diff of two pass dumps; ``progress`` as for `diff_modules`, and
     asked first (a step away before it starts loads nothing)."""
     if progress is not None:
@@ -137,9 +155,14 @@ def unchanged_marks(module: DumpModule) -> dict[str, bool]:
     return {str(seq): same for seq, same in module.unchanged_passes().items()}
 
 
-def load_kernel(dump_file: DumpFile, kind: str, function: str | None, module: Module | None,
-                instruction: str, reports: ModuleReports | None
-                ) -> tuple[LoadedCode, list[dict]]:
+def load_kernel(
+    dump_file: DumpFile,
+    kind: str,
+    function: str | None,
+    module: Module | None,
+    instruction: str,
+    reports: ModuleReports | None,
+) -> tuple[LoadedCode, list[dict]]:
     """A kernel's code and its arguments mapped to HLO."""
     text = read_text(dump_file.path)
     code = load_code(dump_file, kind, function, text)

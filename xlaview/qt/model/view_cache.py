@@ -55,8 +55,7 @@ class ViewCache:
             return result
         # A step back: where the shown layout came from, shown as it was (its
         # own step, from further back, is not the one to animate or report).
-        return replace(result, step=None, transition=None) if shown.base is result.layout \
-            else None
+        return replace(result, step=None, transition=None) if shown.base is result.layout else None
 
     def same_graph(self, computation: str, source: object) -> GraphResult | None:
         """The graph shown for ``computation`` if it was built from the same
@@ -68,8 +67,9 @@ class ViewCache:
         self._layouts[key] = result
         self._layouts.move_to_end(key)
         weight = sum(_weight(r) for r in self._layouts.values())
-        while len(self._layouts) > 1 and (len(self._layouts) > LAYOUT_CACHE
-                                          or weight > LAYOUT_BUDGET):
+        while len(self._layouts) > 1 and (
+            len(self._layouts) > LAYOUT_CACHE or weight > LAYOUT_BUDGET
+        ):
             _, old = self._layouts.popitem(last=False)
             weight -= _weight(old)
             self._release(old)

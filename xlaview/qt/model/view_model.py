@@ -86,7 +86,9 @@ class ViewModel(QObject):
         self.loaded: LoadedModule | None = None  # of the text shown
         self.text_pass: str | None = None  # the pass whose text is shown
         self.selection: Selection | None = None
-        self._asked_selection: tuple[str, str | None, bool] | None = None  # name, computation, center
+        self._asked_selection: tuple[str, str | None, bool] | None = (
+            None  # name, computation, center
+        )
         self._reveal: tuple[str, int] | None = None  # pass key, line to scroll to once shown
         self.releaser = Releaser(self)
         self.views = ViewCache(self.releaser.release)
@@ -99,8 +101,9 @@ class ViewModel(QObject):
         self.prefetch = Prefetch(jobs, self, self.views, cache, self.show_asked_pass)
         self.changes = PassChanges(jobs, self, cache, self)
         self.module_info = ModuleInfo(jobs, notices, self, self)
-        self.kernels = Kernels(jobs, self, lambda: self.module_info.levels,
-                               self.module_info.reports_for_pass, self)
+        self.kernels = Kernels(
+            jobs, self, lambda: self.module_info.levels, self.module_info.reports_for_pass, self
+        )
         self.history = History(jobs, notices, self, self)
         self.folder = Folder(jobs, notices, self, self)
         self.search = Search(jobs, self, self)
@@ -122,8 +125,12 @@ class ViewModel(QObject):
         costing.described_changed.connect(self._describe_again)
         changes.traffic_ready.connect(boundaries.traffic_found)
         # Once the pass's traffic is known, the neighbouring passes are prepared.
-        changes.traffic_ready.connect(lambda traffic: traffic is not None and self.jobs.after_paint(
-            "pass", "prefetch", self.prefetch.neighbours))
+        changes.traffic_ready.connect(
+            lambda traffic: (
+                traffic is not None
+                and self.jobs.after_paint("pass", "prefetch", self.prefetch.neighbours)
+            )
+        )
         self.module_info.reports_ready.connect(self._reports_ready)
         self.folder.reindexed.connect(self.reindexed)
 
@@ -155,8 +162,9 @@ class ViewModel(QObject):
         self.jobs.shutdown()
 
     # ================================================================ folder
-    def open_dump(self, path: str | Path, module: str | None = None,
-                  pass_: str | None = None) -> None:
+    def open_dump(
+        self, path: str | Path, module: str | None = None, pass_: str | None = None
+    ) -> None:
         """Index a dump folder (or the folder of one HLO file) and show a module."""
         path = Path(path).expanduser()
         try:
@@ -189,8 +197,10 @@ class ViewModel(QObject):
                 self.notices.cannot(f"{err}: showing the main module", str(index.root))
         self.select_module(target or default_module(index), point)
         n = len(index.modules)
-        self.notices.say(f"{index.root}: {n} module{'s' * (n != 1)}, {len(index.dumps)} dump"
-                         f"{'s' * (len(index.dumps) != 1)}")
+        self.notices.say(
+            f"{index.root}: {n} module{'s' * (n != 1)}, {len(index.dumps)} dump"
+            f"{'s' * (len(index.dumps) != 1)}"
+        )
 
     def reindexed(self, index: DumpIndex) -> None:
         """A re-index of the open folder (it is being written): keep the user's
@@ -287,9 +297,15 @@ class ViewModel(QObject):
             return
         self.notices.say(f"reading {dump_file.rel} …")
         if not self.prefetch.awaited(dump_file):
-            self.jobs.submit("pass", "pass", tasks.prepare_pass, self.cache, dump_file,
-                        on_done=self._show_pass,
-                        on_error=lambda err, f=dump_file: self._pass_failed(err, f))
+            self.jobs.submit(
+                "pass",
+                "pass",
+                tasks.prepare_pass,
+                self.cache,
+                dump_file,
+                on_done=self._show_pass,
+                on_error=lambda err, f=dump_file: self._pass_failed(err, f),
+            )
 
     def _pass_failed(self, error: BaseException, dump_file: DumpFile) -> None:
         self.loaded = None
@@ -300,13 +316,27 @@ class ViewModel(QObject):
         loaded, module = prepared.loaded, prepared.loaded.module
         self.loaded = loaded
         self.text_pass = self.pass_key
-        self.pass_shown.emit(TextShown(self.pass_key, prepared.file, module, prepared.source,
-                                       prepared.document, prepared.line_owners))
+        self.pass_shown.emit(
+            TextShown(
+                self.pass_key,
+                prepared.file,
+                module,
+                prepared.source,
+                prepared.document,
+                prepared.line_owners,
+            )
+        )
         if prepared.document is not None:  # a big text is coloured window by window
-            self.jobs.submit("pass", "lex", lex_text, module.text, "hlo",
-                        on_done=self.spans_ready.emit,
-                        on_progress=lambda f: self.notices.report_progress("highlighting", f),
-                        process="view")
+            self.jobs.submit(
+                "pass",
+                "lex",
+                lex_text,
+                module.text,
+                "hlo",
+                on_done=self.spans_ready.emit,
+                on_progress=lambda f: self.notices.report_progress("highlighting", f),
+                process="view",
+            )
         self.folder.report_parse_problems(loaded, prepared.file)
         if self._reveal is not None and self._reveal[0] == self.pass_key:
             self.line_requested.emit(self._reveal[1])
@@ -318,8 +348,10 @@ class ViewModel(QObject):
             self.jobs.after_paint("pass", "selection", lambda: self._reselect(prepared.file))
         else:
             self._then_graph(prepared.file)
-        self.notices.say(f"{prepared.file.rel}: {len(module.computations)} computations, "
-                 f"{module.instruction_count} instructions")
+        self.notices.say(
+            f"{prepared.file.rel}: {len(module.computations)} computations, "
+            f"{module.instruction_count} instructions"
+        )
 
     def _reselect(self, dump_file: DumpFile) -> None:
         """The asked selection in the pass just shown (its graph asked first, so
@@ -355,8 +387,9 @@ class ViewModel(QObject):
         self.graphs.show_fused_of(caller)
 
     # ================================================================ selection
-    def select_instruction(self, name: str, computation: str | None = None,
-                           center: bool = True) -> None:
+    def select_instruction(
+        self, name: str, computation: str | None = None, center: bool = True
+    ) -> None:
         """Select an instruction of the shown pass: text, graph and inspector follow.
         Asked before the pass shows, it applies once it does."""
         self.jobs.bump("selection")
@@ -364,8 +397,9 @@ class ViewModel(QObject):
         if self.loaded is not None and self.text_pass == self.pass_key:
             self._apply_selection(name, computation, center)
 
-    def _apply_selection(self, name: str, computation: str | None, center: bool,
-                         request_graph: bool = True) -> None:
+    def _apply_selection(
+        self, name: str, computation: str | None, center: bool, request_graph: bool = True
+    ) -> None:
         assert self.loaded is not None
         module = self.loaded.module
         found = navigation.locate(module, name, computation)
@@ -432,8 +466,9 @@ class ViewModel(QObject):
             "computation": self.graph_path[-1] if self.graph_path else None,
             "selection": self.selection.name if self.selection else None,
             "fusion_computation": self.fusion_computation,
-            "diff": None if diff is None else {"from": _public_pass(diff[0]),
-                                               "to": _public_pass(diff[1])},
+            "diff": None
+            if diff is None
+            else {"from": _public_pass(diff[0]), "to": _public_pass(diff[1])},
             "text_pass": _public_pass(self.text_pass),
             "graph_pass": _public_pass(self.graph_pass),
         }

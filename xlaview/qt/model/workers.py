@@ -80,8 +80,15 @@ def settle() -> None:
 
 
 class _Job(QRunnable):
-    def __init__(self, token: int, fn: Callable[..., Any], args: tuple, relay: _Relay,
-                 wants_progress: bool, is_current: Callable[[int], bool]) -> None:
+    def __init__(
+        self,
+        token: int,
+        fn: Callable[..., Any],
+        args: tuple,
+        relay: _Relay,
+        wants_progress: bool,
+        is_current: Callable[[int], bool],
+    ) -> None:
         super().__init__()
         self.token, self.fn, self.args, self.relay = token, fn, args, relay
         self.wants_progress, self.is_current = wants_progress, is_current
@@ -208,8 +215,9 @@ class Worker(QObject):
             return False
 
         if process is None:
-            self._pool.start(_Job(token, fn, args, self._relay, on_progress is not None,
-                                  still_wanted))
+            self._pool.start(
+                _Job(token, fn, args, self._relay, on_progress is not None, still_wanted)
+            )
             return token
         helper = _helpers.get(process) or _helpers.setdefault(process, HelperProcess())
 
@@ -220,12 +228,18 @@ class Worker(QObject):
                 _emit(relay.failed, token, value, trace)
 
         # A superseded job never starts: only the newest of a slot is wanted.
-        helper.submit(fn, args, deliver, wanted=lambda: still_wanted(token),
-                      progress=(lambda f: _emit(relay.progress, token, f)) if on_progress
-                      else None)
+        helper.submit(
+            fn,
+            args,
+            deliver,
+            wanted=lambda: still_wanted(token),
+            progress=(lambda f: _emit(relay.progress, token, f)) if on_progress else None,
+        )
         return token
 
-    def _register(self, slot: str, callbacks: tuple[Callable, Callable | None, Callable | None]) -> int:
+    def _register(
+        self, slot: str, callbacks: tuple[Callable, Callable | None, Callable | None]
+    ) -> int:
         self._next += 1
         token = self._next
         old = self._slots.get(slot)

@@ -21,12 +21,12 @@ from xlaview.qt.safe_text import esc
 # What each reason means, in a line (see xlaview.analysis.boundaries.explain).
 MEANING = {
     "multi-pass": "a reduction over it must finish before it is read again: fusing more cannot "
-                  "remove it, a one-pass algorithm can",
+    "remove it, a one-pass algorithm can",
     "library-call": "its producer or a reader runs as its own library kernel (an unfused dot, "
-                    "a convolution, a custom call): XLA cannot fuse into it",
+    "a convolution, a custom call): XLA cannot fuse into it",
     "layout-change": "a transpose or copy re-lays the data out between producer and readers",
     "shared-read": "several ops read it separately: one multi-output (sibling) fusion could read "
-                   "it once",
+    "it once",
     "collective": "a collective writes or reads it: communication goes through memory",
     "control-flow": "a loop, conditional or call takes or gives it in memory",
     "output": "the program returns it",
@@ -76,8 +76,10 @@ class OpLink(NamedTuple):
 
 def chip(reason: str) -> str:
     back, fore = REASON_COLORS.get(reason, REASON_COLORS["other"])
-    return (f"<span style='background:{back};color:{fore};font-weight:600'>"
-            f"&nbsp;{esc(reason)}&nbsp;</span>")
+    return (
+        f"<span style='background:{back};color:{fore};font-weight:600'>"
+        f"&nbsp;{esc(reason)}&nbsp;</span>"
+    )
 
 
 class BoundaryDetailView(QTextBrowser):
@@ -116,12 +118,19 @@ class BoundaryDetailView(QTextBrowser):
             f"<td align='right'>{human(by_reason[r])}</td>"
             f"<td align='right'>{human(saved[r])}</td>"
             f"<td class='muted'>{esc(MEANING[r])}</td></tr>"
-            for r in REASONS if counts[r])
-        head = ("<tr><td class='k'>reason</td><td class='k' align='right'>values</td>"
-                "<td class='k' align='right'>moved</td><td class='k' align='right'>saved if removed"
-                "</td><td></td></tr>")
-        self.setHtml(f"<p class='muted'>{esc(hint)}</p><table>{head}{rows}</table>"
-                     if rows else f"<p class='muted'>{esc(hint)}</p>")
+            for r in REASONS
+            if counts[r]
+        )
+        head = (
+            "<tr><td class='k'>reason</td><td class='k' align='right'>values</td>"
+            "<td class='k' align='right'>moved</td><td class='k' align='right'>saved if removed"
+            "</td><td></td></tr>"
+        )
+        self.setHtml(
+            f"<p class='muted'>{esc(hint)}</p><table>{head}{rows}</table>"
+            if rows
+            else f"<p class='muted'>{esc(hint)}</p>"
+        )
 
     def show_boundary(self, boundary: Boundary, callers: dict[str, str]) -> None:
         """Everything known about ``boundary``; ``callers``: fused computation ->
@@ -139,11 +148,15 @@ class BoundaryDetailView(QTextBrowser):
             return f"{link} <span class='muted'>in {esc(computation, 80)}</span>"
 
         b = boundary
-        value = (f"<span class='mono'>{esc(b.value, 120)}</span> · "
-                 f"<span class='mono'>{esc(b.shape, 160)}</span> · {human(b.value_bytes)}")
+        value = (
+            f"<span class='mono'>{esc(b.value, 120)}</span> · "
+            f"<span class='mono'>{esc(b.shape, 160)}</span> · {human(b.value_bytes)}"
+        )
         producer = f"{op(b.producer)} <span class='muted'>in {esc(b.computation, 80)}</span>"
-        moved = (f"<b>{human(b.bytes)}</b> written and read back; removing it would save "
-                 f"<b>{human(b.saved_bytes)}</b>")
+        moved = (
+            f"<b>{human(b.bytes)}</b> written and read back; removing it would save "
+            f"<b>{human(b.saved_bytes)}</b>"
+        )
         rows = [("value", value), ("producer", producer), ("bytes", moved)]
         if b.suggestion:
             rows.append(("suggestion", esc(b.suggestion, 1000)))
@@ -153,15 +166,22 @@ class BoundaryDetailView(QTextBrowser):
             ops = " · ".join(op(o.instruction, o.computation) for o in fact.ops[:OPS_SHOWN])
             if len(fact.ops) > OPS_SHOWN:
                 ops += f" <span class='muted'>and {len(fact.ops) - OPS_SHOWN} more</span>"
-            evidence.append(f"<p class='ev'>{chip(fact.reason)}{decides} {esc(fact.text, 2000)}"
-                            + (f"<br>→ {ops}" if ops else "") + "</p>")
+            evidence.append(
+                f"<p class='ev'>{chip(fact.reason)}{decides} {esc(fact.text, 2000)}"
+                + (f"<br>→ {ops}" if ops else "")
+                + "</p>"
+            )
         rows.append(("evidence", "".join(evidence)))
         # Last: a value read by dozens of ops must not push the evidence out of sight.
-        count = f"<span class='muted'>{len(b.consumers)} ops:</span> " if len(b.consumers) > 4 else ""
+        count = (
+            f"<span class='muted'>{len(b.consumers)} ops:</span> " if len(b.consumers) > 4 else ""
+        )
         rows.append(("read by", count + (", ".join(op(c) for c in b.consumers) or "–")))
         table = "".join(f"<tr><td class='k'>{k}</td><td>{v}</td></tr>" for k, v in rows)
-        head = (f"<p style='margin-bottom:4px'>{chip(b.reason)} "
-                f"<span class='muted'>{esc(MEANING[b.reason])}</span></p>")
+        head = (
+            f"<p style='margin-bottom:4px'>{chip(b.reason)} "
+            f"<span class='muted'>{esc(MEANING[b.reason])}</span></p>"
+        )
         parts = [head, f"<table>{table}</table>"]
         self.setHtml("".join(parts))
 

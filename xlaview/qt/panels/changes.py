@@ -43,7 +43,9 @@ class ChangesPanel(QWidget):
         self.history.setObjectName("historyList")
         self.history.setHeaderLabels(["pass", "event"])
         self.history.setRootIsDecorated(False)
-        self.history.itemClicked.connect(lambda item, _c: self.point_requested.emit(item.data(0, _ROLE)))
+        self.history.itemClicked.connect(
+            lambda item, _c: self.point_requested.emit(item.data(0, _ROLE))
+        )
         split = QSplitter(Qt.Orientation.Vertical, self)
         top = QWidget(split)
         top_layout = QVBoxLayout(top)
@@ -77,7 +79,11 @@ class ChangesPanel(QWidget):
             f"<b>{esc(title)}</b>: <span style='color:#2b8a3e'>{len(diff.added)} added</span>, "
             f"<span style='color:#c92a2a'>{len(diff.removed)} removed</span>, "
             f"<span style='color:#e67700'>{len(diff.changed)} changed</span>"
-            + (f", {len(diff.computations_added)} new computations" if diff.computations_added else "")
+            + (
+                f", {len(diff.computations_added)} new computations"
+                if diff.computations_added
+                else ""
+            )
         )
         groups = [("Added", "#2b8a3e"), ("Removed", "#c92a2a"), ("Changed", "#e67700")]
         parents = {}
@@ -97,13 +103,16 @@ class ChangesPanel(QWidget):
                 child.setText(1, f"{what} — took in {len(a.absorbed)}")
             parents["Added"].addChild(child)
         for r in diff.removed:
-            child = QTreeWidgetItem([r.name, f"into {r.absorbed_into}" if r.absorbed_into else
-                                     f"{r.opcode} {r.shape}"])
+            child = QTreeWidgetItem(
+                [r.name, f"into {r.absorbed_into}" if r.absorbed_into else f"{r.opcode} {r.shape}"]
+            )
             if r.absorbed_into:
                 child.setData(0, _ROLE, r.absorbed_into)
             parents["Removed"].addChild(child)
         for c in diff.changed:
-            child = QTreeWidgetItem([c.name, ", ".join(c.aspects) + (f" (was {c.old_name})" if c.old_name else "")])
+            child = QTreeWidgetItem(
+                [c.name, ", ".join(c.aspects) + (f" (was {c.old_name})" if c.old_name else "")]
+            )
             child.setToolTip(1, tooltip(f"before: {c.before}\nafter:  {c.after}"))
             child.setData(0, _ROLE, c.name)
             parents["Changed"].addChild(child)

@@ -36,19 +36,32 @@ class CompareView(QWidget):
         for result in results:
             d = result.to_json()
             rows = [(f"■ {result.name}", "", "")]
-            for key, label in (("instructions", "instructions"),
-                               ("total_traffic_bytes", "traffic (top-level ops)"),
-                               ("intermediate_traffic_bytes", "through intermediates"),
-                               ("peak_memory_bytes", "peak memory")):
+            for key, label in (
+                ("instructions", "instructions"),
+                ("total_traffic_bytes", "traffic (top-level ops)"),
+                ("intermediate_traffic_bytes", "through intermediates"),
+                ("peak_memory_bytes", "peak memory"),
+            ):
                 fmt = str if key == "instructions" else human_bytes
                 rows.append((label, fmt(d["left"][key]), fmt(d["right"][key])))
             for kind in d["left"]["fusion_counts"]:
-                rows.append((f"{kind} fusions", str(d["left"]["fusion_counts"][kind]),
-                             str(d["right"]["fusion_counts"][kind])))
-            rows.append(("largest intermediates", "\n".join(d["left"]["largest_intermediates"][:3]) or "–",
-                         "\n".join(d["right"]["largest_intermediates"][:3]) or "–"))
-            rows.append(("instructions only here", str(len(result.only_left)),
-                         str(len(result.only_right))))
+                rows.append(
+                    (
+                        f"{kind} fusions",
+                        str(d["left"]["fusion_counts"][kind]),
+                        str(d["right"]["fusion_counts"][kind]),
+                    )
+                )
+            rows.append(
+                (
+                    "largest intermediates",
+                    "\n".join(d["left"]["largest_intermediates"][:3]) or "–",
+                    "\n".join(d["right"]["largest_intermediates"][:3]) or "–",
+                )
+            )
+            rows.append(
+                ("instructions only here", str(len(result.only_left)), str(len(result.only_right)))
+            )
             for label, a, b in rows:
                 r = self.table.rowCount()
                 self.table.insertRow(r)

@@ -24,8 +24,14 @@ COLUMNS = (
     ("FLOPs", "Floating-point operations of one execution, XLA's HloCostAnalysis (G: 10⁹)", 58),
     ("bytes", "Bytes read and written in main memory by one execution", 72),
     ("FLOP/B", "Arithmetic intensity: FLOPs per byte of main memory", 56),
-    ("time", ("Roofline time of one execution: max(FLOPs / peak, bytes / bandwidth); "
-             "× N: it runs N times per step (a loop body). Sorted by time × N"), 96),
+    (
+        "time",
+        (
+            "Roofline time of one execution: max(FLOPs / peak, bytes / bandwidth); "
+            "× N: it runs N times per step (a loop body). Sorted by time × N"
+        ),
+        96,
+    ),
     ("bound", "What bounds the roofline time: compute or memory", 64),
     ("share", "Share of the module's estimated time (loop bodies × trip count)", 54),
     ("count", "Measured: how many times the trace timed it", 56),
@@ -75,23 +81,46 @@ def _row(op, placed, measured, name: str = "", kind: str = "") -> tuple:
     runs = op.executions if op is not None else 1
     if op is not None and placed is not None:
         time = figures.seconds(placed.time_s) + (f" ×{runs}" if runs != 1 else "")
-        static = (op.kind, figures.count(op.flops), figures.size(op.memory_bytes),
-                  figures.intensity(placed.intensity), time, placed.bound,
-                  figures.percent(placed.share))
-        keys = (op.kind, op.flops, op.memory_bytes, placed.intensity, placed.time_s * runs,
-                placed.bound, placed.share)
+        static = (
+            op.kind,
+            figures.count(op.flops),
+            figures.size(op.memory_bytes),
+            figures.intensity(placed.intensity),
+            time,
+            placed.bound,
+            figures.percent(placed.share),
+        )
+        keys = (
+            op.kind,
+            op.flops,
+            op.memory_bytes,
+            placed.intensity,
+            placed.time_s * runs,
+            placed.bound,
+            placed.share,
+        )
     else:
         static = (kind, "", "", "", "", "", "")
         keys = (kind, None, None, None, None, "", None)
     if measured is not None:
-        timed = (str(measured.count), figures.seconds(measured.measured_s),
-                 figures.seconds(measured.mean_s), figures.percent(measured.share),
-                 figures.count(measured.achieved_flops_per_s),
-                 figures.count(measured.achieved_bytes_per_s),
-                 figures.percent(measured.roofline_fraction))
-        timed_keys = (measured.count, measured.measured_s, measured.mean_s, measured.share,
-                      measured.achieved_flops_per_s, measured.achieved_bytes_per_s,
-                      measured.roofline_fraction)
+        timed = (
+            str(measured.count),
+            figures.seconds(measured.measured_s),
+            figures.seconds(measured.mean_s),
+            figures.percent(measured.share),
+            figures.count(measured.achieved_flops_per_s),
+            figures.count(measured.achieved_bytes_per_s),
+            figures.percent(measured.roofline_fraction),
+        )
+        timed_keys = (
+            measured.count,
+            measured.measured_s,
+            measured.mean_s,
+            measured.share,
+            measured.achieved_flops_per_s,
+            measured.achieved_bytes_per_s,
+            measured.roofline_fraction,
+        )
     else:
         timed = ("",) * 7
         timed_keys = (None,) * 7
@@ -103,27 +132,38 @@ def summary_html(shown: CostShown, profile: ProfileShown | None) -> str:
     cost, roof, device = shown.cost, shown.roof, shown.device
     totals = cost.totals
     lines = [
-        (f"<b>{esc(cost.module)}</b> at pass {esc(shown.pass_key)}: "
-        f"<b>{figures.count(totals.flops, 'FLOP')}</b>, "
-        f"{figures.count(totals.transcendentals)} transcendentals, "
-        f"<b>{figures.size(totals.bytes_accessed)}</b> accessed; "
-        f"<b>{figures.seconds(roof.time_s)}</b> at best on {esc(device.title)} "
-        f"({len(cost.ops):,} ops)")]
+        (
+            f"<b>{esc(cost.module)}</b> at pass {esc(shown.pass_key)}: "
+            f"<b>{figures.count(totals.flops, 'FLOP')}</b>, "
+            f"{figures.count(totals.transcendentals)} transcendentals, "
+            f"<b>{figures.size(totals.bytes_accessed)}</b> accessed; "
+            f"<b>{figures.seconds(roof.time_s)}</b> at best on {esc(device.title)} "
+            f"({len(cost.ops):,} ops)"
+        )
+    ]
     unknown = [loop.name for loop in cost.loops if loop.trip_count is None]
     if cost.executed != cost.totals or cost.loops:
         ex = cost.executed
         lines.append(
             f"Executed (loop bodies × trip count): {figures.count(ex.flops, 'FLOP')}, "
             f"{figures.size(ex.bytes_accessed)}; <b>{figures.seconds(roof.executed_time_s)}"
-            f"</b>" + (f"; {len(unknown)} loop{'s' * (len(unknown) != 1)} without a known "
-                       "trip count, counted once" if unknown else ""))
+            f"</b>"
+            + (
+                f"; {len(unknown)} loop{'s' * (len(unknown) != 1)} without a known "
+                "trip count, counted once"
+                if unknown
+                else ""
+            )
+        )
     else:
         lines.append("No loops: executed totals are the same.")
     p = profile.profile if profile is not None and profile.applies else None
     if p is not None:
-        lines.append(f"Measured: {p.runs} runs, {figures.seconds(p.measured_s / max(p.runs, 1))}"
-                     f" per run ({figures.percent(p.matched_s / p.measured_s if p.measured_s else 0)}"
-                     f" in ops of this module)")
+        lines.append(
+            f"Measured: {p.runs} runs, {figures.seconds(p.measured_s / max(p.runs, 1))}"
+            f" per run ({figures.percent(p.matched_s / p.measured_s if p.measured_s else 0)}"
+            f" in ops of this module)"
+        )
     elif profile is not None and profile.profile is not None:
         lines.append(f"Measured times are of the HLO that ran: pass {esc(profile.ran_pass)}.")
     return "<br>".join(lines)
@@ -146,17 +186,22 @@ class CostPanel(QWidget):
         self.device.setObjectName("deviceBox")
         for dev in DEVICES.values():
             self.device.addItem(dev.title, dev.name)
-        self.device.activated.connect(
-            lambda i: self.device_requested.emit(self.device.itemData(i)))
+        self.device.activated.connect(lambda i: self.device_requested.emit(self.device.itemData(i)))
         self.device_reason = steady_label(self)
         self.heat = QComboBox(self)
         self.heat.setObjectName("heatBox")
         for mode, text in HEAT_CHOICES:
             self.heat.addItem(text, mode)
         self.heat.currentIndexChanged.connect(
-            lambda i: self.heat_requested.emit(self.heat.itemData(i)))
-        self.model = CostRowsModel([c[0] for c in COLUMNS], self, numeric=NUMERIC,
-                                    tips=tuple(c[1] for c in COLUMNS), whole=(0, 1))
+            lambda i: self.heat_requested.emit(self.heat.itemData(i))
+        )
+        self.model = CostRowsModel(
+            [c[0] for c in COLUMNS],
+            self,
+            numeric=NUMERIC,
+            tips=tuple(c[1] for c in COLUMNS),
+            whole=(0, 1),
+        )
         self.table = table_view(self.model, self, "costTable", self.instruction_requested.emit)
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # names end in their number
         # The figures stay beside each other; the plot takes the width left.
@@ -198,8 +243,9 @@ class CostPanel(QWidget):
     def set_profile(self, profile: ProfileShown | None) -> None:
         self.profile = profile
         index = self.heat.findData("measured")
-        self.heat.model().item(index).setEnabled(profile is not None
-                                                 and profile.profile is not None)
+        self.heat.model().item(index).setEnabled(
+            profile is not None and profile.profile is not None
+        )
         self._fill()
 
     def set_device(self, device: Device | None, chosen: bool) -> None:
@@ -208,14 +254,21 @@ class CostPanel(QWidget):
         shown = self.shown
         if chosen:
             detected = shown.detected if shown is not None else None
-            said = "" if detected is None else f" ({detected.reason})" if not detected.detected \
+            said = (
+                ""
+                if detected is None
+                else f" ({detected.reason})"
+                if not detected.detected
                 else f" (the dump: {detected.reason})"
+            )
             self.device_reason.setText(f"chosen by you{said}")
         elif shown is not None:
             detected = shown.detected
-            self.device_reason.setText(detected.reason if detected.detected else
-                                       f"not detected: {detected.reason}; pick the device "
-                                       "it runs on")
+            self.device_reason.setText(
+                detected.reason
+                if detected.detected
+                else f"not detected: {detected.reason}; pick the device it runs on"
+            )
 
     def select(self, name: str | None) -> None:
         self.plot.select(name)
@@ -257,8 +310,9 @@ class CostPanel(QWidget):
         """The op column as wide as the longest name of the first rows, within
         bounds (narrower when the measured columns need the room)."""
         metrics = self.table.fontMetrics()
-        longest = max((metrics.horizontalAdvance(row[0][0]) for row in self.model.rows[:500]),
-                      default=0)
+        longest = max(
+            (metrics.horizontalAdvance(row[0][0]) for row in self.model.rows[:500]), default=0
+        )
         widest = NAME_WIDTHS[1] if narrow else NAME_WIDTHS[2]
         self.table.setColumnWidth(0, max(NAME_WIDTHS[0], min(widest, longest + 16)))
 
@@ -271,8 +325,14 @@ class CostPanel(QWidget):
         self._fit_split()
 
     def _needed(self) -> int:
-        return sum(self.table.columnWidth(c) for c in range(len(COLUMNS))
-                   if not self.table.isColumnHidden(c)) + 24
+        return (
+            sum(
+                self.table.columnWidth(c)
+                for c in range(len(COLUMNS))
+                if not self.table.isColumnHidden(c)
+            )
+            + 24
+        )
 
     def _fit_split(self) -> None:
         """The table as wide as its columns (the plot at least its minimum),

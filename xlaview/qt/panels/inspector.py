@@ -56,8 +56,9 @@ def _layout_text(layout: dict[str, Any]) -> str:
         return "tuple" if layout.get("elements") else "–"
     parts = [_e(layout["dimension_order"])]
     if layout["tiles"]:
-        parts.append("tiles <span class='mono'>" + _e("".join(f"T{t}" for t in layout["tiles"]))
-                     + "</span>")
+        parts.append(
+            "tiles <span class='mono'>" + _e("".join(f"T{t}" for t in layout["tiles"])) + "</span>"
+        )
     if layout.get("element_size_bits"):
         parts.append(f"{layout['element_size_bits']}-bit elements (packed)")
     if layout.get("memory_space"):
@@ -73,8 +74,10 @@ def _shape_html(shape: str, elements: list[str], whole: bool) -> str:
     if len(elements) <= TUPLE_SHOWN or whole:
         return f"<span class='mono'>{_e(shape)}</span>"
     head = ", ".join(elements[:TUPLE_SHOWN])
-    return (f"<span class='mono'>({_e(head)}, …)</span> <span class='muted'>a tuple of "
-            f"{len(elements):,}: <a href='more:operands'>show all</a></span>")
+    return (
+        f"<span class='mono'>({_e(head)}, …)</span> <span class='muted'>a tuple of "
+        f"{len(elements):,}: <a href='more:operands'>show all</a></span>"
+    )
 
 
 def render(described: dict[str, Any], kind: Kind | None = None, all_operands: bool = False) -> str:
@@ -83,8 +86,11 @@ def render(described: dict[str, Any], kind: Kind | None = None, all_operands: bo
     d = described
     colour = theme.KIND_COLORS.get(kind, "#f1f3f5") if kind else "#f1f3f5"
     label = d.get("label") or d["opcode"]  # custom-call __cublas$lt$matmul, fusion kLoop
-    kind_label = "" if d["fusion_kind"] or d.get("custom_call_target") or not kind else (
-        f"{_e(kind.value)} · ")
+    kind_label = (
+        ""
+        if d["fusion_kind"] or d.get("custom_call_target") or not kind
+        else (f"{_e(kind.value)} · ")
+    )
     head = (
         f"<table width='100%'><tr><td style='background:{colour};padding:6px'>"
         f"<h2 class='mono'>{_e(d['name'])}</h2>"
@@ -109,8 +115,11 @@ def render(described: dict[str, Any], kind: Kind | None = None, all_operands: bo
     parts.append("<h3>Memory</h3>")
     a = d["allocation"]
     if a:
-        share = f"{d['peak_share']:.1%} of peak ({human_bytes(d['peak_bytes'])})" if d["peak_share"] else (
-            "not live at the peak" if d["peak_bytes"] else "–")
+        share = (
+            f"{d['peak_share']:.1%} of peak ({human_bytes(d['peak_bytes'])})"
+            if d["peak_share"]
+            else ("not live at the peak" if d["peak_bytes"] else "–")
+        )
         live = f"{d['live_range'][0]} … {d['live_range'][1]}" if d["live_range"] else "–"
         parts.append(_rows([
             ("allocation", f"<b>#{a['index']}</b> <span class='pill'>{_e(a['kind'])}</span>"),
@@ -121,8 +130,10 @@ def render(described: dict[str, Any], kind: Kind | None = None, all_operands: bo
             ("share of peak", share),
         ]))  # fmt: skip
     else:
-        parts.append("<p class='muted'>No buffer-assignment entry: reports describe the "
-                     "after-optimizations module only (or this value lives inside a fusion).</p>")
+        parts.append(
+            "<p class='muted'>No buffer-assignment entry: reports describe the "
+            "after-optimizations module only (or this value lives inside a fusion).</p>"
+        )
     parts.append(buffers_html(d))
     if d["operand_layouts"]:
         parts.append("<h3>Operands</h3>")
@@ -130,17 +141,26 @@ def render(described: dict[str, Any], kind: Kind | None = None, all_operands: bo
         shown = operands if all_operands else operands[:OPERANDS_SHOWN]
         rows = []
         for op in shown:
-            rows.append((f"<a href='instr:{_e(op['name'])}' class='mono'>{_e(op['name'])}</a>",
-                         f"<span class='mono'>{_e(op['shape'])}</span><br>{_layout_text(op)}"
-                         f" · {human_bytes(op['bytes'])}"))
+            rows.append(
+                (
+                    f"<a href='instr:{_e(op['name'])}' class='mono'>{_e(op['name'])}</a>",
+                    f"<span class='mono'>{_e(op['shape'])}</span><br>{_layout_text(op)}"
+                    f" · {human_bytes(op['bytes'])}",
+                )
+            )
         parts.append(_rows(rows))
         if len(shown) < len(operands):
-            parts.append(f"<p><a href='more:operands'>Show all {len(operands):,} operands</a> "
-                         f"<span class='muted'>({len(operands) - len(shown):,} more)</span></p>")
+            parts.append(
+                f"<p><a href='more:operands'>Show all {len(operands):,} operands</a> "
+                f"<span class='muted'>({len(operands) - len(shown):,} more)</span></p>"
+            )
     if d["called_computations"]:
         parts.append("<h3>Calls</h3>")
-        parts.append(" ".join(f"<a href='comp:{_e(c)}' class='mono'>{_e(c)}</a>"
-                              for c in d["called_computations"]))
+        parts.append(
+            " ".join(
+                f"<a href='comp:{_e(c)}' class='mono'>{_e(c)}</a>" for c in d["called_computations"]
+            )
+        )
     parts.append("<h3>Source</h3>")
     src_rows = [("op_name", f"<span class='mono'>{_e(d['op_name'] or '–')}</span>")]
     for frame in d["source"][:6]:

@@ -29,38 +29,60 @@ def cost_html(d: dict[str, Any]) -> str:
     device = DEVICES.get(c.get("device") or "")
     title = f"Cost on {_e(device.title)}" if device else "Cost"
     if not c["known"]:
-        return (f"<h3>{title}</h3><p class='muted'>A custom call nobody can price: XLA's cost "
-                "analysis counts it as nothing.</p>")
+        return (
+            f"<h3>{title}</h3><p class='muted'>A custom call nobody can price: XLA's cost "
+            "analysis counts it as nothing.</p>"
+        )
     work = f"<span class='big'>{figures.count(c['flops'], 'FLOP')}</span>"
     if c["transcendentals"]:
         work += f" + {figures.count(c['transcendentals'])} transcendentals"
     read = c["bytes_read"]
-    reads = (" + ".join(figures.size(b) for b in read) or "0") if len(read) <= 4 else (
-        f"{figures.size(sum(read))} from {len(read)} operands")
-    moved = (f"<span class='big'>{figures.size(c['bytes_accessed'])}</span> "
-             f"<span class='muted'>(reads {reads}; writes {figures.size(c['bytes_written'])})"
-             "</span>")
+    reads = (
+        (" + ".join(figures.size(b) for b in read) or "0")
+        if len(read) <= 4
+        else (f"{figures.size(sum(read))} from {len(read)} operands")
+    )
+    moved = (
+        f"<span class='big'>{figures.size(c['bytes_accessed'])}</span> "
+        f"<span class='muted'>(reads {reads}; writes {figures.size(c['bytes_written'])})"
+        "</span>"
+    )
     rows = [("FLOPs", work), ("bytes", moved)]
     if c["memory_bytes"] != c["bytes_accessed"]:
         rows.append(("in main memory", figures.size(c["memory_bytes"])))
     if "time_s" in c:
         ridge = device.ridge(c["precision"]) if device else None
-        rows.append(("intensity", f"{figures.intensity(c['intensity'])} FLOP/byte"
-                     + (f" <span class='muted'>(ridge {figures.intensity(ridge)} at "
-                        f"{_e(c['precision'])})</span>" if ridge else "")))
+        rows.append(
+            (
+                "intensity",
+                f"{figures.intensity(c['intensity'])} FLOP/byte"
+                + (
+                    f" <span class='muted'>(ridge {figures.intensity(ridge)} at "
+                    f"{_e(c['precision'])})</span>"
+                    if ridge
+                    else ""
+                ),
+            )
+        )
         peak = device.peak(c["precision"]) if device else None
-        bound = (f"<b>{_e(c['bound'])}-bound</b>"
-                 + (f" <span class='muted'>({_e(c['precision'])} peak "
-                    f"{figures.rate(peak, 'FLOP/s')}, memory "
-                    f"{figures.rate(device.memory_bandwidth, 'B/s')})</span>" if device else ""))
+        bound = f"<b>{_e(c['bound'])}-bound</b>" + (
+            f" <span class='muted'>({_e(c['precision'])} peak "
+            f"{figures.rate(peak, 'FLOP/s')}, memory "
+            f"{figures.rate(device.memory_bandwidth, 'B/s')})</span>"
+            if device
+            else ""
+        )
         runs = f" × {c['executions']} per step" if c["executions"] != 1 else ""
-        rows.append(("time", (f"<span class='big'>{figures.seconds(c['time_s'])}</span>{runs}"
-                             f" · {bound}")))
+        rows.append(
+            ("time", (f"<span class='big'>{figures.seconds(c['time_s'])}</span>{runs} · {bound}"))
+        )
         rows.append(("share", f"{figures.percent(c['share'])} of the module's estimated time"))
     parts = [f"<h3>{title}</h3>", _rows(rows)]
     if not c["top_level"]:
-        parts.append("<p class='muted'>Inside a fusion: priced as XLA prices it alone; its "
-                     "bytes stay in the fusion, which is what runs.</p>")
+        parts.append(
+            "<p class='muted'>Inside a fusion: priced as XLA prices it alone; its "
+            "bytes stay in the fusion, which is what runs.</p>"
+        )
     return "".join(parts)
 
 
@@ -70,36 +92,69 @@ def measured_html(d: dict[str, Any]) -> str:
     if not m:
         return ""
     rows = [
-        ("events", (f"{m['count']} <span class='muted'>in {m['runs']} run"
-                   f"{'s' * (m['runs'] != 1)}</span>")),
+        (
+            "events",
+            (f"{m['count']} <span class='muted'>in {m['runs']} run{'s' * (m['runs'] != 1)}</span>"),
+        ),
         ("mean", f"<span class='big'>{figures.seconds(m['mean_s'])}</span>"),
-        ("total", (f"{figures.seconds(m['measured_s'])} <span class='muted'>(self "
-                  f"{figures.seconds(m['self_s'])}), {figures.percent(m['share'])} of the "
-                  "module's measured time</span>")),
-        ("achieved", (f"{figures.rate(m['achieved_flops_per_s'], 'FLOP/s')}, "
-                     f"{figures.rate(m['achieved_bytes_per_s'], 'B/s')}")),
+        (
+            "total",
+            (
+                f"{figures.seconds(m['measured_s'])} <span class='muted'>(self "
+                f"{figures.seconds(m['self_s'])}), {figures.percent(m['share'])} of the "
+                "module's measured time</span>"
+            ),
+        ),
+        (
+            "achieved",
+            (
+                f"{figures.rate(m['achieved_flops_per_s'], 'FLOP/s')}, "
+                f"{figures.rate(m['achieved_bytes_per_s'], 'B/s')}"
+            ),
+        ),
     ]
     if m["roofline_fraction"] is not None:
-        rows.append(("of roofline", (f"<span class='big'>{figures.percent(m['roofline_fraction'])}"
-                                    f"</span> <span class='muted'>on {_e(m['device'])}</span>")))
+        rows.append(
+            (
+                "of roofline",
+                (
+                    f"<span class='big'>{figures.percent(m['roofline_fraction'])}"
+                    f"</span> <span class='muted'>on {_e(m['device'])}</span>"
+                ),
+            )
+        )
     else:
-        rows.append(("of roofline", ("<span class='muted'>– (no device: the dump names no "
-                                    "accelerator; pick one in the Cost tab)</span>")))
+        rows.append(
+            (
+                "of roofline",
+                (
+                    "<span class='muted'>– (no device: the dump names no "
+                    "accelerator; pick one in the Cost tab)</span>"
+                ),
+            )
+        )
     return "<h3>Measured</h3>" + _rows(rows)
 
 
 def buffers_html(d: dict[str, Any]) -> str:
     """Every element of a tuple-shaped result with its buffer slice."""
     buffers = d.get("buffers") or []
-    if len(buffers) < 2 and not any(b["allocation"] is None and b["memory_space"]
-                                    for b in buffers):
+    if len(buffers) < 2 and not any(b["allocation"] is None and b["memory_space"] for b in buffers):
         return ""
     rows = []
     for b in buffers:
-        where = (f"allocation <b>#{b['allocation']}</b> at {b['offset']:,}, "
-                 f"{figures.size(b['size'])}" if b["allocation"] is not None else
-                 "<span class='muted'>no buffer-assignment entry</span>")
-        rows.append((f"<span class='mono'>{_e(b['index'])}</span>",
-                     (f"<span class='mono'>{_e(b['shape'])}</span><br>{where} · "
-                     f"{_e(b['memory_space_name'])}")))
+        where = (
+            f"allocation <b>#{b['allocation']}</b> at {b['offset']:,}, {figures.size(b['size'])}"
+            if b["allocation"] is not None
+            else "<span class='muted'>no buffer-assignment entry</span>"
+        )
+        rows.append(
+            (
+                f"<span class='mono'>{_e(b['index'])}</span>",
+                (
+                    f"<span class='mono'>{_e(b['shape'])}</span><br>{where} · "
+                    f"{_e(b['memory_space_name'])}"
+                ),
+            )
+        )
     return "<p class='muted'>Result buffers, one per element:</p>" + _rows(rows)

@@ -62,9 +62,11 @@ class MemoryChart(QWidget):
         t = self.timeline
         if t is None or not t.usage:
             painter.setPen(QColor("#868e96"))
-            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter,
-                             "No live-range report for this module (only the after-optimizations "
-                             "dump has one).")
+            painter.drawText(
+                self.rect(),
+                Qt.AlignmentFlag.AlignCenter,
+                "No live-range report for this module (only the after-optimizations dump has one).",
+            )
             painter.end()
             return
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
@@ -111,12 +113,17 @@ class MemoryChart(QWidget):
         lx = px + 4 if px + 4 + label_w < self.width() - margin_r else px - 4 - label_w
         painter.drawText(QPointF(lx, margin_t + 10), label)
         painter.setPen(QColor("#495057"))
-        painter.drawText(QRectF(0, margin_t - 6, margin_l - 6, 16), Qt.AlignmentFlag.AlignRight,
-                         human_bytes(top_bytes))
-        painter.drawText(QRectF(0, margin_t + curve_h - 10, margin_l - 6, 16),
-                         Qt.AlignmentFlag.AlignRight, "0")
-        painter.drawText(QRectF(0, bars_top, margin_l - 6, 16), Qt.AlignmentFlag.AlignRight,
-                         "buffers")
+        painter.drawText(
+            QRectF(0, margin_t - 6, margin_l - 6, 16),
+            Qt.AlignmentFlag.AlignRight,
+            human_bytes(top_bytes),
+        )
+        painter.drawText(
+            QRectF(0, margin_t + curve_h - 10, margin_l - 6, 16), Qt.AlignmentFlag.AlignRight, "0"
+        )
+        painter.drawText(
+            QRectF(0, bars_top, margin_l - 6, 16), Qt.AlignmentFlag.AlignRight, "buffers"
+        )
         # Buffers at their offsets.
         total = self._total
         self._bars = []
@@ -126,8 +133,9 @@ class MemoryChart(QWidget):
             base = self._bases.get(bar.allocation, 0)
             y1 = bars_top + bars_h - bars_h * (base + bar.offset) / total
             height = max(1.0, bars_h * bar.size / total)
-            rect = QRectF(x_of(bar.start), y1 - height, max(2.0, x_of(bar.end + 1) - x_of(bar.start)),
-                          height)
+            rect = QRectF(
+                x_of(bar.start), y1 - height, max(2.0, x_of(bar.end + 1) - x_of(bar.start)), height
+            )
             self._bars.append((rect, bar))
         # Smallest on top: hits go to the smallest bar under the mouse.
         self._hit_order = sorted(self._bars, key=lambda rb: rb[1].size)
@@ -140,10 +148,12 @@ class MemoryChart(QWidget):
             painter.setBrush(colour)
             painter.drawRect(rect)
         painter.setPen(QColor("#868e96"))
-        painter.drawText(QRectF(margin_l, self.height() - margin_b + 4, w, 16),
-                         Qt.AlignmentFlag.AlignLeft,
-                         f"schedule step 0 … {steps - 1}: area = live values (XLA's count), "
-                         "line = memory occupied (shared slices once), orange = live at the peak")
+        painter.drawText(
+            QRectF(margin_l, self.height() - margin_b + 4, w, 16),
+            Qt.AlignmentFlag.AlignLeft,
+            f"schedule step 0 … {steps - 1}: area = live values (XLA's count), "
+            "line = memory occupied (shared slices once), orange = live at the peak",
+        )
         painter.end()
 
     def bar_rects(self) -> list[tuple[QRectF, BufferBar]]:
@@ -159,11 +169,16 @@ class MemoryChart(QWidget):
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         bar = self._bar_at(event.position())
         if bar is not None and self.timeline is not None:
-            share = self.timeline.share(bar) if bar.start <= self.timeline.peak_time <= bar.end else 0
+            share = (
+                self.timeline.share(bar) if bar.start <= self.timeline.peak_time <= bar.end else 0
+            )
             QToolTip.showText(
                 event.globalPosition().toPoint(),
-                tooltip(f"{bar.key}  {bar.shape}\n{human_bytes(bar.size)}, allocation {bar.allocation}, "
-                f"live {bar.start} … {bar.end}" + (f"\n{share:.1%} of the peak" if share else "")),
+                tooltip(
+                    f"{bar.key}  {bar.shape}\n{human_bytes(bar.size)}, allocation {bar.allocation}, "
+                    f"live {bar.start} … {bar.end}"
+                    + (f"\n{share:.1%} of the peak" if share else "")
+                ),
                 self,
             )
 
@@ -181,7 +196,9 @@ class MemoryPanel(QWidget):
         self.setObjectName("memory")
         self.chart = MemoryChart(self)
         self.chart.buffer_clicked.connect(self.instruction_requested)
-        self.peak_model = RowsModel(["buffer", "bytes", "share of peak", "live"], self, numeric=(1, 2, 3))
+        self.peak_model = RowsModel(
+            ["buffer", "bytes", "share of peak", "live"], self, numeric=(1, 2, 3)
+        )
         self.peak = table_view(self.peak_model, self, "peakTable", self.instruction_requested.emit)
         split = QSplitter(Qt.Orientation.Horizontal, self)
         split.addWidget(self.chart)
@@ -198,8 +215,13 @@ class MemoryPanel(QWidget):
         rows = []
         for bar in timeline.peak_buffers if timeline else ():  # largest first
             share = timeline.share(bar)
-            rows.append(((bar.key, human_bytes(bar.size), f"{share:.1%}", f"{bar.start} … {bar.end}"),
-                         (bar.key, bar.size, share, bar.start), bar.instruction))
+            rows.append(
+                (
+                    (bar.key, human_bytes(bar.size), f"{share:.1%}", f"{bar.start} … {bar.end}"),
+                    (bar.key, bar.size, share, bar.start),
+                    bar.instruction,
+                )
+            )
         self.peak_model.set_rows(rows)
         self.peak.horizontalHeader().setSortIndicator(1, Qt.SortOrder.DescendingOrder)
         self.peak.setColumnWidth(0, 200)

@@ -36,10 +36,12 @@ COLUMNS = (
 NUMERIC = (2, 3, 4, 5, 6, 7, 8)
 SHARE_COLUMN = 3
 NOT_IN_MODULE = "not in this module"
-NO_TRACE = ("No profile. File › Open Profile… reads a jax.profiler trace (the folder given to "
-            "jax.profiler.start_trace, or its .xplane.pb / .trace.json.gz); "
-            "xlaview.collect(fn, *args, profile=N) stores one in the dump's trace/ folder, "
-            "which opens with the dump.")
+NO_TRACE = (
+    "No profile. File › Open Profile… reads a jax.profiler trace (the folder given to "
+    "jax.profiler.start_trace, or its .xplane.pb / .trace.json.gz); "
+    "xlaview.collect(fn, *args, profile=N) stores one in the dump's trace/ folder, "
+    "which opens with the dump."
+)
 
 
 class TimeRowsModel(RowsModel):
@@ -72,16 +74,41 @@ def time_rows(shown: ProfileShown) -> list[tuple]:
     total = profile.measured_s or 1.0
     rows = []
     for op in sorted(profile.ops, key=lambda o: (-o.self_s, o.name)):
-        texts = (op.name, shown.kinds.get(op.name, ""), figures.seconds(op.self_s),
-                 figures.percent(op.self_s / total), str(op.count), figures.seconds(op.mean_s),
-                 figures.seconds(op.measured_s), figures.seconds(op.time_s),
-                 figures.percent(op.roofline_fraction))
-        keys = (op.name, texts[1], op.self_s, op.self_s / total, op.count, op.mean_s,
-                op.measured_s, op.time_s, op.roofline_fraction)
+        texts = (
+            op.name,
+            shown.kinds.get(op.name, ""),
+            figures.seconds(op.self_s),
+            figures.percent(op.self_s / total),
+            str(op.count),
+            figures.seconds(op.mean_s),
+            figures.seconds(op.measured_s),
+            figures.seconds(op.time_s),
+            figures.percent(op.roofline_fraction),
+        )
+        keys = (
+            op.name,
+            texts[1],
+            op.self_s,
+            op.self_s / total,
+            op.count,
+            op.mean_s,
+            op.measured_s,
+            op.time_s,
+            op.roofline_fraction,
+        )
         rows.append((texts, keys, op.name))
     for t in profile.unmatched:
-        texts = (t.name, NOT_IN_MODULE, figures.seconds(t.self_s), figures.percent(t.self_s / total),
-                 str(t.count), figures.seconds(t.mean_s), figures.seconds(t.measured_s), "", "")
+        texts = (
+            t.name,
+            NOT_IN_MODULE,
+            figures.seconds(t.self_s),
+            figures.percent(t.self_s / total),
+            str(t.count),
+            figures.seconds(t.mean_s),
+            figures.seconds(t.measured_s),
+            "",
+            "",
+        )
         keys = (t.name, NOT_IN_MODULE, -1.0, -1.0, t.count, t.mean_s, t.measured_s, None, None)
         rows.append((texts, keys, None))
     return rows
@@ -90,11 +117,17 @@ def time_rows(shown: ProfileShown) -> list[tuple]:
 def summary_html(shown: ProfileShown) -> str:
     trace, profile = shown.trace, shown.profile
     files = ", ".join(f.path.name for f in trace.files)
-    lines = [(f"Trace <b>{esc(files)}</b> ({esc(trace.format)}, {trace.events:,} events) "
-             f"<span style='color:#868e96'>in {esc(trace.files[0].path.parent if trace.files else trace.path)}</span>")]
+    lines = [
+        (
+            f"Trace <b>{esc(files)}</b> ({esc(trace.format)}, {trace.events:,} events) "
+            f"<span style='color:#868e96'>in {esc(trace.files[0].path.parent if trace.files else trace.path)}</span>"
+        )
+    ]
     if profile is None or not (profile.ops or profile.unmatched):
-        lines.append(f"It times no op of this module; it timed: "
-                     f"{esc(', '.join(trace.module_names[:6]) or 'no HLO op at all')}.")
+        lines.append(
+            f"It times no op of this module; it timed: "
+            f"{esc(', '.join(trace.module_names[:6]) or 'no HLO op at all')}."
+        )
     else:
         share = profile.matched_s / profile.measured_s if profile.measured_s else 0.0
         where = profile.trace_device or ", ".join(profile.devices) or "no device"
@@ -104,8 +137,12 @@ def summary_html(shown: ProfileShown) -> str:
             f"({figures.seconds(profile.measured_s / max(profile.runs, 1))} per run), "
             f"{figures.percent(share)} in ops of the dump; joined by {esc(profile.matched_by)}; "
             f"roofline on {esc(profile.device or 'no device')}"
-            + ("" if shown.applies else
-               f" · <b>measured on pass {esc(shown.ran_pass)}</b>, not the pass shown"))
+            + (
+                ""
+                if shown.applies
+                else f" · <b>measured on pass {esc(shown.ran_pass)}</b>, not the pass shown"
+            )
+        )
     lines.append("<span style='color:#868e96'>" + esc(" · ".join(shown.notes)) + "</span>")
     return "<br>".join(lines)
 
@@ -122,10 +159,19 @@ class ProfilePanel(QWidget):
         self.summary = steady_label(self, lines=3, rich=True)
         self.open_button = QPushButton("Open Profile…", self)
         self.open_button.clicked.connect(self.open_requested)
-        self.model = TimeRowsModel([c[0] for c in COLUMNS], self, numeric=NUMERIC,
-                                    tips=tuple(c[1] for c in COLUMNS), whole=(0, 1))
-        self.table = table_view(self.model, self, "timeTable",
-                                lambda name: name and self.instruction_requested.emit(name))
+        self.model = TimeRowsModel(
+            [c[0] for c in COLUMNS],
+            self,
+            numeric=NUMERIC,
+            tips=tuple(c[1] for c in COLUMNS),
+            whole=(0, 1),
+        )
+        self.table = table_view(
+            self.model,
+            self,
+            "timeTable",
+            lambda name: name and self.instruction_requested.emit(name),
+        )
         for column, (_, _, width) in enumerate(COLUMNS):
             self.table.setColumnWidth(column, width)
         self.table.horizontalHeader().setStretchLastSection(False)

@@ -66,7 +66,9 @@ class RooflinePlot(QWidget):
             return
         device, cost, roof = shown.device, shown.cost, shown.roof
         self.bandwidth, self.device_title = device.memory_bandwidth, device.title
-        executed = [placed.time_s * op.executions for op, placed in zip(cost.ops, roof.ops, strict=True)]
+        executed = [
+            placed.time_s * op.executions for op, placed in zip(cost.ops, roof.ops, strict=True)
+        ]
         top = max(executed, default=0.0) or 1.0
         measured = {op.name: op for op in profile.ops} if profile is not None else {}
         precisions: dict[str, float] = {}
@@ -80,27 +82,43 @@ class RooflinePlot(QWidget):
             precisions[placed.precision] = placed.peak_flops
             units.setdefault(placed.precision, set()).add("matrix" if op.matrix else "vector")
             y = work / placed.time_s
-            tip = (f"{op.name}\n{op.kind}  ·  {placed.bound}-bound ({placed.precision})\n"
-                   f"{figures.count(work, 'FLOP')}, {figures.size(op.memory_bytes)} "
-                   f"→ {figures.intensity(placed.intensity)} FLOP/byte\n"
-                   f"attainable {figures.rate(y, 'FLOP/s')}, {figures.seconds(placed.time_s)}"
-                   + (f" × {op.executions}" if op.executions != 1 else "")
-                   + f", {figures.percent(placed.share)} of the time")
+            tip = (
+                f"{op.name}\n{op.kind}  ·  {placed.bound}-bound ({placed.precision})\n"
+                f"{figures.count(work, 'FLOP')}, {figures.size(op.memory_bytes)} "
+                f"→ {figures.intensity(placed.intensity)} FLOP/byte\n"
+                f"attainable {figures.rate(y, 'FLOP/s')}, {figures.seconds(placed.time_s)}"
+                + (f" × {op.executions}" if op.executions != 1 else "")
+                + f", {figures.percent(placed.share)} of the time"
+            )
             radius = 2.5 + 8.0 * math.sqrt(spent / top)  # area grows with the time
-            dots.append(Dot(op.name, placed.intensity, y, radius, BOUND_COLORS[placed.bound],
-                            False, tip))
+            dots.append(
+                Dot(op.name, placed.intensity, y, radius, BOUND_COLORS[placed.bound], False, tip)
+            )
             timed = measured.get(op.name)
             if timed is not None and timed.achieved_flops_per_s:
                 reached = figures.rate(timed.achieved_flops_per_s, "FLOP/s")
-                achieved.append(Dot(
-                    op.name, placed.intensity, timed.achieved_flops_per_s, 4.5, ACHIEVED, True,
-                    f"{op.name} (measured)\nachieved {reached}, mean "
-                    f"{figures.seconds(timed.mean_s)} over {timed.count} events\n"
-                    f"{figures.percent(timed.roofline_fraction)} of the roofline"))
+                achieved.append(
+                    Dot(
+                        op.name,
+                        placed.intensity,
+                        timed.achieved_flops_per_s,
+                        4.5,
+                        ACHIEVED,
+                        True,
+                        f"{op.name} (measured)\nachieved {reached}, mean "
+                        f"{figures.seconds(timed.mean_s)} over {timed.count} events\n"
+                        f"{figures.percent(timed.roofline_fraction)} of the roofline",
+                    )
+                )
         # Largest first: small dots stay visible on top of big ones.
         self.dots = sorted(dots, key=lambda d: -d.radius) + achieved
-        self.roofs = sorted(((p + (f" {next(iter(units[p]))}" if len(units[p]) == 1 else ""),
-                             peak) for p, peak in precisions.items()), key=lambda kv: kv[1])
+        self.roofs = sorted(
+            (
+                (p + (f" {next(iter(units[p]))}" if len(units[p]) == 1 else ""), peak)
+                for p, peak in precisions.items()
+            ),
+            key=lambda kv: kv[1],
+        )
         self._range = self._ranges()
         self.update()
 
@@ -122,8 +140,9 @@ class RooflinePlot(QWidget):
     # -- geometry -----------------------------------------------------------------
     def _plot_rect(self) -> QRectF:
         left, right, top, bottom = _MARGINS
-        return QRectF(left, top, max(10, self.width() - left - right),
-                      max(10, self.height() - top - bottom))
+        return QRectF(
+            left, top, max(10, self.width() - left - right), max(10, self.height() - top - bottom)
+        )
 
     def _to_screen(self, x: float, y: float) -> QPointF:
         x0, x1, y0, y1 = self._range
@@ -153,8 +172,11 @@ class RooflinePlot(QWidget):
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         if not self.dots and not self.roofs:
             painter.setPen(QColor("#868e96"))
-            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter,
-                             "The roofline shows once the pass is priced.")
+            painter.drawText(
+                self.rect(),
+                Qt.AlignmentFlag.AlignCenter,
+                "The roofline shows once the pass is priced.",
+            )
             painter.end()
             return
         self._paint_axes(painter)
@@ -169,21 +191,26 @@ class RooflinePlot(QWidget):
         metrics = painter.fontMetrics()
         grid, text = QPen(QColor("#e9ecef"), 1), QColor("#495057")
         for k in range(round(math.log10(x0)), round(math.log10(x1)) + 1):
-            p = self._to_screen(10.0 ** k, y0)
+            p = self._to_screen(10.0**k, y0)
             painter.setPen(grid)
             painter.drawLine(QPointF(p.x(), r.top()), QPointF(p.x(), r.bottom()))
             painter.setPen(text)
-            painter.drawText(QRectF(p.x() - 30, r.bottom() + 3, 60, metrics.height()),
-                             Qt.AlignmentFlag.AlignHCenter, _decade(k, ""))
+            painter.drawText(
+                QRectF(p.x() - 30, r.bottom() + 3, 60, metrics.height()),
+                Qt.AlignmentFlag.AlignHCenter,
+                _decade(k, ""),
+            )
         step = 1 if math.log10(y1 / y0) <= 8 else 2
         for k in range(round(math.log10(y0)), round(math.log10(y1)) + 1, step):
-            p = self._to_screen(x0, 10.0 ** k)
+            p = self._to_screen(x0, 10.0**k)
             painter.setPen(grid)
             painter.drawLine(QPointF(r.left(), p.y()), QPointF(r.right(), p.y()))
             painter.setPen(text)
-            painter.drawText(QRectF(14, p.y() - metrics.height() / 2, r.left() - 20,
-                                    metrics.height()), Qt.AlignmentFlag.AlignRight,
-                             _decade(k))
+            painter.drawText(
+                QRectF(14, p.y() - metrics.height() / 2, r.left() - 20, metrics.height()),
+                Qt.AlignmentFlag.AlignRight,
+                _decade(k),
+            )
         painter.setPen(QPen(QColor("#adb5bd"), 1))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(r)
@@ -191,18 +218,25 @@ class RooflinePlot(QWidget):
         painter.translate(2, r.center().y())
         painter.rotate(-90)
         painter.setPen(text)
-        painter.drawText(QRectF(-r.height() / 2, 0, r.height(), metrics.height()),
-                         Qt.AlignmentFlag.AlignHCenter, "FLOP/s")
+        painter.drawText(
+            QRectF(-r.height() / 2, 0, r.height(), metrics.height()),
+            Qt.AlignmentFlag.AlignHCenter,
+            "FLOP/s",
+        )
         painter.restore()
         painter.setPen(text)
-        painter.drawText(QRectF(r.left(), r.bottom() + metrics.height() + 4, r.width(),
-                                metrics.height()), Qt.AlignmentFlag.AlignHCenter,
-                         "arithmetic intensity (FLOP per byte of main memory)")
+        painter.drawText(
+            QRectF(r.left(), r.bottom() + metrics.height() + 4, r.width(), metrics.height()),
+            Qt.AlignmentFlag.AlignHCenter,
+            "arithmetic intensity (FLOP per byte of main memory)",
+        )
         note = f"{self.device_title} · dot area: time spent" + (
-            f" · {self.left_out} ops without FLOPs not shown" if self.left_out else "")
+            f" · {self.left_out} ops without FLOPs not shown" if self.left_out else ""
+        )
         note = metrics.elidedText(note, Qt.TextElideMode.ElideRight, int(r.width()))
-        painter.drawText(QRectF(r.left(), 2, r.width(), metrics.height()),
-                         Qt.AlignmentFlag.AlignLeft, note)
+        painter.drawText(
+            QRectF(r.left(), 2, r.width(), metrics.height()), Qt.AlignmentFlag.AlignLeft, note
+        )
 
     def _paint_roofs(self, painter: QPainter) -> None:
         if not self.roofs or not self.bandwidth:
@@ -214,8 +248,10 @@ class RooflinePlot(QWidget):
         top_peak = self.roofs[-1][1]
         roof_pen = QPen(QColor("#343a40"), 2)
         painter.setPen(roof_pen)
-        painter.drawLine(self._to_screen(x0, self.bandwidth * x0),
-                         self._to_screen(top_peak / self.bandwidth, top_peak))
+        painter.drawLine(
+            self._to_screen(x0, self.bandwidth * x0),
+            self._to_screen(top_peak / self.bandwidth, top_peak),
+        )
         for i, (precision, peak) in enumerate(self.roofs):
             last = i == len(self.roofs) - 1
             pen = QPen(QColor("#343a40" if last else "#868e96"), 2 if last else 1.3)
@@ -238,8 +274,10 @@ class RooflinePlot(QWidget):
         painter.translate(at)
         painter.rotate(angle)
         painter.setPen(QColor("#343a40"))
-        painter.drawText(QPointF(0, painter.fontMetrics().ascent() + 6),
-                         f"memory {figures.rate(self.bandwidth, 'B/s')}")
+        painter.drawText(
+            QPointF(0, painter.fontMetrics().ascent() + 6),
+            f"memory {figures.rate(self.bandwidth, 'B/s')}",
+        )
         painter.restore()
 
     def _paint_dots(self, painter: QPainter) -> None:
@@ -276,8 +314,12 @@ class RooflinePlot(QWidget):
             width = metrics.horizontalAdvance(dot.name)
             x = min(p.x() - width / 2, self._plot_rect().right() - width - 4)
             painter.setPen(QColor("#212529"))
-            painter.drawText(QPointF(max(x, self._plot_rect().left() + 4),
-                                     p.y() + dot.radius + 6 + metrics.ascent()), dot.name)
+            painter.drawText(
+                QPointF(
+                    max(x, self._plot_rect().left() + 4), p.y() + dot.radius + 6 + metrics.ascent()
+                ),
+                dot.name,
+            )
         painter.restore()
 
     def _paint_legend(self, painter: QPainter) -> None:
@@ -285,8 +327,10 @@ class RooflinePlot(QWidget):
         intensity no estimate can be (its roof is the ceiling itself)."""
         r = self._plot_rect()
         metrics = painter.fontMetrics()
-        entries = [("memory-bound", BOUND_COLORS["memory"], False),
-                   ("compute-bound", BOUND_COLORS["compute"], False)]
+        entries = [
+            ("memory-bound", BOUND_COLORS["memory"], False),
+            ("compute-bound", BOUND_COLORS["compute"], False),
+        ]
         if any(d.achieved for d in self.dots):
             entries.append(("measured", ACHIEVED, True))
         width = 20 + max(metrics.horizontalAdvance(e[0]) for e in entries)
@@ -320,14 +364,20 @@ class RooflinePlot(QWidget):
 
 def _diamond(centre: QPointF, radius: float) -> QPolygonF:
     x, y = centre.x(), centre.y()
-    return QPolygonF([QPointF(x, y - radius), QPointF(x + radius, y), QPointF(x, y + radius),
-                      QPointF(x - radius, y)])
+    return QPolygonF(
+        [
+            QPointF(x, y - radius),
+            QPointF(x + radius, y),
+            QPointF(x, y + radius),
+            QPointF(x - radius, y),
+        ]
+    )
 
 
 def _decade(k: int, unit: str = "") -> str:
     """``10**k`` as a tick label: ``0.01``, ``100``, ``10k``, ``1T``, ``1 PFLOP/s``."""
     if k < 3:
-        return f"{10.0 ** k:g}" + (f" {unit}" if unit else "")
+        return f"{10.0**k:g}" + (f" {unit}" if unit else "")
     prefix = "kMGTPEZY"[k // 3 - 1] if k < 27 else f"e{k}"
     return f"{10 ** (k % 3)}{' ' if unit else ''}{prefix}{unit}"
 

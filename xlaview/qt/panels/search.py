@@ -18,12 +18,15 @@ class SearchPanel(QWidget):
         self.setObjectName("search")
         self.edit = QLineEdit(self)
         self.edit.setObjectName("searchEdit")
-        self.edit.setPlaceholderText("Search instructions: name, op:dot, shape:8192, meta:softmax, "
-                                     "src:model.py:42")
+        self.edit.setPlaceholderText(
+            "Search instructions: name, op:dot, shape:8192, meta:softmax, src:model.py:42"
+        )
         self.edit.setClearButtonEnabled(True)
         self.edit.returnPressed.connect(lambda: self.query_changed.emit(self.edit.text()))
         self.count = QLabel(self)
-        self.model = RowsModel(["name", "opcode", "shape", "computation", "op_name", "source"], self)
+        self.model = RowsModel(
+            ["name", "opcode", "shape", "computation", "op_name", "source"], self
+        )
         self.table = table_view(self.model, self, "searchResults", self.instruction_requested.emit)
         row = QHBoxLayout()
         row.addWidget(self.edit, 1)

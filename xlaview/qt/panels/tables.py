@@ -18,9 +18,14 @@ class RowsModel(QAbstractTableModel):
     the columns of figures, aligned right; ``tips``: a tooltip per header;
     ``whole``: columns whose text (a long name, elided) a tooltip shows whole."""
 
-    def __init__(self, headers: list[str], parent: QWidget | None = None,
-                 numeric: tuple[int, ...] = (), tips: tuple[str, ...] = (),
-                 whole: tuple[int, ...] = ()) -> None:
+    def __init__(
+        self,
+        headers: list[str],
+        parent: QWidget | None = None,
+        numeric: tuple[int, ...] = (),
+        tips: tuple[str, ...] = (),
+        whole: tuple[int, ...] = (),
+    ) -> None:
         super().__init__(parent)
         self.headers = headers
         self.numeric = numeric
@@ -29,8 +34,11 @@ class RowsModel(QAbstractTableModel):
         self.rows: list[tuple[tuple[str, ...], tuple[object, ...], object]] = []
         self.highlight: set[int] = set()
 
-    def set_rows(self, rows: list[tuple[tuple[str, ...], tuple[object, ...], object]],
-                 highlight: set[int] | None = None) -> None:
+    def set_rows(
+        self,
+        rows: list[tuple[tuple[str, ...], tuple[object, ...], object]],
+        highlight: set[int] | None = None,
+    ) -> None:
         """Each row: (texts, sort keys, payload). ``highlight``: row numbers to tint."""
         self.beginResetModel()
         self.rows = rows
@@ -55,8 +63,9 @@ class RowsModel(QAbstractTableModel):
             return tooltip(row[0][index.column()])
         return None
 
-    def headerData(self, section: int, orientation: Qt.Orientation,
-                   role: int = Qt.ItemDataRole.DisplayRole):
+    def headerData(
+        self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
+    ):
         if orientation != Qt.Orientation.Horizontal:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
@@ -77,8 +86,9 @@ class RowsModel(QAbstractTableModel):
         return self.rows[row][2]
 
 
-def table_view(model: RowsModel, parent: QWidget, object_name: str,
-          on_pick: Callable[[object], None]) -> QTableView:
+def table_view(
+    model: RowsModel, parent: QWidget, object_name: str, on_pick: Callable[[object], None]
+) -> QTableView:
     """A sortable table of ``model``; a click hands its row's payload to ``on_pick``."""
     view = QTableView(parent)
     view.setObjectName(object_name)

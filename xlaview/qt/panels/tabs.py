@@ -11,6 +11,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from xlaview.errors import Problem
+from xlaview.qt.model.records import Selection
+from xlaview.qt.model.view_model import ViewModel
 from xlaview.qt.panels.compare import CompareView
 from xlaview.qt.panels.cost import CostPanel
 from xlaview.qt.panels.memory import MemoryPanel
@@ -18,8 +20,6 @@ from xlaview.qt.panels.problems import ProblemsView
 from xlaview.qt.panels.profile import ProfilePanel
 from xlaview.qt.panels.search import SearchPanel
 from xlaview.qt.panels.traffic import TrafficPanel
-from xlaview.qt.model.records import Selection
-from xlaview.qt.model.view_model import ViewModel
 
 __all__ = ["AnalysisTabs"]
 
@@ -41,10 +41,15 @@ class AnalysisTabs(QTabWidget):
         self.search = SearchPanel(self)
         self.problems = ProblemsView(self)
         self.compare = CompareView(self)
-        for widget, title in ((self.traffic, "Traffic"), (self.cost, "Cost"),
-                              (self.profile, "Profile"), (self.memory, "Memory"),
-                              (self.search, "Search"), (self.problems, "Problems"),
-                              (self.compare, "Compare")):
+        for widget, title in (
+            (self.traffic, "Traffic"),
+            (self.cost, "Cost"),
+            (self.profile, "Profile"),
+            (self.memory, "Memory"),
+            (self.search, "Search"),
+            (self.problems, "Problems"),
+            (self.compare, "Compare"),
+        ):
             self.addTab(widget, title)
         self._problems_seen = False
         self._room_asked = False

@@ -29,8 +29,9 @@ PICK_HINT = "Click a row to see why its value is materialized and what would rem
 class TrafficRowsModel(RowsModel):
     """The traffic rows, each reason in its colour."""
 
-    def data(self, index: QModelIndex | QPersistentModelIndex,
-             role: int = Qt.ItemDataRole.DisplayRole):
+    def data(
+        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
+    ):
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == REASON_COLUMN:
             colours = REASON_COLORS.get(self.rows[index.row()][0][REASON_COLUMN])
             return QColor(colours[1]) if colours else None
@@ -53,14 +54,18 @@ class TrafficPanel(QWidget):
         self.summary = steady_label(self, lines=2, rich=True)
         self.reasons = QComboBox(self)
         self.reasons.setObjectName("reasonFilter")
-        self.reasons.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.reasons.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
         self.reasons.setMinimumContentsLength(38)
         self.reasons.currentIndexChanged.connect(self._on_reason_chosen)
         self.overlay = QCheckBox("Show on the graph", self)
         self.overlay.toggled.connect(self.overlay_toggled)
         self.model = TrafficRowsModel(
-            ["traffic", "bytes", "shape", "producer", "kind", "reason", "read by"], self,
-            numeric=(0, 1))
+            ["traffic", "bytes", "shape", "producer", "kind", "reason", "read by"],
+            self,
+            numeric=(0, 1),
+        )
         self.table = table_view(self.model, self, "trafficTable", self._on_row_picked)
         self.detail = BoundaryDetailView(self)
         # Scroll bars that come and go as rows do would resize the views on every pass step.
@@ -119,8 +124,14 @@ class TrafficPanel(QWidget):
         """Show the boundary of ``value`` (a producer, or ``name#index``) as a
         click on its row does: select its producer, mark its readers and evidence."""
         boundary = self._boundaries_by_value().get(value)
-        row = next((r for r, row in enumerate(self.model.rows)
-                    if getattr(row[2], "producer", None) == value), None)
+        row = next(
+            (
+                r
+                for r, row in enumerate(self.model.rows)
+                if getattr(row[2], "producer", None) == value
+            ),
+            None,
+        )
         if row is not None:
             self.table.selectRow(row)
         self.instruction_requested.emit(value.split("#")[0])
@@ -136,11 +147,27 @@ class TrafficPanel(QWidget):
         for i in traffic.intermediates if traffic is not None else ():  # ranked by traffic
             boundary = by_value.get(i.producer)
             reason = boundary.reason if boundary is not None else ""
-            row = ((human(i.traffic_bytes), human(i.bytes), i.shape, i.producer,
-                    i.producer_kind, reason, ", ".join(i.consumers)),
-                   (i.traffic_bytes, i.bytes, i.shape, i.producer, i.producer_kind,
-                    REASONS.index(reason) if reason else None, len(i.consumers)),
-                   i)
+            row = (
+                (
+                    human(i.traffic_bytes),
+                    human(i.bytes),
+                    i.shape,
+                    i.producer,
+                    i.producer_kind,
+                    reason,
+                    ", ".join(i.consumers),
+                ),
+                (
+                    i.traffic_bytes,
+                    i.bytes,
+                    i.shape,
+                    i.producer,
+                    i.producer_kind,
+                    REASONS.index(reason) if reason else None,
+                    len(i.consumers),
+                ),
+                i,
+            )
             self._rows.append(row)
             if i.bytes >= 64 << 20:
                 self._big.add(id(row))
@@ -158,7 +185,10 @@ class TrafficPanel(QWidget):
         if traffic is None:
             self.summary.setText(esc(self.shown.message) if self.shown.pass_key else "")
             return
-        counts = ", ".join(f"{esc(k)} {v}" for k, v in traffic.fusion_counts.items() if v) or "no fusions"
+        counts = (
+            ", ".join(f"{esc(k)} {v}" for k, v in traffic.fusion_counts.items() if v)
+            or "no fusions"
+        )
         self.summary.setText(
             f"<b>{human(traffic.total_traffic_bytes)}</b> read and written by top-level ops; "
             f"<b>{human(traffic.intermediate_traffic_bytes)}</b> through "
@@ -177,26 +207,35 @@ class TrafficPanel(QWidget):
             counts = dict.fromkeys(REASONS, 0)
             for b in boundaries.boundaries:
                 counts[b.reason] += 1
-            self.reasons.addItem(f"All reasons · {len(boundaries.boundaries)} · "
-                                 f"{human(sum(by_reason.values()))}", None)
+            self.reasons.addItem(
+                f"All reasons · {len(boundaries.boundaries)} · {human(sum(by_reason.values()))}",
+                None,
+            )
             for reason in REASONS:
                 self.reasons.addItem(
                     f"{reason} · {counts[reason]} · {human(by_reason[reason])}, "
-                    f"saves {human(saved[reason])}" if counts[reason] else
-                    f"{reason} · none", reason)
+                    f"saves {human(saved[reason])}"
+                    if counts[reason]
+                    else f"{reason} · none",
+                    reason,
+                )
         self.reasons.setCurrentIndex(max(0, self.reasons.findData(self._reason)))
         self.reasons.setEnabled(boundaries is not None)
         self._filling = False
 
     def _fill_rows(self) -> None:
-        shown = [r for r in self._rows if self._reason is None or r[0][REASON_COLUMN] == self._reason]
+        shown = [
+            r for r in self._rows if self._reason is None or r[0][REASON_COLUMN] == self._reason
+        ]
         self.model.set_rows(shown, self._big)
         header = self.table.horizontalHeader()
         # The rows come ranked by traffic: sorted again only if the user sorts
         # by something else (a Python key per row, on the GUI thread, competes
         # for the GIL with the worker: half a second for 3,600 rows).
         if self.model.rows and (header.sortIndicatorSection(), header.sortIndicatorOrder()) != (
-                0, Qt.SortOrder.DescendingOrder):
+            0,
+            Qt.SortOrder.DescendingOrder,
+        ):
             self.model.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
         for column, width in enumerate((84, 80, 160, 190, 92, 96)):
             self.table.setColumnWidth(column, width)
@@ -223,8 +262,15 @@ class TrafficPanel(QWidget):
         self._emphasis = True
         self.emphasis_requested.emit(main, fused)
         if point:
-            body = next((op.computation for e in boundary.evidence for op in e.ops
-                         if op.computation in self.shown.callers), None)
+            body = next(
+                (
+                    op.computation
+                    for e in boundary.evidence
+                    for op in e.ops
+                    if op.computation in self.shown.callers
+                ),
+                None,
+            )
             if body is not None:
                 self.fusion_requested.emit(self.shown.callers[body])
 

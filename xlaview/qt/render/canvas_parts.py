@@ -12,10 +12,9 @@ from dataclasses import dataclass
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
 
+from xlaview.analysis.drawing import EdgeRoute, GraphLayout, Point
 from xlaview.analysis.drawing.graph import ComputationGraph, GraphNode, node_height, node_width
 from xlaview.analysis.kinds import Kind
-from xlaview.analysis.drawing import EdgeRoute, GraphLayout, Point
-
 
 # The scene is cut in horizontal bands: a paint draws the bands it exposes. A
 # 48-layer train step's entry is 256,000 px tall with 93,000 edges: drawn whole,
@@ -71,8 +70,9 @@ def add_polyline(path: QPainterPath, points) -> None:
         path.cubicTo(x0, mid, x1, mid, x1, y1)
 
 
-def outlines(boxes: Iterable[Placed], style_of: Callable[[str], tuple[str, float] | None]
-             ) -> list[tuple[QPen, QPainterPath]]:
+def outlines(
+    boxes: Iterable[Placed], style_of: Callable[[str], tuple[str, float] | None]
+) -> list[tuple[QPen, QPainterPath]]:
     """Borders over the boxes ``style_of`` gives a (colour, width) for, one
     path per style (dashed for a copy)."""
     paths: dict[tuple[str, float, bool], QPainterPath] = {}
@@ -108,12 +108,22 @@ class _BandPaths:
         self.roots = QPainterPath()
 
     def done(self) -> Band:
-        return Band(self.edges, self.stubs, self.arrows,
-                    [(k, c, p) for (k, c), p in self.boxes.items()], self.roots)
+        return Band(
+            self.edges,
+            self.stubs,
+            self.arrows,
+            [(k, c, p) for (k, c), p in self.boxes.items()],
+            self.roots,
+        )
 
 
-def add_banded(paths: list[QPainterPath], points, index: int = -1,
-               routes: list[set[int]] | None = None, only: int | None = None) -> None:
+def add_banded(
+    paths: list[QPainterPath],
+    points,
+    index: int = -1,
+    routes: list[set[int]] | None = None,
+    only: int | None = None,
+) -> None:
     """A polyline's segments, each in the paths of the bands it crosses (a
     segment joins two adjacent layers, so it is in one band or two), curved as
     `add_polyline` curves them; ``routes[band]`` gets ``index``. With ``only``,
@@ -145,8 +155,17 @@ def add_banded(paths: list[QPainterPath], points, index: int = -1,
         x0, y0 = x1, y1
 
 
-def _add_piece(path: QPainterPath, b: int, last: int, curved: bool,
-               x0: float, y0: float, x1: float, y1: float, span: int) -> None:
+def _add_piece(
+    path: QPainterPath,
+    b: int,
+    last: int,
+    curved: bool,
+    x0: float,
+    y0: float,
+    x1: float,
+    y1: float,
+    span: int,
+) -> None:
     """The piece of a segment over several bands that band ``b`` draws."""
     if curved:
         path.moveTo(x0, y0)
@@ -167,8 +186,11 @@ def _x_at(x0: float, y0: float, x1: float, y1: float, y: float) -> float:
     return x0 if y1 == y0 else x0 + (x1 - x0) * (y - y0) / (y1 - y0)
 
 
-def prepare_canvas(graph: ComputationGraph, layout: GraphLayout,
-                   before: tuple[GraphLayout, CanvasParts] | None = None) -> CanvasParts:
+def prepare_canvas(
+    graph: ComputationGraph,
+    layout: GraphLayout,
+    before: tuple[GraphLayout, CanvasParts] | None = None,
+) -> CanvasParts:
     """The painter paths of ``layout``, band by band (on a worker thread).
     ``before``, the layout a pass step started from and its parts: the bands
     the step left as they were are taken from it (a step keeps most routes as
@@ -191,8 +213,9 @@ def prepare_canvas(graph: ComputationGraph, layout: GraphLayout,
     dirty = None
     if before is not None and len(before[1].bands) == count:
         dirty = reuse_bands(layout, placed, *before, kept, routes)
-    bands: list[_BandPaths | None] = [_BandPaths() if kept[b] is None else None
-                                      for b in range(count)]
+    bands: list[_BandPaths | None] = [
+        _BandPaths() if kept[b] is None else None for b in range(count)
+    ]
     if dirty is None:
         _draw_all(layout.edges, bands, routes)  # type: ignore[arg-type]
     else:
@@ -201,12 +224,18 @@ def prepare_canvas(graph: ComputationGraph, layout: GraphLayout,
         band = bands[min(count - 1, _band(layout.positions[key][1]))]
         if band is not None:
             _add_box(band, box)
-    return CanvasParts([kept[b] or bands[b].done() for b in range(count)],  # type: ignore[union-attr]
-                       placed, sorted(rows.items()), routes, dict(node_routes))
+    return CanvasParts(
+        [kept[b] or bands[b].done() for b in range(count)],  # type: ignore[union-attr]
+        placed,
+        sorted(rows.items()),
+        routes,
+        dict(node_routes),
+    )
 
 
-def _draw_all(edges: Sequence[EdgeRoute], bands: list[_BandPaths],
-              routes: list[list[EdgeRoute]]) -> None:
+def _draw_all(
+    edges: Sequence[EdgeRoute], bands: list[_BandPaths], routes: list[list[EdgeRoute]]
+) -> None:
     """Every route, in the bands it crosses (listed in ``routes``); a route
     that duplicate edges share, once."""
     count = len(bands)
@@ -222,8 +251,9 @@ def _draw_all(edges: Sequence[EdgeRoute], bands: list[_BandPaths],
         routes[b] = [edges[i] for i in sorted(indices)]
 
 
-def _draw_bands(bands: list[_BandPaths | None], routes: list[list[EdgeRoute]],
-                drawn: Sequence[int]) -> None:
+def _draw_bands(
+    bands: list[_BandPaths | None], routes: list[list[EdgeRoute]], drawn: Sequence[int]
+) -> None:
     """The routes ``routes[b]`` lists, in the bands ``drawn`` alone."""
     count = len(bands)
     edges_paths = [b.edges if b else None for b in bands]
@@ -235,8 +265,14 @@ def _draw_bands(bands: list[_BandPaths | None], routes: list[list[EdgeRoute]],
                 add_arrow(bands[b].arrows, x, y)  # type: ignore[union-attr]
 
 
-def _draw(route: EdgeRoute, edges: list[QPainterPath], stubs: list[QPainterPath], i: int,
-          through: list[set[int]] | None, only: int | None) -> Point:
+def _draw(
+    route: EdgeRoute,
+    edges: list[QPainterPath],
+    stubs: list[QPainterPath],
+    i: int,
+    through: list[set[int]] | None,
+    only: int | None,
+) -> Point:
     """One route's pieces (in band ``only``, or in all it crosses); its tip."""
     if route.stub:
         add_banded(stubs, route.points, i, through, only)
@@ -249,15 +285,21 @@ def _draw(route: EdgeRoute, edges: list[QPainterPath], stubs: list[QPainterPath]
 def _add_box(band: _BandPaths, box: Placed) -> None:
     node = box.node
     path = band.boxes.get((node.kind, node.is_copy)) or band.boxes.setdefault(
-        (node.kind, node.is_copy), QPainterPath())
+        (node.kind, node.is_copy), QPainterPath()
+    )
     path.addRoundedRect(box.left, box.top, box.width, box.height, 6, 6)
     if node.is_root:
         band.roots.addRoundedRect(box.left - 3, box.top - 3, box.width + 6, box.height + 6, 8, 8)
 
 
-def reuse_bands(layout: GraphLayout, placed: dict[str, Placed], old: GraphLayout,
-                old_parts: CanvasParts, kept: list[Band | None],
-                routes: list[list[EdgeRoute]]) -> set[int]:
+def reuse_bands(
+    layout: GraphLayout,
+    placed: dict[str, Placed],
+    old: GraphLayout,
+    old_parts: CanvasParts,
+    kept: list[Band | None],
+    routes: list[list[EdgeRoute]],
+) -> set[int]:
     """The bands of ``old_parts`` that ``layout`` draws alike go to ``kept``;
     the others are returned. ``routes[b]``: the routes through band ``b``."""
     count = len(kept)
@@ -291,7 +333,14 @@ def reuse_bands(layout: GraphLayout, placed: dict[str, Placed], old: GraphLayout
 
 def _same_box(a: Placed, b: Placed) -> bool:
     return (a.left, a.top, a.width, a.height, a.node.kind, a.node.is_copy, a.node.is_root) == (
-        b.left, b.top, b.width, b.height, b.node.kind, b.node.is_copy, b.node.is_root)
+        b.left,
+        b.top,
+        b.width,
+        b.height,
+        b.node.kind,
+        b.node.is_copy,
+        b.node.is_root,
+    )
 
 
 def _bands_of(route: EdgeRoute, count: int) -> set[int]:

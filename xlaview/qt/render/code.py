@@ -42,13 +42,16 @@ def excerpt(text: str, line: int | None) -> tuple[str, int, str]:
     last = first + MAX_LINES_SHOWN - 1
     start = line_offset(text, first)
     end = line_offset(text, last + 1, start, first) - 1 if last < total else len(text)
-    note = (f"lines {first:,}–{last:,} of {total:,} shown (the file is {len(text) / 1e6:.0f} MB; "
-            "the kernel is in this part)")
+    note = (
+        f"lines {first:,}–{last:,} of {total:,} shown (the file is {len(text) / 1e6:.0f} MB; "
+        "the kernel is in this part)"
+    )
     return text[start:end], first, note
 
 
-def load_code(dump_file: DumpFile, kind: str, function: str | None,
-              text: str | None = None) -> LoadedCode:
+def load_code(
+    dump_file: DumpFile, kind: str, function: str | None, text: str | None = None
+) -> LoadedCode:
     """``text``: the file's, if the caller has read it already."""
     if text is None:
         text = read_text(dump_file.path)
@@ -58,5 +61,3 @@ def load_code(dump_file: DumpFile, kind: str, function: str | None,
     document.moveToThread(QCoreApplication.instance().thread())
     jump = line - first + 1 if line else None
     return LoadedCode(kind, shown, document, jump, note)
-
-

@@ -29,8 +29,9 @@ class Transition:
     vanishing: tuple[QRectF, ...]
 
 
-def prepare_transition(step: LayoutStep, previous: GraphLayout | None,
-                       parts: CanvasParts) -> Transition | None:
+def prepare_transition(
+    step: LayoutStep, previous: GraphLayout | None, parts: CanvasParts
+) -> Transition | None:
     """What to animate from ``previous`` to ``step.layout`` (None: nothing to
     animate, or too much)."""
     if previous is None or step.fresh:

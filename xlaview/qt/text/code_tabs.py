@@ -9,12 +9,12 @@ from PySide6.QtWidgets import QTabWidget, QWidget
 from xlaview.analysis.marks import selection_lines
 from xlaview.qt import theme
 from xlaview.qt.model.analyses.changes import DiffShown
-from xlaview.qt.text.hlo_text import HloTextPanel
-from xlaview.qt.render.code import LoadedCode
-from xlaview.qt.text.levels import CodePanel, KernelPanel
-from xlaview.qt.safe_text import esc
 from xlaview.qt.model.records import Selection, TextShown
 from xlaview.qt.model.view_model import ViewModel
+from xlaview.qt.render.code import LoadedCode
+from xlaview.qt.safe_text import esc
+from xlaview.qt.text.hlo_text import HloTextPanel
+from xlaview.qt.text.levels import CodePanel, KernelPanel
 from xlaview.text.spans import lex_text
 
 
@@ -34,7 +34,8 @@ class CodeTabs(QTabWidget):
         self._kernel_asked: tuple[str | None, str] | None = None  # instruction, stage
 
         self.text.instruction_clicked.connect(
-            lambda computation, name: model.select_instruction(name, computation))
+            lambda computation, name: model.select_instruction(name, computation)
+        )
         self.text.computation_clicked.connect(self._on_computation_clicked)
         self.text.window_moved.connect(self._colour_window)
         self.kernel.stage_requested.connect(lambda _stage: self._request_kernel())
@@ -45,7 +46,8 @@ class CodeTabs(QTabWidget):
         model.line_requested.connect(self.text.show_span)
         model.changes.diff_ready.connect(self._on_diff_ready)
         model.module_info.levels_changed.connect(
-            lambda levels, _module: self._on_module_changed(levels))
+            lambda levels, _module: self._on_module_changed(levels)
+        )
         kernels = model.kernels
         kernels.kernel_files.connect(self._on_kernel_files)
         kernels.kernel_code.connect(self._on_kernel_code)
@@ -59,26 +61,46 @@ class CodeTabs(QTabWidget):
         """Colours for the window of a big text the view moved to."""
         view, source = self.text, self.text.source
         self.model.jobs.submit(
-            "pass", "lex-window", lex_text, text, "hlo", process="view",
-            on_done=lambda spans: view.set_spans(spans, first)
-            if view.source is source and view.first == first else None)
+            "pass",
+            "lex-window",
+            lex_text,
+            text,
+            "hlo",
+            process="view",
+            on_done=lambda spans: (
+                view.set_spans(spans, first)
+                if view.source is source and view.first == first
+                else None
+            ),
+        )
 
     def _on_diff_ready(self, shown: DiffShown) -> None:
-        self.text.set_highlights({"diff-added": (list(shown.marks.added_lines), "#ebfbee"),
-                                  "diff-changed": (list(shown.marks.changed_lines), "#fff9db")})
+        self.text.set_highlights(
+            {
+                "diff-added": (list(shown.marks.added_lines), "#ebfbee"),
+                "diff-changed": (list(shown.marks.changed_lines), "#fff9db"),
+            }
+        )
 
     def _on_selection_changed(self, selection: Selection | None) -> None:
         module = self.text.module
-        if selection is None or module is None or not module.has_computation(
-                selection.computation):
-            self.text.set_highlights({kind: ([], theme.SELECTION)
-                                      for kind in ("selection", "block", "operands", "users")})
+        if selection is None or module is None or not module.has_computation(selection.computation):
+            self.text.set_highlights(
+                {
+                    kind: ([], theme.SELECTION)
+                    for kind in ("selection", "block", "operands", "users")
+                }
+            )
             return
         lines = selection_lines(module, selection.computation, selection.name)
-        self.text.set_highlights({"selection": (list(lines.selection), theme.SELECTION),
-                                  "block": (list(lines.blocks), theme.FUSED_BLOCK),
-                                  "operands": (list(lines.operands), theme.OPERAND),
-                                  "users": (list(lines.users), theme.USER)})
+        self.text.set_highlights(
+            {
+                "selection": (list(lines.selection), theme.SELECTION),
+                "block": (list(lines.blocks), theme.FUSED_BLOCK),
+                "operands": (list(lines.operands), theme.OPERAND),
+                "users": (list(lines.users), theme.USER),
+            }
+        )
         if selection.center:
             self.text.show_span(lines.selection[0][0])
         if self.currentWidget() is self.kernel:
@@ -142,7 +164,12 @@ class CodeTabs(QTabWidget):
     def _colour(self, panel: CodePanel, code: LoadedCode) -> None:
         view, document = panel.view, code.document
         self.model.jobs.submit(
-            "kernel" if panel is self.kernel else "module", f"colour-{panel.objectName()}",
-            lex_text, code.text, code.kind,
+            "kernel" if panel is self.kernel else "module",
+            f"colour-{panel.objectName()}",
+            lex_text,
+            code.text,
+            code.kind,
             on_done=lambda spans: view.set_spans(spans) if view.document() is document else None,
-            on_progress=lambda f: self.model.progress.emit("colouring", f), process="view")
+            on_progress=lambda f: self.model.progress.emit("colouring", f),
+            process="view",
+        )

@@ -126,8 +126,9 @@ class FindBar(QWidget):
 
     def _count(self, needle: str) -> int:
         source = self.view.source
-        target: object = source.text if source is not None and source.windowed \
-            else self.view.document()
+        target: object = (
+            source.text if source is not None and source.windowed else self.view.document()
+        )
         counted, counted_needle, total = self._counted
         if counted is not target or counted_needle != needle:
             if isinstance(target, str):

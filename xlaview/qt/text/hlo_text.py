@@ -37,10 +37,10 @@ from PySide6.QtWidgets import (
 from xlaview.analysis.marks import merged_ranges
 from xlaview.hlo import Module
 from xlaview.qt import theme
-from xlaview.qt.text.find_bar import FindBar
-from xlaview.qt.text.line_numbers import LineNumberArea
 from xlaview.qt.render import documents as text_window
 from xlaview.qt.render.documents import TextSource, build_document, text_source
+from xlaview.qt.text.find_bar import FindBar
+from xlaview.qt.text.line_numbers import LineNumberArea
 from xlaview.text.spans import LineSpans
 
 _NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-]")
@@ -62,7 +62,8 @@ class HloTextView(QPlainTextEdit):
         self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
         self.setFont(theme.monospace_font(10))
         self.setTextInteractionFlags(
-            Qt.TextInteractionFlag.TextSelectableByMouse | Qt.TextInteractionFlag.TextSelectableByKeyboard
+            Qt.TextInteractionFlag.TextSelectableByMouse
+            | Qt.TextInteractionFlag.TextSelectableByKeyboard
         )
         self.module: Module | None = None
         self.source: TextSource | None = None
@@ -90,13 +91,13 @@ class HloTextView(QPlainTextEdit):
         """Show plain text that is no module: a message, an error."""
         self.set_document(None, build_document(text), {})
 
-    def set_document(self, module: Module | None, document: QTextDocument,
-                     line_owners) -> None:
+    def set_document(self, module: Module | None, document: QTextDocument, line_owners) -> None:
         """Show a whole document built off the GUI thread (`build_document`)."""
         self._show(module, None, document, line_owners, 0)
 
-    def set_source(self, module: Module | None, source: TextSource,
-                   document: QTextDocument | None, line_owners) -> None:
+    def set_source(
+        self, module: Module | None, source: TextSource, document: QTextDocument | None, line_owners
+    ) -> None:
         """Show a text: its whole ``document`` when it has one, else a window of
         it around the line in view now."""
         if document is not None:
@@ -104,15 +105,28 @@ class HloTextView(QPlainTextEdit):
             return
         top = self.first + self.verticalScrollBar().value() if self.source else 0
         first = self._window_start(source, top)
-        self._show(module, source, build_document(source.excerpt(first, text_window.WINDOW_LINES)),
-                   line_owners, first, top)
+        self._show(
+            module,
+            source,
+            build_document(source.excerpt(first, text_window.WINDOW_LINES)),
+            line_owners,
+            first,
+            top,
+        )
 
     def _window_start(self, source: TextSource, top: int) -> int:
         lines = text_window.WINDOW_LINES
         return max(0, min(top - lines // 3, source.lines - lines))
 
-    def _show(self, module: Module | None, source: TextSource | None, document: QTextDocument,
-              line_owners, first: int, top: int | None = None) -> None:
+    def _show(
+        self,
+        module: Module | None,
+        source: TextSource | None,
+        document: QTextDocument,
+        line_owners,
+        first: int,
+        top: int | None = None,
+    ) -> None:
         same_text = source is not None and source is self.source
         self.module, self.first = module, first
         if not same_text:
@@ -130,8 +144,9 @@ class HloTextView(QPlainTextEdit):
         self._refresh_selections()
         self._update_margin()
 
-    def _put_document(self, document: QTextDocument, source: TextSource | None, first: int,
-                      position: int) -> None:
+    def _put_document(
+        self, document: QTextDocument, source: TextSource | None, first: int, position: int
+    ) -> None:
         previous = self._document
         # The view owns the documents it shows (Qt parent), and drops the last one.
         document.setParent(self)
@@ -142,8 +157,11 @@ class HloTextView(QPlainTextEdit):
         if previous is not None and previous is not document:
             previous.deleteLater()
         windowed = source is not None and source.windowed
-        self.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff if windowed
-                                        else Qt.ScrollBarPolicy.ScrollBarAsNeeded)
+        self.setVerticalScrollBarPolicy(
+            Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+            if windowed
+            else Qt.ScrollBarPolicy.ScrollBarAsNeeded
+        )
         self.scroll.setVisible(windowed)
         if windowed:
             self.scroll.blockSignals(True)
@@ -182,8 +200,14 @@ class HloTextView(QPlainTextEdit):
         if source is None:
             return
         first = self._window_start(source, top)
-        self._show(self.module, source, build_document(source.excerpt(first, text_window.WINDOW_LINES)),
-                   self._line_owner, first, top)
+        self._show(
+            self.module,
+            source,
+            build_document(source.excerpt(first, text_window.WINDOW_LINES)),
+            self._line_owner,
+            first,
+            top,
+        )
 
     def _on_inner_scroll(self, value: int) -> None:
         source = self.source
@@ -193,7 +217,9 @@ class HloTextView(QPlainTextEdit):
         shown = self.document().blockCount()
         edge = text_window.WINDOW_LINES // 8  # scrolled this near an edge, the window moves
         near_top = value < edge and self.first > 0
-        near_end = value + self._visible_lines() > shown - edge and self.first + shown < source.lines
+        near_end = (
+            value + self._visible_lines() > shown - edge and self.first + shown < source.lines
+        )
         if near_top or near_end:
             self._move_window(top)
             return
@@ -211,8 +237,11 @@ class HloTextView(QPlainTextEdit):
     def ensure_line(self, line: int) -> None:
         """Have 1-based file line ``line`` in the document (a big text's window moves)."""
         source = self.source
-        if source is not None and source.windowed and not (
-                self.first < line <= self.first + self.document().blockCount()):
+        if (
+            source is not None
+            and source.windowed
+            and not (self.first < line <= self.first + self.document().blockCount())
+        ):
             self._move_window(max(0, line - 1 - self._visible_lines() // 3))
 
     # -- colours --------------------------------------------------------------
@@ -299,7 +328,9 @@ class HloTextView(QPlainTextEdit):
         self.ensure_line(line)
         block = self.document().findBlockByNumber(max(0, line - 1 - self.first))
         self.setTextCursor(QTextCursor(block))
-        self.verticalScrollBar().setValue(max(0, line - 1 - self.first - self._visible_lines() // 3))
+        self.verticalScrollBar().setValue(
+            max(0, line - 1 - self.first - self._visible_lines() // 3)
+        )
 
     def set_highlights(self, kinds: dict[str, tuple[list[tuple[int, int]], str]]) -> None:
         """Background colour over file line ranges (1-based, inclusive), by kind:
@@ -323,8 +354,9 @@ class HloTextView(QPlainTextEdit):
                 sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
                 cursor = QTextCursor(doc.findBlockByNumber(lo))
                 if hi != lo:
-                    cursor.setPosition(doc.findBlockByNumber(hi).position(),
-                                       QTextCursor.MoveMode.KeepAnchor)
+                    cursor.setPosition(
+                        doc.findBlockByNumber(hi).position(), QTextCursor.MoveMode.KeepAnchor
+                    )
                 sel.cursor = cursor
                 selections.append(sel)
         self.setExtraSelections(selections)
@@ -341,16 +373,22 @@ class HloTextView(QPlainTextEdit):
 
     def select_range(self, offset: int, length: int) -> int:
         """Select ``length`` characters at file offset ``offset``; its line (1-based)."""
-        line = (self.source.line_of(offset) if self.source is not None else
-                self.document().findBlock(offset).blockNumber()) + 1
+        line = (
+            self.source.line_of(offset)
+            if self.source is not None
+            else self.document().findBlock(offset).blockNumber()
+        ) + 1
         self.ensure_line(line)
         block = self.document().findBlockByNumber(line - 1 - self.first)
-        column = offset - (self.source.starts[line - 1] if self.source is not None
-                           else block.position())
+        column = offset - (
+            self.source.starts[line - 1] if self.source is not None else block.position()
+        )
         cursor = QTextCursor(block)
         cursor.setPosition(block.position() + min(column, block.length() - 1))
-        cursor.setPosition(min(cursor.position() + length, block.position() + block.length() - 1),
-                           QTextCursor.MoveMode.KeepAnchor)
+        cursor.setPosition(
+            min(cursor.position() + length, block.position() + block.length() - 1),
+            QTextCursor.MoveMode.KeepAnchor,
+        )
         self.setTextCursor(cursor)
         self.centerCursor()
         return line
@@ -415,9 +453,12 @@ class HloTextPanel(QWidget):
         self.find_bar = FindBar(self.view, self)
         layout.addWidget(self.view, 1)
         layout.addWidget(self.find_bar)
-        QShortcut(QKeySequence.StandardKey.Find, self, self.find_bar.open_bar,
-                  context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        QShortcut(
+            QKeySequence.StandardKey.Find,
+            self,
+            self.find_bar.open_bar,
+            context=Qt.ShortcutContext.WidgetWithChildrenShortcut,
+        )
 
 
 __all__ = ["HloTextPanel", "HloTextView", "build_document", "text_source"]
-

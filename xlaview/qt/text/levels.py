@@ -22,11 +22,12 @@ from PySide6.QtWidgets import (
 )
 
 from xlaview.dump.kernels import KERNEL_LEVELS, KernelFiles, ModuleLevels
+from xlaview.qt.panels.inspector import human_bytes
 from xlaview.qt.render.code import LoadedCode
 from xlaview.qt.render.documents import build_document
-from xlaview.qt.text.hlo_text import HloTextView
-from xlaview.qt.panels.inspector import human_bytes
 from xlaview.qt.safe_text import esc, label
+from xlaview.qt.text.hlo_text import HloTextView
+
 
 class CodePanel(QWidget):
     """A read-only code view (LLVM IR, PTX or MLIR), lazily coloured."""
@@ -69,11 +70,13 @@ class KernelPanel(CodePanel):
         for _, title in self.STAGES:
             self.stages.addTab(title)
         self.stages.currentChanged.connect(
-            lambda i: self.stage_requested.emit(self.STAGES[i][0]) if i >= 0 else None)
+            lambda i: self.stage_requested.emit(self.STAGES[i][0]) if i >= 0 else None
+        )
         self.arguments = QTableWidget(0, 6, self)
         self.arguments.setObjectName("kernelArguments")
         self.arguments.setHorizontalHeaderLabels(
-            ["arg", "HLO", "shape", "bytes", "LLVM dereferenceable", "buffer slice"])
+            ["arg", "HLO", "shape", "bytes", "LLVM dereferenceable", "buffer slice"]
+        )
         self.arguments.verticalHeader().hide()
         self.arguments.horizontalHeader().setStretchLastSection(True)
         self.layout_.insertWidget(1, self.stages)
@@ -94,31 +97,48 @@ class KernelPanel(CodePanel):
         for i, (key, _) in enumerate(self.STAGES):
             self.stages.setTabVisible(i, key in levels)
 
-    def set_files(self, instruction: str | None, files: KernelFiles | None,
-                  shared_with: str | None) -> None:
+    def set_files(
+        self, instruction: str | None, files: KernelFiles | None, shared_with: str | None
+    ) -> None:
         self.instruction, self.files = instruction, files
         self.function = shared_with or instruction
         self.arguments.setRowCount(0)
         if instruction is None or not files:
-            self.header.setText("The selected instruction has no kernel in this dump (libraries "
-                                "such as Eigen or cuBLAS run dots and convolutions; XLA writes "
-                                "kernels only with --xla_dump_to).")
+            self.header.setText(
+                "The selected instruction has no kernel in this dump (libraries "
+                "such as Eigen or cuBLAS run dots and convolutions; XLA writes "
+                "kernels only with --xla_dump_to)."
+            )
             self.view.set_document(None, build_document(""), {})
             for i in range(len(self.STAGES)):
                 self.stages.setTabEnabled(i, False)
             return
-        shared = (f" (compiled once for identical fusions: the files are named after "
-                  f"<b>{esc(shared_with)}</b>)") if shared_with else ""
+        shared = (
+            (
+                f" (compiled once for identical fusions: the files are named after "
+                f"<b>{esc(shared_with)}</b>)"
+            )
+            if shared_with
+            else ""
+        )
         listed = [f"<b>{esc(instruction)}</b>{shared}"]
         if files.object:
-            listed.append(f"object file: {esc(files.object.rel)} "
-                          f"({human_bytes(files.object.size)}, not shown)")
+            listed.append(
+                f"object file: {esc(files.object.rel)} "
+                f"({human_bytes(files.object.size)}, not shown)"
+            )
         self.header.setText("<br>".join(listed))
         self.stages.blockSignals(True)
         for i, (key, _) in enumerate(self.STAGES):
             self.stages.setTabEnabled(i, files.level(key) is not None)
-        first = next((i for i, (key, _) in enumerate(self.STAGES)
-                      if files.level(key) and key.startswith("ir")), None)
+        first = next(
+            (
+                i
+                for i, (key, _) in enumerate(self.STAGES)
+                if files.level(key) and key.startswith("ir")
+            ),
+            None,
+        )
         if first is None:
             first = next((i for i, (key, _) in enumerate(self.STAGES) if files.level(key)), 0)
         self.stages.setCurrentIndex(first)
@@ -141,8 +161,11 @@ class KernelPanel(CodePanel):
                 row["shape"] or "",
                 human_bytes(row["bytes"]) if row["bytes"] is not None else "",
                 human_bytes(row["dereferenceable"]) if row["dereferenceable"] else "",
-                (f"allocation {slice_['index']} at {slice_['offset']:,}, {human_bytes(slice_['size'])}"
-                 if slice_ else ""),
+                (
+                    f"allocation {slice_['index']} at {slice_['offset']:,}, {human_bytes(slice_['size'])}"
+                    if slice_
+                    else ""
+                ),
             ]
             for c, value in enumerate(cells):
                 self.arguments.setItem(r, c, QTableWidgetItem(value))
@@ -171,9 +194,18 @@ class LevelsBar(QWidget):
         self.kernels.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.menu = QMenu(self.kernels)
         self.kernels.setMenu(self.menu)
-        for widget in (QLabel("Levels:", self), self.stablehlo, self._arrow(), self.before,
-                       self._arrow(), self.passes, self._arrow(), self.after, self._arrow(),
-                       self.kernels):
+        for widget in (
+            QLabel("Levels:", self),
+            self.stablehlo,
+            self._arrow(),
+            self.before,
+            self._arrow(),
+            self.passes,
+            self._arrow(),
+            self.after,
+            self._arrow(),
+            self.kernels,
+        ):
             layout.addWidget(widget)
         layout.addStretch(1)
         # A narrow window clips the strip rather than growing to fit it.
@@ -192,8 +224,9 @@ class LevelsBar(QWidget):
         arrow.setStyleSheet("color:#868e96")
         return arrow
 
-    def set_module(self, levels: ModuleLevels | None, passes: int, has_before: bool,
-                   has_after: bool) -> None:
+    def set_module(
+        self, levels: ModuleLevels | None, passes: int, has_before: bool, has_after: bool
+    ) -> None:
         self.stablehlo.setEnabled(levels is not None and levels.stablehlo is not None)
         self.before.setEnabled(has_before)
         self.after.setEnabled(has_after)
@@ -210,5 +243,3 @@ class LevelsBar(QWidget):
         else:
             self.kernels.setText(f"Kernels ({len(names)})")
         self.kernels.setEnabled(bool(names) or bool(module_ir))
-
-

@@ -18,10 +18,10 @@ class LineNumberArea(QWidget):
         super().__init__(editor)
         self.editor = editor
 
-    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+    def sizeHint(self) -> QSize:
         return QSize(self.editor.line_number_width(), 0)
 
-    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)
+    def paintEvent(self, event: QPaintEvent) -> None:
         editor = self.editor
         painter = QPainter(self)
         painter.fillRect(event.rect(), QColor("#f1f3f5"))
@@ -37,10 +37,19 @@ class LineNumberArea(QWidget):
         # One call for the whole column: each call into Qt from Python waits for
         # the GIL while workers run, and a column has dozens of lines.
         if metrics.leading() == 0:
-            painter.drawText(QRectF(0, top, width, count * metrics.height()),
-                             Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop, numbers)
+            painter.drawText(
+                QRectF(0, top, width, count * metrics.height()),
+                Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignTop,
+                numbers,
+            )
         else:
             for i, number in enumerate(numbers.split("\n")):
-                painter.drawText(0, round(top + i * metrics.height()), width, metrics.height(),
-                                 Qt.AlignmentFlag.AlignRight, number)
+                painter.drawText(
+                    0,
+                    round(top + i * metrics.height()),
+                    width,
+                    metrics.height(),
+                    Qt.AlignmentFlag.AlignRight,
+                    number,
+                )
         painter.end()

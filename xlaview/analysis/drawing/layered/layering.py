@@ -6,9 +6,7 @@ from __future__ import annotations
 from collections import deque
 
 
-def break_cycles(
-    n: int, edges: list[tuple[int, int]]
-) -> tuple[list[int], set[tuple[int, int]]]:
+def break_cycles(n: int, edges: list[tuple[int, int]]) -> tuple[list[int], set[tuple[int, int]]]:
     """A topological order (Kahn's, in input order) and the edges set aside to
     make one exist: self-loops, and when stuck, the in-edges of a node found on
     a cycle by walking up from the first unplaced node."""

@@ -29,9 +29,7 @@ def previous_ranks(nodes: Sequence[LayoutNode], previous: Mapping[str, float]) -
     return {v: rank for rank, (_, v) in enumerate(known)}
 
 
-def order_layers(
-    graph: LayeredGraph, shared: dict[int, int] | None, report: ProgressFn
-) -> int:
+def order_layers(graph: LayeredGraph, shared: dict[int, int] | None, report: ProgressFn) -> int:
     """Order every layer to reduce crossings; returns the crossings left.
 
     ``gaps[i]`` holds the crossings between layers i and i+1 and is recounted

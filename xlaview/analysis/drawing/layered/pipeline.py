@@ -31,6 +31,9 @@ from collections.abc import Mapping, Sequence
 
 from xlaview.analysis.drawing.layered.layered_graph import LayeredGraph
 from xlaview.analysis.drawing.layered.layering import assign_layers, break_cycles
+from xlaview.analysis.drawing.layered.ordering import order_layers, previous_ranks
+from xlaview.analysis.drawing.layered.placement import place_x
+from xlaview.analysis.drawing.layered.routing import layer_bands, route_edges
 from xlaview.analysis.drawing.records import (
     GraphLayout,
     LayoutNode,
@@ -38,9 +41,6 @@ from xlaview.analysis.drawing.records import (
     ignore_progress,
     scaled,
 )
-from xlaview.analysis.drawing.layered.ordering import order_layers, previous_ranks
-from xlaview.analysis.drawing.layered.placement import place_x
-from xlaview.analysis.drawing.layered.routing import layer_bands, route_edges
 
 __all__ = ["layered_layout"]
 

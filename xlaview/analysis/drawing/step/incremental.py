@@ -18,7 +18,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
 
 from xlaview.analysis.drawing.layered.pipeline import layered_layout
-from xlaview.analysis.drawing.step.matching import KEPT, match_step
+from xlaview.analysis.drawing.quality import edge_length
 from xlaview.analysis.drawing.records import (
     GraphLayout,
     LayoutNode,
@@ -27,7 +27,7 @@ from xlaview.analysis.drawing.records import (
     ignore_progress,
     scaled,
 )
-from xlaview.analysis.drawing.quality import edge_length
+from xlaview.analysis.drawing.step.matching import KEPT, match_step
 from xlaview.analysis.drawing.step.stepping import moved, step_from
 
 # Below this share of kept nodes there is too little to keep: lay out afresh.
@@ -92,24 +92,44 @@ def relayout(
     report(0.0)
     names = renamed or {}
     if previous is None or not previous.positions or not nodes:
-        return _fresh(previous, nodes, edges, names, "", long_edge_layers, layer_gap, node_gap,
-                      report)
+        return _fresh(
+            previous, nodes, edges, names, "", long_edge_layers, layer_gap, node_gap, report
+        )
     match = match_step(previous, nodes, edges, names, changed)
     n = len(nodes)
     unit = unit_of or _itself
-    changes = len({unit(match.keys[v]) for v in range(n) if match.status[v] != KEPT}
-                  | {unit(key) for key in match.removed})
+    changes = len(
+        {unit(match.keys[v]) for v in range(n) if match.status[v] != KEPT}
+        | {unit(key) for key in match.removed}
+    )
     if match.kept < MIN_KEPT_SHARE * n:
         reason = f"{n - match.kept:,} of {n:,} nodes changed: laid out afresh"
-        return _fresh(previous, nodes, edges, names, reason, long_edge_layers, layer_gap,
-                      node_gap, report)
+        return _fresh(
+            previous, nodes, edges, names, reason, long_edge_layers, layer_gap, node_gap, report
+        )
     small = changes <= max(SMALL_CHANGE, SMALL_CHANGE_SHARE * n)
-    step = step_from(previous, nodes, match, long_edge_layers, layer_gap, node_gap,
-                 scaled(report, 0.0, 1.0 if small else 0.3))
+    step = step_from(
+        previous,
+        nodes,
+        match,
+        long_edge_layers,
+        layer_gap,
+        node_gap,
+        scaled(report, 0.0, 1.0 if small else 0.3),
+    )
     if small or _unmoved(step, len(edges), n) or n >= BIG_GRAPH and _as_good(step):
         return step
-    fresh = _fresh(previous, nodes, edges, names, "", long_edge_layers, layer_gap, node_gap,
-                   scaled(report, 0.3, 0.95))
+    fresh = _fresh(
+        previous,
+        nodes,
+        edges,
+        names,
+        "",
+        long_edge_layers,
+        layer_gap,
+        node_gap,
+        scaled(report, 0.3, 0.95),
+    )
     worse = _worse(step, fresh.layout)
     if worse:
         return replace(fresh, reason=f"kept in place, {worse}: laid out afresh")
@@ -123,8 +143,9 @@ def _unmoved(step: LayoutStep, edges: int, n: int) -> bool:
     hardly any edge pointing up. The picture shown is kept, with no fresh
     layout to weigh it against (on a 19,000-node entry that takes a second)."""
     touched = len(step.moved) + len(step.added) + len(step.removed)
-    return (touched <= max(SMALL_CHANGE, SMALL_CHANGE_SHARE * n)
-            and step.upward <= max(MAX_UPWARD, MAX_UPWARD_SHARE * edges))
+    return touched <= max(SMALL_CHANGE, SMALL_CHANGE_SHARE * n) and step.upward <= max(
+        MAX_UPWARD, MAX_UPWARD_SHARE * edges
+    )
 
 
 def _as_good(step: LayoutStep) -> bool:
@@ -139,10 +160,12 @@ def _as_good(step: LayoutStep) -> bool:
     crossings, length, width = ours.reference
     edges = _distinct_edges(ours)
     slack = CROSSINGS_SLACK + CROSSINGS_SLACK_PER_EDGE * edges
-    return (step.upward <= max(MAX_UPWARD, MAX_UPWARD_SHARE * edges)
-            and ours.crossings <= CROSSINGS_FACTOR * crossings * edges + slack
-            and edge_length(ours) <= LENGTH_FACTOR * length * edges
-            and ours.width <= WIDTH_FACTOR * width)
+    return (
+        step.upward <= max(MAX_UPWARD, MAX_UPWARD_SHARE * edges)
+        and ours.crossings <= CROSSINGS_FACTOR * crossings * edges + slack
+        and edge_length(ours) <= LENGTH_FACTOR * length * edges
+        and ours.width <= WIDTH_FACTOR * width
+    )
 
 
 def _reference(layout: GraphLayout) -> tuple[float, float, float]:
@@ -190,13 +213,21 @@ def _fresh(
     """A fresh layout, and what changed from ``previous``."""
     # No pull towards the previous x: the same pass opened directly gets the
     # same picture, and a fresh layout is chosen when keeping was worse.
-    layout = layered_layout(nodes, edges, long_edge_layers=long_edge_layers,
-                            layer_gap=layer_gap, node_gap=node_gap, progress=report)
+    layout = layered_layout(
+        nodes,
+        edges,
+        long_edge_layers=long_edge_layers,
+        layer_gap=layer_gap,
+        node_gap=node_gap,
+        progress=report,
+    )
     layout = replace(layout, reference=_reference(layout))
     old = previous.positions if previous else {}
     known = {renamed.get(node.key, node.key) for node in nodes}
     shifted = tuple(
-        node.key for node in nodes if renamed.get(node.key, node.key) in old
+        node.key
+        for node in nodes
+        if renamed.get(node.key, node.key) in old
         and moved(layout.positions[node.key], old[renamed.get(node.key, node.key)])
     )
     return LayoutStep(

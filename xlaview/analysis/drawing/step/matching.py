@@ -148,8 +148,22 @@ def match_step(
 
     order, feedback, preds, succs = _structure(n, sources, targets)
     near = _near_changes(n, preds, succs, old_key, old_edges, status, removed)
-    return StepMatch(keys, named, sources, targets, order, feedback, preds, succs, old_key, old_route,
-                     lost_routes, status, near, removed)
+    return StepMatch(
+        keys,
+        named,
+        sources,
+        targets,
+        order,
+        feedback,
+        preds,
+        succs,
+        old_key,
+        old_route,
+        lost_routes,
+        status,
+        near,
+        removed,
+    )
 
 
 def _structure(

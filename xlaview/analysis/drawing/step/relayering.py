@@ -51,9 +51,15 @@ def relayer(
             continue
         down = _push_down(group, status, layer, base, movable, preds, succs)
         up = _pull_up(group, status, layer, base, movable, preds, succs)
-        settled = down if up is None or (
-            down is not None and _cost(group, status, layer, down) <= _cost(group, status, layer, up)
-        ) else up
+        settled = (
+            down
+            if up is None
+            or (
+                down is not None
+                and _cost(group, status, layer, down) <= _cost(group, status, layer, up)
+            )
+            else up
+        )
         if settled is not None:
             for v, level in zip(group, settled):
                 if status[v] != NEW:
@@ -178,8 +184,9 @@ def _place_new(
     reach = [0] * n  # the lowest layer the operands allow, through new nodes
     for v in order:
         if status[v] == NEW:
-            reach[v] = max(((reach[p] if status[p] == NEW else layer[p]) + 1 for p in preds[v]),
-                           default=0)
+            reach[v] = max(
+                ((reach[p] if status[p] == NEW else layer[p]) + 1 for p in preds[v]), default=0
+            )
     for v in reversed(order):
         if status[v] != NEW:
             continue

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from itertools import compress, repeat
 from operator import is_not, le
 
+from xlaview.analysis.drawing.layered.routing import stub_route
+from xlaview.analysis.drawing.records import EdgeRoute, LayoutNode, Point
 from xlaview.analysis.drawing.step.bands import Bands
 from xlaview.analysis.drawing.step.matching import StepMatch
-from xlaview.analysis.drawing.records import EdgeRoute, LayoutNode, Point
-from xlaview.analysis.drawing.layered.routing import stub_route
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +61,11 @@ def reroute(
         starts = {level - k for level in dirty for k in range(1, long_edge_layers + 1)}
         for i in [i for i, s in enumerate(sources) if layer[s] in starts]:
             route = routes[i]
-            if route is not None and len(route.points) > 2 and not route.stub and not (
-                dirty.isdisjoint(range(layer[sources[i]] + 1, layer[targets[i]]))
+            if (
+                route is not None
+                and len(route.points) > 2
+                and not route.stub
+                and not (dirty.isdisjoint(range(layer[sources[i]] + 1, layer[targets[i]])))
             ):
                 routes[i] = None
     kept = bytearray(map(is_not, routes, repeat(None)))
@@ -74,15 +77,31 @@ def reroute(
         route = done.get(s * n + t)
         if route is None:
             route = done[s * n + t] = _route(
-                s, t, match.old_route[i], keys, nodes, layer, xs, layer_y, bands,
-                bool(feedback) and (s, t) in feedback, long_edge_layers, stub_reach)
+                s,
+                t,
+                match.old_route[i],
+                keys,
+                nodes,
+                layer,
+                xs,
+                layer_y,
+                bands,
+                bool(feedback) and (s, t) in feedback,
+                long_edge_layers,
+                stub_reach,
+            )
             if not route.stub:
                 waypoints += len(route.points) - 2
         routes[i] = route
     done_routes: tuple[EdgeRoute, ...] = tuple(routes)  # type: ignore[arg-type]
     # Duplicate edges share a route: count each route once.
-    waypoints += sum({id(route): len(route.points) - 2 for route in compress(done_routes, kept)
-                      if len(route.points) > 2 and not route.stub}.values())
+    waypoints += sum(
+        {
+            id(route): len(route.points) - 2
+            for route in compress(done_routes, kept)
+            if len(route.points) > 2 and not route.stub
+        }.values()
+    )
     source_layers = [layer[s] for s in sources]
     target_layers = [layer[t] for t in targets]
     upward = sum(map(le, target_layers, source_layers))
@@ -114,8 +133,13 @@ def _route(
         # Pointing up: stubs straight down out of the source and into the
         # target, like every other edge's ends; ones aimed along the edge
         # would start and end under the boxes and not be seen.
-        return EdgeRoute(keys[s], keys[t], (start, (start[0], start[1] + stub_reach)), True,
-                         ((end[0], end[1] - stub_reach), end))
+        return EdgeRoute(
+            keys[s],
+            keys[t],
+            (start, (start[0], start[1] + stub_reach)),
+            True,
+            ((end[0], end[1] - stub_reach), end),
+        )
     if is_cycle or span > long_edge_layers:
         return stub_route(keys[s], keys[t], start, end, stub_reach)
     if span == 1:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from xlaview.analysis.drawing.records import LayoutNode, Point
 from xlaview.analysis.drawing.step.bands import Bands
 from xlaview.analysis.drawing.step.matching import KEPT, Adjacency, StepMatch
-from xlaview.analysis.drawing.records import LayoutNode, Point
 
 
 def place_nodes(
@@ -82,9 +82,7 @@ def place_nodes(
     return xs, bands
 
 
-def _outwards(
-    fresh: list[int], preds: Adjacency, succs: Adjacency, placed: bytearray
-) -> list[int]:
+def _outwards(fresh: list[int], preds: Adjacency, succs: Adjacency, placed: bytearray) -> list[int]:
     """``fresh`` ordered breadth first from the placed nodes, so that each has
     a placed neighbour to go by when it can; nodes no placed node reaches
     come last, in their given order."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from xlaview.analysis.drawing.step.matching import KEPT, NEW, StepMatch
+from xlaview.analysis.drawing.quality import crossings_in
 from xlaview.analysis.drawing.records import (
     EdgeRoute,
     GraphLayout,
@@ -24,7 +24,7 @@ from xlaview.analysis.drawing.records import (
     LayoutStep,
     ProgressFn,
 )
-from xlaview.analysis.drawing.quality import crossings_in
+from xlaview.analysis.drawing.step.matching import KEPT, NEW, StepMatch
 from xlaview.analysis.drawing.step.relayering import relayer
 from xlaview.analysis.drawing.step.rerouting import Routes, reroute
 from xlaview.analysis.drawing.step.slotting import place_nodes
@@ -52,8 +52,20 @@ def step_from(
     report(0.2)
     layer, movable = relayer(match, previous.layers, former)
     report(0.4)
-    xs, bands = place_nodes(match, nodes, layer, movable, previous.layers, previous.positions,
-                            former, order, preds, succs, node_gap, long_edge_layers)
+    xs, bands = place_nodes(
+        match,
+        nodes,
+        layer,
+        movable,
+        previous.layers,
+        previous.positions,
+        former,
+        order,
+        preds,
+        succs,
+        node_gap,
+        long_edge_layers,
+    )
     report(0.6)
     layer_y = _layer_centres(previous, nodes, layer, layer_gap)
     old_positions = previous.positions
@@ -61,17 +73,34 @@ def step_from(
     for v, key in enumerate(match.old_key):
         if key is not None:
             x, y = old_positions[key]
-            unmoved[v] = (abs(x - xs[v]) <= MOVE_TOLERANCE
-                          and abs(y - layer_y[layer[v]]) <= MOVE_TOLERANCE)
+            unmoved[v] = (
+                abs(x - xs[v]) <= MOVE_TOLERANCE and abs(y - layer_y[layer[v]]) <= MOVE_TOLERANCE
+            )
     dirty = {layer[v] for v in range(n) if match.status[v] != KEPT or not unmoved[v]}
     # Routes are kept by key: a renamed node's routes are made anew.
-    same = unmoved if match.keys is match.named else bytearray(
-        still and key == old for still, key, old in zip(unmoved, match.keys, match.old_key))
-    routes = reroute(match, nodes, same, layer, xs, layer_y, bands, dirty, long_edge_layers,
-                     layer_gap / 2)
+    same = (
+        unmoved
+        if match.keys is match.named
+        else bytearray(
+            still and key == old for still, key, old in zip(unmoved, match.keys, match.old_key)
+        )
+    )
+    routes = reroute(
+        match, nodes, same, layer, xs, layer_y, bands, dirty, long_edge_layers, layer_gap / 2
+    )
     report(0.9)
-    layout = _assemble(match, nodes, layer, xs, layer_y, routes, previous, unmoved,
-                       _former_places(match, previous, unmoved, layer, xs, n), long_edge_layers)
+    layout = _assemble(
+        match,
+        nodes,
+        layer,
+        xs,
+        layer_y,
+        routes,
+        previous,
+        unmoved,
+        _former_places(match, previous, unmoved, layer, xs, n),
+        long_edge_layers,
+    )
     report(1.0)
     return LayoutStep(
         layout,
@@ -79,10 +108,14 @@ def step_from(
         reason="",
         added=tuple(match.keys[v] for v in range(n) if match.status[v] == NEW),
         removed=tuple(match.removed),
-        moved=tuple(match.keys[v] for v in range(n)
-                    if match.old_key[v] is not None and not unmoved[v]),
-        renamed={key: old for key, old in zip(match.keys, match.old_key)
-                 if old is not None and old != key},
+        moved=tuple(
+            match.keys[v] for v in range(n) if match.old_key[v] is not None and not unmoved[v]
+        ),
+        renamed={
+            key: old
+            for key, old in zip(match.keys, match.old_key)
+            if old is not None and old != key
+        },
         upward=routes.upward,
     )
 
@@ -222,5 +255,8 @@ def _crossings(
     if not gaps:
         return previous.crossings
     span = long_edge_layers + 1
-    return (previous.crossings - crossings_in(previous.edges, previous.layers, gaps, span)
-            + crossings_in(routes.routes, layers, gaps, span))
+    return (
+        previous.crossings
+        - crossings_in(previous.edges, previous.layers, gaps, span)
+        + crossings_in(routes.routes, layers, gaps, span)
+    )

@@ -53,8 +53,9 @@ class BoundariesJob(QObject):
 
     boundaries_ready = Signal(object)  # BoundariesShown
 
-    def __init__(self, jobs: JobHost, notices: Notices, shown: Shown,
-                 parent: QObject | None = None) -> None:
+    def __init__(
+        self, jobs: JobHost, notices: Notices, shown: Shown, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self._jobs, self._notices, self._shown = jobs, notices, shown
         self.shown = BoundariesShown(None, None, None)
@@ -81,25 +82,50 @@ class BoundariesJob(QObject):
             return
         key, module, traffic = self._pending
         if module.instruction_count > IN_HELPER_ABOVE and not settled:
-            self._say(BoundariesShown(self._shown.pass_key, traffic, None,
-                                      message="Finding why each value is materialized "
-                                              "once you stay on this pass …"))
+            self._say(
+                BoundariesShown(
+                    self._shown.pass_key,
+                    traffic,
+                    None,
+                    message="Finding why each value is materialized once you stay on this pass …",
+                )
+            )
             self._settle.start()
             return
         self._running = True
         pass_key = self._shown.pass_key
-        self._say(BoundariesShown(pass_key, traffic, None,
-                                  message="Finding why each value is materialized …"))
+        self._say(
+            BoundariesShown(
+                pass_key, traffic, None, message="Finding why each value is materialized …"
+            )
+        )
         done = lambda result: self._explained(key, pass_key, traffic, result)
         if module.instruction_count <= IN_HELPER_ABOVE:
-            self._jobs.submit("pass", "boundaries", explained, module, traffic, on_done=done,
-                              on_error=self._failed)
+            self._jobs.submit(
+                "pass",
+                "boundaries",
+                explained,
+                module,
+                traffic,
+                on_done=done,
+                on_error=self._failed,
+            )
             return
         notices = self._notices
-        self._jobs.submit("pass", "boundaries", file_boundaries, key[0], key[1:], traffic,
-                          on_done=done, on_error=self._failed, process="background",
-                          on_progress=lambda f: notices.report_progress(
-                              "finding why each value is materialized", f))
+        self._jobs.submit(
+            "pass",
+            "boundaries",
+            file_boundaries,
+            key[0],
+            key[1:],
+            traffic,
+            on_done=done,
+            on_error=self._failed,
+            process="background",
+            on_progress=lambda f: notices.report_progress(
+                "finding why each value is materialized", f
+            ),
+        )
 
     # -- what the view model says ---------------------------------------------
     def pass_changed(self, key: str) -> None:
@@ -114,7 +140,12 @@ class BoundariesJob(QObject):
     def traffic_found(self, traffic: Traffic | None) -> None:
         shown = self._shown
         self._pending, self._running = None, False
-        if traffic is None or shown.loaded is None or shown.module is None or shown.pass_key is None:
+        if (
+            traffic is None
+            or shown.loaded is None
+            or shown.module is None
+            or shown.pass_key is None
+        ):
             self._say(BoundariesShown(shown.pass_key, None, None))
             return
         dump_file = shown.module.file_at(shown.pass_key)
@@ -128,11 +159,22 @@ class BoundariesJob(QObject):
         if self._wanted:
             self.request()
         else:
-            self._say(BoundariesShown(shown.pass_key, traffic, None,
-                                      message="Reasons are found while the Traffic tab is shown."))
+            self._say(
+                BoundariesShown(
+                    shown.pass_key,
+                    traffic,
+                    None,
+                    message="Reasons are found while the Traffic tab is shown.",
+                )
+            )
 
-    def _explained(self, key: tuple[str, int, int], pass_key: str | None, traffic: Traffic,
-                   result: FileBoundaries) -> None:
+    def _explained(
+        self,
+        key: tuple[str, int, int],
+        pass_key: str | None,
+        traffic: Traffic,
+        result: FileBoundaries,
+    ) -> None:
         self._pending, self._running = None, False
         self._cache[key] = result
         while len(self._cache) > CACHED_FILES:
@@ -141,8 +183,14 @@ class BoundariesJob(QObject):
 
     def _failed(self, error: BaseException) -> None:
         self._pending, self._running = None, False
-        self._say(BoundariesShown(self._shown.pass_key, self.shown.traffic, None,
-                                  message=f"The boundaries could not be explained: {error}"))
+        self._say(
+            BoundariesShown(
+                self._shown.pass_key,
+                self.shown.traffic,
+                None,
+                message=f"The boundaries could not be explained: {error}",
+            )
+        )
         self._notices.job_failed(error)
 
     def _say(self, shown: BoundariesShown) -> None:

@@ -36,8 +36,9 @@ class PassChanges(QObject):
     diff_ready = Signal(object)  # DiffShown
     traffic_ready = Signal(object)  # Traffic | None
 
-    def __init__(self, jobs: JobHost, shown: Shown, cache: ModuleCache,
-                 parent: QObject | None = None) -> None:
+    def __init__(
+        self, jobs: JobHost, shown: Shown, cache: ModuleCache, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self._jobs, self._shown, self._cache = jobs, shown, cache
         self.diff: DiffShown | None = None
@@ -55,25 +56,50 @@ class PassChanges(QObject):
         key = shown.pass_key
         before = previous_point(shown.points, key) if key is not None else None
         if before is None:
-            self._set_diff(DiffShown(None, "The first dump: nothing before it to compare with.",
-                                     DiffMarks(), None, None))
+            self._set_diff(
+                DiffShown(
+                    None,
+                    "The first dump: nothing before it to compare with.",
+                    DiffMarks(),
+                    None,
+                    None,
+                )
+            )
         else:
             title = f"{before.key} → {key}"
 
             def request() -> None:
                 # (Reporting progress lets a step away stop it, as the traffic below.)
-                jobs.submit("pass", "diff", tasks.diff_files, self._cache, before.file, dump_file,
-                            on_done=lambda diff: self._diff_read(diff, title, before.key, key),
-                            on_progress=lambda _fraction: None)
+                jobs.submit(
+                    "pass",
+                    "diff",
+                    tasks.diff_files,
+                    self._cache,
+                    before.file,
+                    dump_file,
+                    on_done=lambda diff: self._diff_read(diff, title, before.key, key),
+                    on_progress=lambda _fraction: None,
+                )
 
             jobs.after_paint("pass", "diff", request)
         module = shown.loaded.module if shown.loaded else None
         if module is not None:
             # (Reporting progress lets a step away stop it: it takes a third of a
             # second on a 45 MB pass, and the next pass waits behind it.)
-            jobs.after_paint("pass", "traffic", lambda: jobs.submit(
-                "pass", "traffic", analyze_traffic, module, None, None,
-                on_done=self._traffic_read, on_progress=lambda _fraction: None))
+            jobs.after_paint(
+                "pass",
+                "traffic",
+                lambda: jobs.submit(
+                    "pass",
+                    "traffic",
+                    analyze_traffic,
+                    module,
+                    None,
+                    None,
+                    on_done=self._traffic_read,
+                    on_progress=lambda _fraction: None,
+                ),
+            )
 
     def diff_range(self) -> tuple[str, str] | None:
         """(from, to) pass keys of the diff shown, if one is."""

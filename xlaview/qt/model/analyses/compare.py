@@ -16,8 +16,9 @@ from xlaview.qt.model.host import JobHost, Shown
 class Compare(QObject):
     compare_ready = Signal(str, str, object)  # left root, right root, results
 
-    def __init__(self, jobs: JobHost, shown: Shown, cache: ModuleCache,
-                 parent: QObject | None = None) -> None:
+    def __init__(
+        self, jobs: JobHost, shown: Shown, cache: ModuleCache, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self._jobs, self._shown, self._cache = jobs, shown, cache
 
@@ -28,6 +29,14 @@ class Compare(QObject):
             return
         other = index_dump(folder)
         self._jobs.bump("compare")
-        self._jobs.submit("compare", "compare", compare_dumps, left, other, self._cache,
-                          on_done=lambda results: self.compare_ready.emit(
-                              str(left.root), str(other.root), results))
+        self._jobs.submit(
+            "compare",
+            "compare",
+            compare_dumps,
+            left,
+            other,
+            self._cache,
+            on_done=lambda results: self.compare_ready.emit(
+                str(left.root), str(other.root), results
+            ),
+        )

@@ -13,11 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from xlaview.analysis.cost.totals import ModuleCost, module_cost
 from xlaview.analysis.cost.devices import Device, DeviceChoice, detect_device
 from xlaview.analysis.cost.roofline import Roofline, roofline
-from xlaview.dump.records import DumpFile, DumpIndex, DumpModule
+from xlaview.analysis.cost.totals import ModuleCost, module_cost
 from xlaview.dump.modules import ModuleCache
+from xlaview.dump.records import DumpFile, DumpIndex, DumpModule
 from xlaview.hlo import Module
 from xlaview.profile import (
     ModuleProfile,
@@ -78,9 +78,13 @@ class ProfileShown:
     kinds: dict[str, str]  # timed op -> its kind as the cost tables name it
 
 
-def price(module: Module, path: Path, device: Device | None, cost: ModuleCost | None = None,
-          progress: Callable[[float], None] | None = None,
-          ) -> tuple[ModuleCost, DeviceChoice, Roofline]:
+def price(
+    module: Module,
+    path: Path,
+    device: Device | None,
+    cost: ModuleCost | None = None,
+    progress: Callable[[float], None] | None = None,
+) -> tuple[ModuleCost, DeviceChoice, Roofline]:
     """A module's cost (unless given), the device its dump names, and the
     roofline on ``device`` (None: that one). Run off the GUI thread;
     ``progress`` may stop it (see `module_cost`)."""
@@ -97,19 +101,32 @@ def read_found_trace(root: Path) -> Trace | None:
     return read_trace(found) if found is not None else None
 
 
-def measure(cache: ModuleCache, trace: Trace, index: DumpIndex, dump_module: DumpModule,
-            dump_file: DumpFile, cost: ModuleCost | None,
-            progress: Callable[[float], None] | None = None) -> Measured:
+def measure(
+    cache: ModuleCache,
+    trace: Trace,
+    index: DumpIndex,
+    dump_module: DumpModule,
+    dump_file: DumpFile,
+    cost: ModuleCost | None,
+    progress: Callable[[float], None] | None = None,
+) -> Measured:
     """What ``trace`` measured of ``dump_module`` (whose executed HLO is
     ``dump_file``), with that HLO's cost. Run off the GUI thread."""
     module = cache.load(dump_file).module
     if cost is None:
         cost = module_cost(module, progress=progress)
         settle()
-    time = measure_dump_module(trace, index, dump_module, module,
-                               load=lambda f: cache.load(f).module)
-    return Measured(dump_module, dump_file, module, cost,
-                    detect_device(module, dump_file.path, cost.platform), time)
+    time = measure_dump_module(
+        trace, index, dump_module, module, load=lambda f: cache.load(f).module
+    )
+    return Measured(
+        dump_module,
+        dump_file,
+        module,
+        cost,
+        detect_device(module, dump_file.path, cost.platform),
+        time,
+    )
 
 
 def profile_of(measured: Measured, device: Device | None) -> tuple[ModuleProfile, dict[str, str]]:

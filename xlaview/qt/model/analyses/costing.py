@@ -23,15 +23,16 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from xlaview.analysis.cost.totals import ModuleCost
 from xlaview.analysis.cost.devices import Device, DeviceChoice
 from xlaview.analysis.cost.devices import device as device_named
 from xlaview.analysis.cost.roofline import Roofline
+from xlaview.analysis.cost.totals import ModuleCost
 from xlaview.dump.modules import ModuleCache
 from xlaview.dump.records import DumpFile, DumpIndex, DumpModule
 from xlaview.errors import Problem
 from xlaview.hlo import Module
 from xlaview.profile import ModuleProfile, Trace, executed_file, read_trace
+from xlaview.qt.figures import seconds
 from xlaview.qt.model.analyses.cost_records import (
     CostShown,
     Measured,
@@ -41,7 +42,6 @@ from xlaview.qt.model.analyses.cost_records import (
     profile_of,
     read_found_trace,
 )
-from xlaview.qt.figures import seconds
 from xlaview.qt.model.host import JobHost, Notices, Shown
 
 COSTS_KEPT = 3  # priced module files kept: each holds its parsed module alive
@@ -57,8 +57,14 @@ class Costing(QObject):
     # measured time came.
     described_changed = Signal()
 
-    def __init__(self, jobs: JobHost, notices: Notices, shown: Shown, cache: ModuleCache,
-                 parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        jobs: JobHost,
+        notices: Notices,
+        shown: Shown,
+        cache: ModuleCache,
+        parent: QObject | None = None,
+    ) -> None:
         super().__init__(parent)
         self._jobs, self._notices, self._shown, self._cache = jobs, notices, shown, cache
         self.shown: CostShown | None = None
@@ -88,8 +94,9 @@ class Costing(QObject):
         """Place the ops on another device's roofline (None: the one the dump names)."""
         self.chosen = device_named(name) if name else None
         shown = self.shown
-        self.device_changed.emit(self.chosen or (shown.detected.device if shown else None),
-                                 self.chosen is not None)
+        self.device_changed.emit(
+            self.chosen or (shown.detected.device if shown else None), self.chosen is not None
+        )
         self._asked = None
         self.request()
         if self.measured is not None:
@@ -124,8 +131,13 @@ class Costing(QObject):
         op = self.profile.op(name)
         if op is None:
             return None
-        return {**op.to_json(), "self_s": op.self_s, "share": op.share,
-                "device": self.profile.device, "runs": self.profile.runs}
+        return {
+            **op.to_json(),
+            "self_s": op.self_s,
+            "share": op.share,
+            "device": self.profile.device,
+            "runs": self.profile.runs,
+        }
 
     # ================================================================ cost
     def _wanted(self) -> bool:
@@ -133,8 +145,12 @@ class Costing(QObject):
 
     def _shown_file(self) -> DumpFile | None:
         model = self._shown
-        if model.module is None or model.loaded is None or model.pass_key is None \
-                or model.text_pass != model.pass_key:
+        if (
+            model.module is None
+            or model.loaded is None
+            or model.pass_key is None
+            or model.text_pass != model.pass_key
+        ):
             return None
         return model.module.file_at(model.pass_key)
 
@@ -147,8 +163,12 @@ class Costing(QObject):
             return
         shown, chosen = self.shown, self.chosen
         device = chosen.name if chosen else None
-        if shown is not None and shown.file == dump_file and shown.chosen == (chosen is not None) \
-                and (chosen is None or shown.device == chosen):
+        if (
+            shown is not None
+            and shown.file == dump_file
+            and shown.chosen == (chosen is not None)
+            and (chosen is None or shown.device == chosen)
+        ):
             return
         if self._asked == (dump_file, device, self._jobs.stamp("pass")):
             return
@@ -160,26 +180,43 @@ class Costing(QObject):
             self._submit_price(dump_file, module, cached[1])
             return
         self._asked = (dump_file, device, self._jobs.stamp("pass"))
-        self._jobs.after_paint(
-            "pass", "cost", lambda: self._submit_price(dump_file, module, None))
+        self._jobs.after_paint("pass", "cost", lambda: self._submit_price(dump_file, module, None))
 
     def _submit_price(self, dump_file: DumpFile, module: Module, cost: ModuleCost | None) -> None:
         pass_key = self._shown.pass_key
         assert pass_key is not None
-        self._asked = (dump_file, self.chosen.name if self.chosen else None,
-                       self._jobs.stamp("pass"))
+        self._asked = (
+            dump_file,
+            self.chosen.name if self.chosen else None,
+            self._jobs.stamp("pass"),
+        )
         # Reporting progress lets a step away stop it (half a second on a 45 MB pass).
         self._jobs.submit(
-            "pass", "cost", price, module, dump_file.path, self.chosen, cost,
+            "pass",
+            "cost",
+            price,
+            module,
+            dump_file.path,
+            self.chosen,
+            cost,
             on_done=lambda result: self._priced(pass_key, dump_file, module, *result),
-            on_error=self._price_failed, on_progress=lambda _fraction: None)
+            on_error=self._price_failed,
+            on_progress=lambda _fraction: None,
+        )
 
     def _price_failed(self, error: BaseException) -> None:
         self._asked = None
         self._notices.job_failed(error)
 
-    def _priced(self, pass_key: str, dump_file: DumpFile, module: Module, cost: ModuleCost,
-                detected: DeviceChoice, roof: Roofline) -> None:
+    def _priced(
+        self,
+        pass_key: str,
+        dump_file: DumpFile,
+        module: Module,
+        cost: ModuleCost,
+        detected: DeviceChoice,
+        roof: Roofline,
+    ) -> None:
         self._asked = None
         if roof.device != (self.chosen or detected.device):
             self._submit_price(dump_file, module, cost)  # the device changed meanwhile
@@ -189,8 +226,9 @@ class Costing(QObject):
         while len(self._costs) > COSTS_KEPT:
             self._costs.popitem(last=False)
         first = self.shown is None or self.shown.detected != detected
-        self.shown = CostShown(pass_key, dump_file, module, cost, roof, detected,
-                               self.chosen is not None)
+        self.shown = CostShown(
+            pass_key, dump_file, module, cost, roof, detected, self.chosen is not None
+        )
         if first:
             self.device_changed.emit(roof.device, self.chosen is not None)
         self.cost_ready.emit(self.shown)
@@ -230,8 +268,9 @@ class Costing(QObject):
         if trace is None:
             return
         timed = len(trace.module_names)
-        self._notices.say(f"trace {trace.path}: {trace.events:,} events, {timed} "
-                          f"module{'s' * (timed != 1)} timed")
+        self._notices.say(
+            f"trace {trace.path}: {trace.events:,} events, {timed} module{'s' * (timed != 1)} timed"
+        )
         self._measure()
 
     def _measure(self) -> None:
@@ -244,9 +283,19 @@ class Costing(QObject):
             self._say(f"{dump_module.title}: no HLO text in the dump to join the trace to")
             return
         cached = self._costs.get(ran)
-        self._jobs.submit("module", "measure", measure, self._cache, trace, model.index,
-                     dump_module, ran, cached[1] if cached else None, on_done=self._set_measured,
-                     on_progress=lambda _fraction: None)
+        self._jobs.submit(
+            "module",
+            "measure",
+            measure,
+            self._cache,
+            trace,
+            model.index,
+            dump_module,
+            ran,
+            cached[1] if cached else None,
+            on_done=self._set_measured,
+            on_progress=lambda _fraction: None,
+        )
 
     def _set_measured(self, measured: Measured | None) -> None:
         self.measured = measured
@@ -263,8 +312,7 @@ class Costing(QObject):
         if measured is None:
             return
         device = self.chosen or (measured.detected.device if measured.detected.detected else None)
-        self._jobs.submit("module", "profile", profile_of, measured, device,
-                          on_done=self._profiled)
+        self._jobs.submit("module", "profile", profile_of, measured, device, on_done=self._profiled)
 
     def _profiled(self, result: tuple[ModuleProfile, dict[str, str]]) -> None:
         profile, self._kinds = result
@@ -274,16 +322,22 @@ class Costing(QObject):
             self.emit_heat()
         if not profile.ops:
             timed = ", ".join(self.trace.module_names[:8]) if self.trace else ""
-            self._say(f"the trace times no op of {profile.module} "
-                      f"(it timed: {timed or 'no HLO op at all'})", problem=True)
+            self._say(
+                f"the trace times no op of {profile.module} "
+                f"(it timed: {timed or 'no HLO op at all'})",
+                problem=True,
+            )
         self.described_changed.emit()
 
     def _emit_profile(self) -> None:
         if self.trace is None or self.measured is None or self.profile is None:
             return  # nothing joined yet: what is shown stays until it is
         ran = self._ran_pass()
-        self.profile_ready.emit(ProfileShown(self.trace, self.profile, ran,
-                                             self._profile_applies(), self._notes(), self._kinds))
+        self.profile_ready.emit(
+            ProfileShown(
+                self.trace, self.profile, ran, self._profile_applies(), self._notes(), self._kinds
+            )
+        )
 
     def _ran_pass(self) -> str | None:
         measured, module = self.measured, self._shown.module
@@ -304,11 +358,15 @@ class Costing(QObject):
             others = ", ".join(f"module_{i:04d}" for i in profile.shared_with)
             notes.append(f"some runs fit {others} as well (same op names) and count for each")
         if profile.device is None:
-            notes.append("no % of roofline: the dump names no accelerator; pick the device "
-                         "the trace ran on to compare with its peaks")
+            notes.append(
+                "no % of roofline: the dump names no accelerator; pick the device "
+                "the trace ran on to compare with its peaks"
+            )
         if profile.unmatched:
-            notes.append(f"{len(profile.unmatched)} timed ops name no instruction of this "
-                         "module (listed last)")
+            notes.append(
+                f"{len(profile.unmatched)} timed ops name no instruction of this "
+                "module (listed last)"
+            )
         return tuple(notes)
 
     def _say(self, message: str, problem: bool = False) -> None:
@@ -333,11 +391,17 @@ class Costing(QObject):
             self.heat_changed.emit(title, self._estimated_times(), seconds)
         elif self.profile is not None and self._profile_applies():
             runs = self.profile.runs
-            self.heat_changed.emit(f"measured self time, {runs} run{'s' * (runs != 1)}",
-                                   {op.name: op.self_s for op in self.profile.ops}, seconds)
+            self.heat_changed.emit(
+                f"measured self time, {runs} run{'s' * (runs != 1)}",
+                {op.name: op.self_s for op in self.profile.ops},
+                seconds,
+            )
         else:
-            title = ("measured time: no profile loaded" if self.profile is None else
-                     f"measured time: shown on the pass that ran ({self._ran_pass()})")
+            title = (
+                "measured time: no profile loaded"
+                if self.profile is None
+                else f"measured time: shown on the pass that ran ({self._ran_pass()})"
+            )
             self.heat_changed.emit(title, {}, seconds)
 
     def _estimated_times(self) -> dict[str, float]:
@@ -347,8 +411,10 @@ class Costing(QObject):
         if shown is None:
             return {}
         cost, roof = shown.cost, shown.roof
-        values = {op.name: placed.time_s * op.executions
-                  for op, placed in zip(cost.ops, roof.ops, strict=True)}
+        values = {
+            op.name: placed.time_s * op.executions
+            for op, placed in zip(cost.ops, roof.ops, strict=True)
+        }
         body = self._shown.fusion_computation
         if body and shown.module.has_computation(body):
             for instr in shown.module.computation(body).instructions:

@@ -12,11 +12,13 @@ from xlaview.qt.model.analyses.costing import Costing
 from xlaview.qt.model.analyses.module_info import ModuleInfo
 
 
-def describe(module: Module, name: str, computation: str, info: ModuleInfo,
-             costing: Costing) -> dict[str, Any]:
+def describe(
+    module: Module, name: str, computation: str, info: ModuleInfo, costing: Costing
+) -> dict[str, Any]:
     cost, roof = costing.priced(module)
-    described = describe_instruction(module, name, info.reports_for_pass(), info.levels,
-                                     cost=cost, roof=roof)
+    described = describe_instruction(
+        module, name, info.reports_for_pass(), info.levels, cost=cost, roof=roof
+    )
     described["computation"] = computation
     described["measured"] = costing.measured_of(name)
     return described

@@ -24,15 +24,17 @@ class Folder(QObject):
     refresh_requested = Signal()  # the folder changed or a file settled: index it again
     reindexed = Signal(object)  # DumpIndex of the open folder, read again
 
-    def __init__(self, jobs: JobHost, notices: Notices, shown: Shown,
-                 parent: QObject | None = None) -> None:
+    def __init__(
+        self, jobs: JobHost, notices: Notices, shown: Shown, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self._jobs, self._notices, self._shown = jobs, notices, shown
         self.refresh_requested.connect(self.reindex)
 
     def sniff(self, index: DumpIndex) -> None:
-        self._jobs.submit("folder", "sniff", sniff, index, on_done=self._sniffed,
-                          process="background")
+        self._jobs.submit(
+            "folder", "sniff", sniff, index, on_done=self._sniffed, process="background"
+        )
 
     def _sniffed(self, problems: list[Problem]) -> None:
         index = self._shown.index
@@ -47,8 +49,9 @@ class Folder(QObject):
     def reindex(self) -> None:
         index = self._shown.index
         if index is not None and index.root.is_dir():
-            self._jobs.submit("folder", "reindex", index_dump, index.root,
-                              on_done=self.reindexed.emit)
+            self._jobs.submit(
+                "folder", "reindex", index_dump, index.root, on_done=self.reindexed.emit
+            )
 
     def report_parse_problems(self, loaded: LoadedModule, dump_file: DumpFile) -> None:
         """A file's syntax errors, once it has stopped changing: a file a
@@ -56,14 +59,19 @@ class Folder(QObject):
         if not loaded.problems:
             return
         if recently_written(dump_file.path):
+
             def again(_: object) -> None:
                 self.refresh_requested.emit()  # a rewritten file is read again ...
                 self.report_parse_problems(loaded, dump_file)  # ... an unchanged one reported
 
             jobs = self._jobs
             stamp = jobs.stamp("pass")
-            QTimer.singleShot(int(SETTLE_SECONDS * 1000) + 100, self,
-                              lambda: jobs.deliver("pass", stamp, again, None))
+            QTimer.singleShot(
+                int(SETTLE_SECONDS * 1000) + 100,
+                self,
+                lambda: jobs.deliver("pass", stamp, again, None),
+            )
             return
-        self._notices.add_problems([Problem(dump_file.rel, p.message, p.line)
-                                    for p in loaded.problems])
+        self._notices.add_problems(
+            [Problem(dump_file.rel, p.message, p.line) for p in loaded.problems]
+        )

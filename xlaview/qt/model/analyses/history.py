@@ -14,8 +14,9 @@ from xlaview.qt.model.records import Selection
 class History(QObject):
     history_ready = Signal(object, object, object)  # name | None, events, titles by pass key
 
-    def __init__(self, jobs: JobHost, notices: Notices, shown: Shown,
-                 parent: QObject | None = None) -> None:
+    def __init__(
+        self, jobs: JobHost, notices: Notices, shown: Shown, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self._jobs, self._notices, self._shown = jobs, notices, shown
         self._for: tuple[int, str] | None = None  # (id of the module, instruction)
@@ -35,7 +36,12 @@ class History(QObject):
         titles = {p.key: p.title for p in shown.points}
         name = selection.name
         jobs.submit(
-            "history", "history", instruction_history, files, name,
+            "history",
+            "history",
+            instruction_history,
+            files,
+            name,
             on_done=lambda events: self.history_ready.emit(name, events, titles),
             on_progress=lambda f: notices.report_progress("finding passes that changed it", f),
-            process="background")
+            process="background",
+        )

@@ -21,10 +21,14 @@ class Kernels(QObject):
     kernel_code = Signal(object, object)  # LoadedCode, argument rows
     stablehlo_code = Signal(object, str)  # LoadedCode | None, header
 
-    def __init__(self, jobs: JobHost, shown: Shown,
-                 levels: Callable[[], ModuleLevels | None],
-                 reports: Callable[[], ModuleReports | None],
-                 parent: QObject | None = None) -> None:
+    def __init__(
+        self,
+        jobs: JobHost,
+        shown: Shown,
+        levels: Callable[[], ModuleLevels | None],
+        reports: Callable[[], ModuleReports | None],
+        parent: QObject | None = None,
+    ) -> None:
         """``levels`` and ``reports``: the shown module's levels and the shown
         pass's reports (`ModuleInfo` reads them)."""
         super().__init__(parent)
@@ -55,22 +59,45 @@ class Kernels(QObject):
         dump_file = files.level(stage) or next((f for _, f in files.levels()), None)
         if dump_file is None:
             return
-        kind = ("ptx" if dump_file.name.endswith("ptx") else
-                "mlir" if dump_file.name.endswith(".mlir") else "ll")
+        kind = (
+            "ptx"
+            if dump_file.name.endswith("ptx")
+            else "mlir"
+            if dump_file.name.endswith(".mlir")
+            else "ll"
+        )
         loaded = self._shown.loaded
         module = loaded.module if loaded is not None else None
-        self._jobs.submit("kernel", "kernel-code", tasks.load_kernel, dump_file, kind, function,
-                          module, name, self._reports(),
-                          on_done=lambda result: self.kernel_code.emit(*result))
+        self._jobs.submit(
+            "kernel",
+            "kernel-code",
+            tasks.load_kernel,
+            dump_file,
+            kind,
+            function,
+            module,
+            name,
+            self._reports(),
+            on_done=lambda result: self.kernel_code.emit(*result),
+        )
 
     def request_stablehlo(self) -> None:
         """The StableHLO the framework handed XLA (``module.mlir``)."""
         levels = self._levels()
         if levels is None or levels.stablehlo is None:
-            self.stablehlo_code.emit(None, "This dump has no module.mlir for the module "
-                                           "(newer XLA writes it in module_NNNN.<name>/).")
+            self.stablehlo_code.emit(
+                None,
+                "This dump has no module.mlir for the module "
+                "(newer XLA writes it in module_NNNN.<name>/).",
+            )
             return
         f = levels.stablehlo
-        self._jobs.submit("module", "stablehlo", load_code, f, "mlir", None,
-                          on_done=lambda code: self.stablehlo_code.emit(
-                              code, f"StableHLO given to XLA: {f.rel}"))
+        self._jobs.submit(
+            "module",
+            "stablehlo",
+            load_code,
+            f,
+            "mlir",
+            None,
+            on_done=lambda code: self.stablehlo_code.emit(code, f"StableHLO given to XLA: {f.rel}"),
+        )

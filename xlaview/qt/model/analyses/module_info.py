@@ -24,8 +24,9 @@ class ModuleInfo(QObject):
     levels_changed = Signal(object, object)  # ModuleLevels | None, DumpModule | None
     reports_ready = Signal(object)  # ModuleReports of the module shown
 
-    def __init__(self, jobs: JobHost, notices: Notices, shown: Shown,
-                 parent: QObject | None = None) -> None:
+    def __init__(
+        self, jobs: JobHost, notices: Notices, shown: Shown, parent: QObject | None = None
+    ) -> None:
         super().__init__(parent)
         self._jobs, self._notices, self._shown = jobs, notices, shown
         self._reports: dict[tuple, ModuleReports] = {}
@@ -50,15 +51,21 @@ class ModuleInfo(QObject):
         if module is None:
             self.memory_ready.emit(None)
             return
-        self._jobs.submit("module", "unchanged", tasks.unchanged_marks, module,
-                          on_done=self.unchanged_ready.emit)
+        self._jobs.submit(
+            "module", "unchanged", tasks.unchanged_marks, module, on_done=self.unchanged_ready.emit
+        )
         cached = self._reports.get(_reports_key(module))
         if cached is not None:
             self._reports_read(module, cached)
         else:
             self.memory_ready.emit(None)
-            self._jobs.submit("module", f"reports-{module.id}-{module.dump}", tasks.read_reports,
-                              module, on_done=lambda r, m=module: self._reports_read(m, r))
+            self._jobs.submit(
+                "module",
+                f"reports-{module.id}-{module.dump}",
+                tasks.read_reports,
+                module,
+                on_done=lambda r, m=module: self._reports_read(m, r),
+            )
         self._sizes_timer.start()
 
     def reports_for_pass(self) -> ModuleReports | None:
@@ -73,8 +80,14 @@ class ModuleInfo(QObject):
         if reports.problems:
             self._notices.add_problems(list(reports.problems))
         if reports.live_range is not None:
-            self._jobs.submit("module", "memory", memory_timeline, reports.live_range,
-                              reports.buffer_assignment, on_done=self.memory_ready.emit)
+            self._jobs.submit(
+                "module",
+                "memory",
+                memory_timeline,
+                reports.live_range,
+                reports.buffer_assignment,
+                on_done=self.memory_ready.emit,
+            )
         else:
             self.memory_ready.emit(None)
         self.reports_ready.emit(reports)
@@ -85,9 +98,14 @@ class ModuleInfo(QObject):
         files = [(p.key, p.file.path) for p in self._shown.points]
         notices = self._notices
         self._jobs.submit(
-            "module", "change-sizes", change_sizes, files, on_done=self.change_sizes_ready.emit,
+            "module",
+            "change-sizes",
+            change_sizes,
+            files,
+            on_done=self.change_sizes_ready.emit,
             on_progress=lambda f: notices.report_progress("measuring each pass's change", f),
-            process="background")
+            process="background",
+        )
 
 
 def _reports_key(module: DumpModule) -> tuple:

@@ -21,5 +21,6 @@ class Search(QObject):
         if loaded is None:
             return
         self._jobs.bump("search")
-        self._jobs.submit("search", "search", search, loaded.module, query,
-                          on_done=self.search_ready.emit)
+        self._jobs.submit(
+            "search", "search", search, loaded.module, query, on_done=self.search_ready.emit
+        )
