@@ -28,7 +28,10 @@ def compile_step(layers: int) -> None:
     def block(x, p):
         h = layer_norm(x, p["ln1"])
         q, k, v = jnp.split(h @ p["qkv"], 3, axis=-1)
-        split = lambda t: t.reshape(batch, seq, heads, d // heads).transpose(0, 2, 1, 3)
+
+        def split(t):
+            return t.reshape(batch, seq, heads, d // heads).transpose(0, 2, 1, 3)
+
         q, k, v = split(q), split(k), split(v)
         s = (q @ k.transpose(0, 1, 3, 2)) / jnp.sqrt(d // heads)
         mask = jnp.tril(jnp.ones((seq, seq), bool))

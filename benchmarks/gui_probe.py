@@ -120,7 +120,10 @@ def scrub(window, folder: str, beat: Heartbeat, back: int = 8) -> dict:
         t1 = time.perf_counter()
         window.select_pass(asked)
         wait_until(
-            lambda: shown(window, "text_pass") == want and shown(window, "graph_pass") == want, 600
+            lambda want=want: (
+                shown(window, "text_pass") == want and shown(window, "graph_pass") == want
+            ),
+            600,
         )
         steps.append(time.perf_counter() - t1)
     wait_until(lambda: not window.busy, 600)
@@ -214,7 +217,9 @@ def main() -> None:
             window.timeline.step(+1)
             asked = window.view_state()["pass"]
             wait_until(
-                lambda: shown(window, "text_pass") == asked and shown(window, "graph_pass") == asked
+                lambda asked=asked: (
+                    shown(window, "text_pass") == asked and shown(window, "graph_pass") == asked
+                )
             )
             steps.append(time.perf_counter() - t0)
             wait_until(lambda: not window.busy)
@@ -263,7 +268,7 @@ def main() -> None:
         beat.start()
         t0 = time.perf_counter()
         window.bottom_tabs.setCurrentWidget(panel)
-        wait_until(lambda: panel.shown is not None and bool(panel.model.rows), timeout=300)
+        wait_until(lambda: panel.shown is not None and bool(panel.rows_model.rows), timeout=300)
         filled = time.perf_counter() - t0
         wait_until(lambda: not window.busy)
         t0 = time.perf_counter()
@@ -277,7 +282,7 @@ def main() -> None:
                     "cost_table_s": filled,
                     "device_switch_s": device,
                     "gui_blocked_max_ms": beat.stop(),
-                    "ops": len(panel.model.rows),
+                    "ops": len(panel.rows_model.rows),
                     "instructions": window.model.loaded.module.instruction_count,
                 }
             )

@@ -36,7 +36,6 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -88,9 +87,16 @@ def parse_figures(small: Path, big: Path) -> list[Figure]:
         size = f"{len(text) / 1e6:.1f} MB, {module.instruction_count} instructions"
         del module
         ready, full, xla = [], [], []
-        ours: Callable[[], object] = lambda t=text: parse_module(t)
-        everything: Callable[[], object] = lambda t=text: built(t)
-        theirs: Callable[[], object] = lambda t=text: xla_client.hlo.hlo_module_from_text(t)
+
+        def ours(t: str = text) -> object:
+            return parse_module(t)
+
+        def everything(t: str = text) -> object:
+            return built(t)
+
+        def theirs(t: str = text) -> object:
+            return xla_client.hlo.hlo_module_from_text(t)
+
         for _ in range(REPEAT_PARSE):  # interleaved: machine noise hits all three alike
             ready.append(best_of(ours, 1)[0])
             full.append(best_of(everything, 1)[0])

@@ -12,6 +12,7 @@ HLO text, and instruction order is the module's own.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import subprocess
@@ -166,10 +167,8 @@ def ask_workers(script: str, paths: Iterable[str], crash: str) -> dict[str, dict
                     results[path] = {"ok": False, "crashed": True, "error": crash}
                     break
                 results[path] = json.loads(line)
-            try:
+            with contextlib.suppress(BrokenPipeError):
                 proc.stdin.close()
-            except BrokenPipeError:
-                pass
     return results
 
 

@@ -232,10 +232,11 @@ def test_the_view_model_runs_on_a_bare_core_application() -> None:
 
 
 def test_qt_modules_stay_small() -> None:
-    """One job per module: the Qt layer's modules at most 450 lines."""
+    """One job per module: the Qt layer's modules at most 500 lines (as ruff
+    formats them: 450 before the tree was formatted so)."""
     long = {
         str(p.relative_to(PACKAGE)): n
         for p in (PACKAGE / "qt").rglob("*.py")
-        if (n := len(p.read_text().splitlines())) > 450
+        if (n := len(p.read_text().splitlines())) > 500
     }
     assert not long, f"split these: {long}"

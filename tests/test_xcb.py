@@ -138,7 +138,9 @@ SCREENSHOT = textwrap.dedent("""
         # Painted, and settled: the module's text and graph come after the frame.
         settled = image == previous
         previous = image
-        if (settled and len(colours) >= 64 and painted > samples // 2) or time.monotonic() > deadline:
+        if (
+            settled and len(colours) >= 64 and painted > samples // 2
+        ) or time.monotonic() > deadline:
             break
         app.processEvents()
         time.sleep(1)

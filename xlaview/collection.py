@@ -247,22 +247,26 @@ def _concrete(args: tuple[Any, ...]) -> tuple[Any, ...]:
         sharding = getattr(leaf, "sharding", None)
         return jax.device_put(value, sharding) if sharding is not None else jnp.asarray(value)
 
-    return jax.tree_util.tree_map(make, args)
+    concrete: tuple[Any, ...] = jax.tree_util.tree_map(make, args)  # the same tree as args
+    return concrete
 
 
 def _run_profiled(compiled: Any, args: tuple[Any, ...], runs: int, trace: Path) -> None:
     import jax
 
-    jax.block_until_ready(compiled(*args))  # allocation and first-touch costs stay out of the trace
+    # Their signatures: jax leaves these two unannotated.
+    block_until_ready: Callable[[Any], Any] = jax.block_until_ready
+    stop_trace: Callable[[], None] = jax.profiler.stop_trace
+    block_until_ready(compiled(*args))  # allocation and first-touch costs stay out of the trace
     try:
         jax.profiler.start_trace(str(trace))
     except RuntimeError as err:  # another trace is running
         raise CollectError(f"cannot start the profiler: {err}") from None
     try:
         for _ in range(runs):
-            jax.block_until_ready(compiled(*args))
+            block_until_ready(compiled(*args))
     finally:
-        jax.profiler.stop_trace()
+        stop_trace()
 
 
 __all__ = ["CollectError", "collect", "merge_xla_flags", "run_with_dumps", "xla_flag", "xla_flags"]

@@ -32,7 +32,7 @@ import threading
 import traceback
 from collections import deque
 from collections.abc import Callable
-from typing import Any, BinaryIO
+from typing import IO, Any, BinaryIO
 
 from xlaview.errors import XlaviewError
 
@@ -47,6 +47,8 @@ _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 Deliver = Callable[[bool, Any, str], None]  # (ok, result or error, traceback text)
 Progress = Callable[[float], None]
+# A job as the child reads it: (function, arguments, whether it reports progress).
+_Job = tuple[Callable[..., Any], tuple[Any, ...], bool]
 
 
 class HelperDied(XlaviewError, RuntimeError):
@@ -62,18 +64,18 @@ class HelperDied(XlaviewError, RuntimeError):
         super().__init__(f"the helper process died running {name}{how}")
         self.fn_name, self.status = name, status
 
-    def __reduce__(self):
+    def __reduce__(self) -> tuple[type[HelperDied], tuple[str, int | None]]:
         return (HelperDied, (self.fn_name, self.status))
 
 
-def _send(stream: BinaryIO, obj: object) -> None:
+def _send(stream: IO[bytes], obj: object) -> None:
     data = pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
     stream.write(len(data).to_bytes(8, "little"))
     stream.write(data)
     stream.flush()
 
 
-def _receive(stream: BinaryIO) -> Any:
+def _receive(stream: IO[bytes]) -> Any:
     header = stream.read(8)
     if len(header) < 8:
         raise EOFError
@@ -98,7 +100,7 @@ def _die_with_parent() -> None:
         os._exit(0)  # reparented already: the parent died before prctl
 
 
-def _watch_jobs(jobs: BinaryIO, inbox: queue.SimpleQueue) -> None:
+def _watch_jobs(jobs: BinaryIO, inbox: queue.SimpleQueue[_Job | Exception]) -> None:
     """Read jobs from the parent into ``inbox``; when the pipe closes (the
     parent exited, was killed, or is done with us), end this process, even
     while a job runs: a job blocked for ever must not outlive its window."""
@@ -118,7 +120,7 @@ def serve() -> None:
     # The window comes first: on a machine with few cores, a helper running at
     # the same priority takes turns on a core with the GUI thread.
     os.nice(NICENESS)
-    inbox: queue.SimpleQueue = queue.SimpleQueue()
+    inbox: queue.SimpleQueue[_Job | Exception] = queue.SimpleQueue()
     threading.Thread(
         target=_watch_jobs, args=(sys.stdin.buffer, inbox), daemon=True, name="xlaview-helper-watch"
     ).start()
@@ -145,7 +147,7 @@ def serve() -> None:
 
 def _run_here(
     fn: Callable[..., Any],
-    args: tuple,
+    args: tuple[Any, ...],
     progress: Progress | None,
 ) -> tuple[bool, Any, str]:
     """(ok, result or error, traceback text) of a job run in this process:
@@ -172,10 +174,10 @@ class HelperProcess:
 
     def __init__(self) -> None:
         self._jobs: deque[
-            tuple[Callable[..., Any], tuple, Deliver, Callable[[], bool], Progress | None]
+            tuple[Callable[..., Any], tuple[Any, ...], Deliver, Callable[[], bool], Progress | None]
         ] = deque()
         self._ready = threading.Condition()
-        self._process: subprocess.Popen | None = None
+        self._process: subprocess.Popen[bytes] | None = None
         self._thread: threading.Thread | None = None
         self._closed = False
         self._deaths = 0  # children that died in a row
@@ -183,7 +185,7 @@ class HelperProcess:
     def submit(
         self,
         fn: Callable[..., Any],
-        args: tuple,
+        args: tuple[Any, ...],
         deliver: Deliver,
         wanted: Callable[[], bool] = lambda: True,
         progress: Progress | None = None,
@@ -277,7 +279,7 @@ class HelperProcess:
     def _call(
         self,
         fn: Callable[..., Any],
-        args: tuple,
+        args: tuple[Any, ...],
         progress: Progress | None,
         wanted: Callable[[], bool],
     ) -> tuple[bool, Any, str] | None:
@@ -299,7 +301,8 @@ class HelperProcess:
         while True:
             message = _receive(process.stdout)
             if message[0] == "done":
-                return message[1:]
+                outcome: tuple[bool, Any, str] = message[1:]  # (ok, result or error, traceback)
+                return outcome
             if not wanted():
                 self._drop_process()
                 return None

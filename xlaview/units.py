@@ -1,9 +1,17 @@
-"""Numbers for people."""
+"""Numbers for people: one way to write each kind of figure, the same in the
+window's tables, tooltips and cards and on the command line.
+
+Bytes in binary units (KiB, MiB: memory is counted so), counts and rates in
+decimal ones (GFLOP, TB/s: as FLOP counts and bandwidths are quoted), times
+from seconds down to picoseconds; three significant digits.
+"""
 
 from __future__ import annotations
 
+MISSING = "–"  # a figure that is not known
 
-def human_bytes(n: float | None, digits: int = 1, missing: str = "-") -> str:
+
+def human_bytes(n: float | None, digits: int = 1, missing: str = MISSING) -> str:
     """``268435456`` -> ``256.0 MiB`` (binary units; whole bytes below 1 KiB)."""
     if n is None:
         return missing
@@ -14,24 +22,58 @@ def human_bytes(n: float | None, digits: int = 1, missing: str = "-") -> str:
     return f"{n} B"
 
 
-def human_count(n: float | None, unit: str = "", digits: int = 2, missing: str = "-") -> str:
-    """``18122563584, "FLOP"`` -> ``18.12 GFLOP`` (decimal prefixes, as FLOP
-    counts are quoted); ``0`` -> ``0`` (``0 FLOP`` with a unit)."""
-    if n is None:
+def seconds(value: float | None, missing: str = MISSING) -> str:
+    """``4.6e-05`` -> ``46.0 µs`` (s, ms, µs, ns, ps: tiny ops on a fast device)."""
+    if value is None:
         return missing
-    for prefix in ("", "k", "M", "G", "T", "P"):
-        if abs(n) < 1000 or prefix == "P":
-            text = f"{n:.0f}" if prefix == "" else f"{n:.{digits}f}"
-            return f"{text} {prefix}{unit}".rstrip()
-        n /= 1000
-    return f"{n}"
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if abs(value) >= scale:
+            return f"{_three(value / scale)} {unit}"
+    if value == 0:
+        return "0"
+    if abs(value) >= 1e-9:
+        return f"{_three(value / 1e-9)} ns"
+    if abs(value) >= 1e-13:
+        return f"{_three(value / 1e-12)} ps"
+    return "<0.1 ps"
 
 
-def human_seconds(s: float | None, missing: str = "-") -> str:
-    """``4.599e-05`` -> ``46.0 us`` (s, ms, us, ns)."""
-    if s is None:
+def count(value: float | None, unit: str = "", missing: str = MISSING) -> str:
+    """``60129542144, "FLOP"`` -> ``60.1 GFLOP`` (decimal prefixes)."""
+    if value is None:
         return missing
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
-        if abs(s) >= scale:
-            return f"{s / scale:.1f} {unit}"
-    return f"{s / 1e-9:.1f} ns"
+    for prefix, scale in (("P", 1e15), ("T", 1e12), ("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if abs(value) >= scale:
+            return f"{_three(value / scale)} {prefix}{unit}"
+    return f"{value:.0f} {unit}".rstrip()
+
+
+def rate(value: float | None, unit: str) -> str:
+    """``9.894e14, "FLOP/s"`` -> ``989 TFLOP/s``; bytes/s in decimal units
+    (``3.35 TB/s``), as bandwidths are quoted."""
+    return count(value, unit)
+
+
+def intensity(value: float | None) -> str:
+    """FLOP per byte."""
+    if value is None:
+        return MISSING
+    if value == 0:
+        return "0"
+    return _three(value) if value >= 0.01 else f"{value:.1e}"
+
+
+def percent(fraction: float | None) -> str:
+    """``0.1234`` -> ``12.3%``; a share too small to read says so."""
+    if fraction is None:
+        return MISSING
+    if 0 < fraction < 0.001:
+        return "<0.1%"
+    return f"{fraction * 100:.1f}%"
+
+
+def _three(value: float) -> str:
+    """Three significant digits, without an exponent."""
+    magnitude = abs(value)
+    digits = 0 if magnitude >= 100 else 1 if magnitude >= 10 else 2
+    return f"{value:.{digits}f}"

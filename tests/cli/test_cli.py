@@ -235,7 +235,9 @@ def test_inspect_names_each_fusions_kernel_files() -> None:
     kernel = out["instruction"]["kernel"]
     assert kernel == {
         "ir_no_opt": "module_0000.jit_attention.wrapped_reduce-window.1_kernel_module.ir-no-opt.ll",
-        "ir_with_opt": "module_0000.jit_attention.wrapped_reduce-window.1_kernel_module.ir-with-opt.ll",
+        "ir_with_opt": (
+            "module_0000.jit_attention.wrapped_reduce-window.1_kernel_module.ir-with-opt.ll"
+        ),
         "ptx": None,
         "object": "module_0000.jit_attention.obj-file.wrapped_reduce-window.1_kernel_module.o",
     }

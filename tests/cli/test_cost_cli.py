@@ -77,6 +77,7 @@ def test_cost_json_contract_on_the_seed_attention() -> None:
         assert relative_difference(out[ours], xla[key]) < 0.005, (key, out[ours], xla[key])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("program", ["mlp_grad", "scan", "spmd"])
 def test_cost_totals_equal_xla_on_a_fresh_dump(zoo: dict[str, Path], program: str) -> None:
     out = json.loads(xlaview("cost", "--json", str(zoo[program])).stdout)

@@ -42,7 +42,8 @@ FIFO_COMMANDS = [
     ("summary", ["summary", "DUMP"], True),
     ("traffic", ["traffic", "DUMP", "--module", "module_0001"], False),
     ("traffic", ["traffic", "DUMP/module_0001.jit_g.cpu_after_optimizations.txt"], False),
-    ("diff", ["diff", "DUMP", "--module", "module_0001", "--from", "before", "--to", "after"], False),
+    ("diff", ["diff", "DUMP", "--module", "module_0001", "--from", "before", "--to", "after"],
+     False),
     ("inspect", ["inspect", "DUMP/module_0001.jit_g.cpu_after_optimizations.txt"], False),
     ("inspect", ["inspect", f"DUMP/{AFTER_NAME}"], True),  # its live-range report is a FIFO
     ("compare", ["compare", "DUMP", "DUMP"], True),

@@ -48,6 +48,7 @@ def trace_sums(trace_json: Path, module: str) -> dict[str, tuple[int, float]]:
     return {op: (n, s) for op, (n, s) in found.items()}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("trace_arg", ["log dir", "json file"])
 def test_json_contract_and_counts(profiled: dict[str, Path], trace_arg: str) -> None:
     folder = profiled["mlp_scan"]

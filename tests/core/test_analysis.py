@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -129,7 +130,7 @@ def test_diff_on_every_pass_of_real_programs(zoo: dict[str, Path]) -> None:
         index = index_dump(folder)
         for module in index.modules:
             points = module.timeline()
-            for (_, a), (label, b) in zip(points, points[1:]):
+            for (_, a), (label, b) in pairwise(points):
                 diff = diff_modules(load_module(a.path).module, load_module(b.path).module)
                 if a.path.read_bytes() == b.path.read_bytes():
                     assert diff.empty, (folder.name, label)

@@ -30,11 +30,16 @@ def module_line_name(path: Path) -> str:
 
 PLAIN_FOLDERS = [
     # folder, {file: (backend, slot)}: the name comes from each file's HloModule line
-    ("Junyi-99__hlo-visualizer/examples/v6e-2x2", {"collectives.after.hlo": ("tpu", "after"), "collectives.before.hlo": ("tpu", "before")}),
+    ("Junyi-99__hlo-visualizer/examples/v6e-2x2",
+     {"collectives.after.hlo": ("tpu", "after"), "collectives.before.hlo": ("tpu", "before")}),
     ("Junyi-99__hlo-visualizer/examples/v6e-1", {"cond_switch.after.hlo": ("tpu", "after")}),
-    ("clarkechong__scale-your-amd/artifacts/hlo-fixtures/lhs/on", {"gfx950_gpu_after_optimizations.txt": ("gpu", "after")}),
-    ("Gordi42__fridom/design/research/stencil_lowering/microbench/results/hlo", {"e1_d_conv_k3_ax0_n256.txt": ("gpu", "after")}),
-    ("JueonPark__HLO_breakdown/original_results", {"bert_baseline_bw_hlo.txt": (None, "after"), "bert_baseline_fw_hlo.txt": (None, "after"), "bert_ndp_bw_hlo.txt": (None, "after")}),
+    ("clarkechong__scale-your-amd/artifacts/hlo-fixtures/lhs/on",
+     {"gfx950_gpu_after_optimizations.txt": ("gpu", "after")}),
+    ("Gordi42__fridom/design/research/stencil_lowering/microbench/results/hlo",
+     {"e1_d_conv_k3_ax0_n256.txt": ("gpu", "after")}),
+    ("JueonPark__HLO_breakdown/original_results",
+     {"bert_baseline_bw_hlo.txt": (None, "after"), "bert_baseline_fw_hlo.txt": (None, "after"),
+      "bert_ndp_bw_hlo.txt": (None, "after")}),
 ]  # fmt: skip
 
 
@@ -80,14 +85,28 @@ def test_tf_2020_modules_are_named_by_their_text(corpus: Path) -> None:
 
 HEADS = [
     # text, (module name, entry name, backend, scheduled, looks like HLO)
-    ("HloModule jit_f, is_scheduled=true, entry_computation_layout={(f32[64]{0:T(128)})->f32[64]{0:T(128)}}\n", ("jit_f", None, "tpu", True, True)),
-    ("// RUN: hlo-opt %s\n// CHECK: x\n\nHloModule m\n\nENTRY %main.4 (p: f32[]) -> f32[] {\n  ROOT %p = f32[] parameter(0)\n}\n", ("m", "main.4", None, False, True)),
-    ("fused {\n  p = f32[2]{0} parameter(0)\n  ROOT n = f32[2]{0} negate(p)\n}\n", (None, None, None, False, True)),
-    ("HloModule g\n\nENTRY e {\n  %c = f32[] custom-call(), custom_call_target=\"__cublas$gemm\"\n}\n", ("g", "e", "gpu", False, True)),
-    ("HloModule g\n\nENTRY e {\n  %f = f32[8]{0} fusion(), kind=kLoop, backend_config={\"operation_queue_id\":\"0\"}\n}\n", ("g", "e", "gpu", False, True)),
-    ("HloModule c\n\nENTRY e {\n  %f = f32[8]{0} fusion(), kind=kLoop, backend_config={\"outer_dimension_partitions\":[\"2\"]}\n}\n", ("c", "e", "cpu", False, True)),
-    ("HloModule h, entry_computation_layout={(f32[8]{0:S(5)})->f32[8]{0}}\n", ("h", None, None, False, True)),
-    ("HloModule v, entry_computation_layout={(f32[8]{0:S(1)})->f32[8]{0}}\n", ("v", None, "tpu", False, True)),
+    ("HloModule jit_f, is_scheduled=true, "
+     "entry_computation_layout={(f32[64]{0:T(128)})->f32[64]{0:T(128)}}\n",
+     ("jit_f", None, "tpu", True, True)),
+    ("// RUN: hlo-opt %s\n// CHECK: x\n\nHloModule m\n\n"
+     "ENTRY %main.4 (p: f32[]) -> f32[] {\n  ROOT %p = f32[] parameter(0)\n}\n",
+     ("m", "main.4", None, False, True)),
+    ("fused {\n  p = f32[2]{0} parameter(0)\n  ROOT n = f32[2]{0} negate(p)\n}\n",
+     (None, None, None, False, True)),
+    ("HloModule g\n\nENTRY e {\n"
+     "  %c = f32[] custom-call(), custom_call_target=\"__cublas$gemm\"\n}\n",
+     ("g", "e", "gpu", False, True)),
+    ("HloModule g\n\nENTRY e {\n"
+     "  %f = f32[8]{0} fusion(), kind=kLoop, backend_config={\"operation_queue_id\":\"0\"}\n}\n",
+     ("g", "e", "gpu", False, True)),
+    ("HloModule c\n\nENTRY e {\n"
+     "  %f = f32[8]{0} fusion(), kind=kLoop, "
+     "backend_config={\"outer_dimension_partitions\":[\"2\"]}\n}\n",
+     ("c", "e", "cpu", False, True)),
+    ("HloModule h, entry_computation_layout={(f32[8]{0:S(5)})->f32[8]{0}}\n",
+     ("h", None, None, False, True)),
+    ("HloModule v, entry_computation_layout={(f32[8]{0:S(1)})->f32[8]{0}}\n",
+     ("v", None, "tpu", False, True)),
     ("hello, this is a note\n", (None, None, None, False, False)),
 ]  # fmt: skip
 
@@ -225,8 +244,11 @@ def test_same_ids_in_two_dumps(zoo: dict[str, Path], tmp_path: Path) -> None:
 MAIN_MODULES = [
     ("Junyi-99__hlo-visualizer/examples/v6e-2x2", {"collectives.after.hlo (jit_collectives)"}),
     ("carlesoctav__fme", {"module_0027 jit_init"}),  # not jax.random's helpers, bigger as they are
-    ("clarkechong__scale-your-amd/runs/_hlo_gspmd_vs_shardmap", {"module_0011 jit_gspmd", "module_0014 jit_shardmap"}),
-    ("morenfang__xla_hlo_dump_parse", {"module_0224 cluster_18__XlaCompiledKernel_true__XlaNumConstantArgs_143__XlaNumResourceArgs_0_.4119"}),
+    ("clarkechong__scale-your-amd/runs/_hlo_gspmd_vs_shardmap",
+     {"module_0011 jit_gspmd", "module_0014 jit_shardmap"}),
+    ("morenfang__xla_hlo_dump_parse",
+     {"module_0224 cluster_18__XlaCompiledKernel_true__"
+      "XlaNumConstantArgs_143__XlaNumResourceArgs_0_.4119"}),
 ]  # fmt: skip
 
 

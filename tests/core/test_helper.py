@@ -182,7 +182,8 @@ def test_a_script_without_a_main_guard_is_not_run_again(tmp_path: Path) -> None:
         "print('script ran', flush=True)\n"
         "done = threading.Event()\n"
         "h = HelperProcess()\n"
-        "h.submit(lex_text, ('HloModule m', 'hlo'), lambda ok, v, t: (print(ok, v[0]), done.set()))\n"
+        "h.submit(lex_text, ('HloModule m', 'hlo'), "
+        "lambda ok, v, t: (print(ok, v[0]), done.set()))\n"
         "assert done.wait(60)\n"
         "h.close()\n"
     )

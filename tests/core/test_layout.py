@@ -8,6 +8,7 @@ import random
 import subprocess
 import sys
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -126,7 +127,7 @@ def check_invariants(
         check_layer_boxes(name, layout, size, keys, level, node_gap)
 
     layer_y = {level: layout.positions[keys[0]][1] for level, keys in by_layer.items()}
-    for (source, target), route in zip(edges, layout.edges):
+    for (source, target), route in zip(edges, layout.edges, strict=True):
         label = f"{name}: edge {source!r} -> {target!r}"
         assert (route.source, route.target) == (source, target), f"{label}: routes out of order"
         span = layout.layers[target] - layout.layers[source]
@@ -147,7 +148,7 @@ def check_invariants(
                 f"{label}: {len(route.points)} points, span {span}"
             )
             crossed = range(layout.layers[source] + 1, layout.layers[target])
-            for (_, y), level in zip(route.points[1:-1], crossed):
+            for (_, y), level in zip(route.points[1:-1], crossed, strict=True):
                 assert y == pytest.approx(layer_y[level]), f"{label}: waypoint off layer {level}"
 
 
@@ -238,7 +239,7 @@ def same_layer_order_kept(before: dict[str, float], layout: GraphLayout) -> tupl
     kept = compared = 0
     for keys in by_layer.values():
         keys.sort(key=lambda k: layout.positions[k][0])
-        for left, right in zip(keys, keys[1:]):
+        for left, right in pairwise(keys):
             compared += 1
             kept += before[left] <= before[right]
     return kept, compared
@@ -381,7 +382,7 @@ def test_long_edges_get_no_dummies() -> None:
     """Stubs are what keep HLO fast: a long edge must cost no dummy nodes."""
     chain = [f"c{i}" for i in range(50)]
     nodes = boxes(*chain, "late")
-    edges = [(a, b) for a, b in zip(chain, chain[1:])] + [("c0", "late"), ("c48", "late")]
+    edges = [(a, b) for a, b in pairwise(chain)] + [("c0", "late"), ("c48", "late")]
     layout = layered_layout(nodes, edges, long_edge_layers=8)
     assert layout.dummy_count == 0, "the 49-layer edge got dummies"
     assert [r.stub for r in layout.edges[-2:]] == [True, False]

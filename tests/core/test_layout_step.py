@@ -72,7 +72,7 @@ def check_valid(
         assert layer_y[upper] < layer_y[lower], f"{name}: layer {upper} not above layer {lower}"
 
     assert len(layout.edges) == len(edges), f"{name}: one route per input edge"
-    for (source, target), route in zip(edges, layout.edges):
+    for (source, target), route in zip(edges, layout.edges, strict=True):
         label = f"{name}: edge {source!r} -> {target!r}"
         assert (route.source, route.target) == (source, target), f"{label}: routes out of order"
         sx, sy = layout.positions[source]
@@ -505,7 +505,7 @@ def test_a_reprinted_computation_draws_alike(gpt_dump: Path) -> None:
             texts.append(loaded.text[entry.span.offset : entry.span.end])
     alike = [
         (a, b)
-        for (a, b), (ta, tb) in zip(pairwise(graphs), pairwise(texts))
+        for (a, b), (ta, tb) in zip(pairwise(graphs), pairwise(texts), strict=True)
         if ta != tb and same_drawing(a, b)
     ]
     assert alike, "some pass reprints the entry and draws the same graph"

@@ -102,6 +102,7 @@ def corpus_texts(corpus: Path, source: str) -> list[Path]:
 @pytest.mark.parametrize(
     "source,at_least", [("parser_tests", 300), ("real_dumps", 150), ("xla_hlo_files", 120)]
 )
+@pytest.mark.slow
 def test_peer_corpus_lexes_cleanly(corpus: Path, source: str, at_least: int) -> None:
     """XLA's own parser tests (the texts it accepts), its repo's .hlo files, real dumps."""
     paths = corpus_texts(corpus, source)
@@ -117,12 +118,14 @@ HloModule jit_f, is_scheduled=true, entry_computation_layout={(f32[16,32]{1,0})-
 
 %fused_computation (param_0: f32[16,32]) -> f32[16,32] {
   %param_0 = f32[16,32]{1,0} parameter(0)
-  ROOT %exponential.1 = f32[16,32]{1,0} exponential(%param_0), metadata={op_name="jit(f)/exp" stack_frame_id=1}
+  ROOT %exponential.1 = f32[16,32]{1,0} exponential(%param_0), \
+metadata={op_name="jit(f)/exp" stack_frame_id=1}
 }
 
 ENTRY %main.3 (x: f32[16,32]) -> (f32[16,32], bf16[]) {
   %x = f32[16,32]{1,0:T(8,128)(2,1)S(1)} parameter(0), sharding={devices=[2,1]<=[2]}
-  %fusion = f32[16,32]{1,0} fusion(%x), kind=kLoop, calls=%fused_computation, /*index=5*/control-predecessors={%x}
+  %fusion = f32[16,32]{1,0} fusion(%x), kind=kLoop, calls=%fused_computation, \
+/*index=5*/control-predecessors={%x}
   %gte = bf16[] get-tuple-element(%t), index=1, backend_config={"outer_dimension_partitions":["2"]}
   %ars = pred[<=8] all-reduce-start(%x), replica_groups={{0,1}}, to_apply=%add, dimensions={0}
   %c = f32[] compare(%a, %b), direction=LT // why not
@@ -309,7 +312,8 @@ def test_lexing_time_is_linear_on_adversarial_lines(text: str) -> None:
 
 @pytest.fixture(scope="session")
 def mlir_modules(zoo: dict[str, Path]) -> list[Path]:
-    """The StableHLO modules JAX dumps beside the HLO (``module_*/module.mlir``, Shardy's stages)."""
+    """The StableHLO modules JAX dumps beside the HLO (``module_*/module.mlir``,
+    Shardy's stages)."""
     paths = sorted(p for folder in zoo.values() for p in folder.glob("**/*.mlir"))
     if not paths:
         pytest.skip("this JAX writes no .mlir files into its XLA dumps")
@@ -334,9 +338,14 @@ MLIR = """\
 #loc1 = loc("x.py":3:8)
 module @jit_f attributes {mhlo.num_partitions = 1 : i32} {
   sdy.mesh @mesh = <["x"=8]>
-  func.func public @main(%arg0: tensor<8x64xbf16> {sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}, %arg1: tensor<64x8xbf16>) -> (tensor<8x8xbf16>) {
-    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], precision = [DEFAULT, DEFAULT] : (tensor<8x64xbf16>, tensor<64x8xbf16>) -> tensor<8x8xbf16> loc(#loc1)
-    %1:2 = "stablehlo.custom_call"(%0) {call_target_name = "foo"} : (tensor<8x8xbf16>) -> (tensor<8x8xbf16>, !stablehlo.token)
+  func.func public @main(%arg0: tensor<8x64xbf16> \
+{sdy.sharding = #sdy.sharding<@mesh, [{"x"}, {}]>}, %arg1: tensor<64x8xbf16>) \
+-> (tensor<8x8xbf16>) {
+    %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0], \
+precision = [DEFAULT, DEFAULT] : (tensor<8x64xbf16>, tensor<64x8xbf16>) \
+-> tensor<8x8xbf16> loc(#loc1)
+    %1:2 = "stablehlo.custom_call"(%0) {call_target_name = "foo"} : (tensor<8x8xbf16>) \
+-> (tensor<8x8xbf16>, !stablehlo.token)
     %2 = "stablehlo.reduce"(%1#0, %cst) ({
     ^bb0(%a: tensor<complex<f32>>, %b: tensor<i32>):
       stablehlo.return %a : tensor<complex<f32>>

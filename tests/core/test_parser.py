@@ -21,7 +21,8 @@ ENTRY %main (p: f32[4]) -> f32[4] {
   %c = f32[] constant(0)
   %r = f32[] reduce(%p, %c), dimensions={0}, to_apply=%add
   %b = f32[4]{0} broadcast(%r), dimensions={}
-  ROOT %out = f32[4]{0} add(%p, %b), metadata={op_name="jit(f)/add" source_file="f.py" source_line=3}
+  ROOT %out = f32[4]{0} add(%p, %b), \
+metadata={op_name="jit(f)/add" source_file="f.py" source_line=3}
 }
 """
 
@@ -68,7 +69,9 @@ ERRORS = [
     ("stray brace", ("\nENTRY %main", "\n}\nENTRY %main"), 9, "'}'"),
     ("missing =", ("%c = f32[] constant(0)", "%c f32[] constant(0)"), 11, "'='"),
     ("bad shape", ("%c = f32[] constant(0)", "%c = f32[x] constant(0)"), 11, "shape"),
-    ("unclosed computation", ("  ROOT %sum = f32[] add(%a, %b)\n}", "  ROOT %sum = f32[] add(%a, %b)"), 8, "close computation add"),
+    ("unclosed computation",
+     ("  ROOT %sum = f32[] add(%a, %b)\n}", "  ROOT %sum = f32[] add(%a, %b)"), 8,
+     "close computation add"),
     ("undefined computation", ("to_apply=%add", "to_apply=%mul"), 12, "mul"),
     ("duplicate instruction", ("%c = f32[] constant(0)", "%p = f32[] constant(0)"), 11, "twice"),
 ]  # fmt: skip
@@ -121,7 +124,8 @@ HloModule cluster_0__XlaCompiledKernel_true__XlaNumResourceArgs_0_.65
 ENTRY %cluster_0.65 (arg0.1: f32[2,3], arg1.2: f32[2,3]) -> (f32[2,3]) {
   %arg0.1 = f32[2,3]{1,0} parameter(0), parameter_replication={false}
   %arg1.2 = f32[2,3]{1,0} parameter(1)
-  %fusion = f32[2,3]{1,0} fusion(f32[2,3]{1,0} %arg0.1, f32[2,3]{1,0} %arg1.2), kind=kLoop, calls=%fused_computation, backend_config="{\\"a\\":1}"
+  %fusion = f32[2,3]{1,0} fusion(f32[2,3]{1,0} %arg0.1, f32[2,3]{1,0} %arg1.2), kind=kLoop, \
+calls=%fused_computation, backend_config="{\\"a\\":1}"
   %big = f32[2,3]{1,0} constant({...})
   ROOT %tuple = (f32[2,3]{1,0}) tuple(f32[2,3]{1,0} %fusion /*index=0*/)
 }
@@ -181,7 +185,8 @@ def test_new_opcodes_and_attributes_are_kept_raw() -> None:
 def test_multiline_instruction_and_comments() -> None:
     text = GOOD.replace(
         "%r = f32[] reduce(%p, %c), dimensions={0}, to_apply=%add",
-        "%r = f32[] reduce(%p, // the input\n      %c), /* init */\n    dimensions={0},\n    to_apply=%add",
+        "%r = f32[] reduce(%p, // the input\n      %c), /* init */\n"
+        "    dimensions={0},\n    to_apply=%add",
     )
     r = parse_module(text).computation("main").instruction("r")
     assert r.operand_names == ("p", "c")
@@ -396,7 +401,12 @@ def test_deferred_bodies_are_read_on_demand_into_the_same_module() -> None:
 def test_a_deferred_body_says_what_it_may_hold_without_reading() -> None:
     from xlaview.hlo.parse.printed import ComputationEnds, defer_computation
 
-    text = "%f (p: f32[2]) -> f32[2] {\n  %p = f32[2] parameter(0)\n  ROOT %e = f32[2] exponential(%p)\n}\n"
+    text = (
+        "%f (p: f32[2]) -> f32[2] {\n"
+        "  %p = f32[2] parameter(0)\n"
+        "  ROOT %e = f32[2] exponential(%p)\n"
+        "}\n"
+    )
     close, end = ComputationEnds(text).end(0)
     parsed = defer_computation(text, 0, close, end, 1)
     assert parsed is not None and parsed.deferred_body and len(parsed) == 2

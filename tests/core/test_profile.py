@@ -276,11 +276,13 @@ def _gzip(path: Path, text: bytes) -> Path:
 @pytest.mark.parametrize("make,message", [
     (lambda d: d / "missing.trace.json.gz", "no such file"),
     (lambda d: d, "no trace here"),
-    (lambda d: _gzip(d / "h.trace.json.gz", b'{"traceEvents": [{"ph": "X", "args": '), "not a trace"),
+    (lambda d: _gzip(d / "h.trace.json.gz", b'{"traceEvents": [{"ph": "X", "args": '),
+     "not a trace"),
     (lambda d: _gzip(d / "h.trace.json.gz", b'{"traceEvents": [1, 2]}'), "not an object"),
     (lambda d: _gzip(d / "h.trace.json.gz", b'{"displayTimeUnit": "ns"}'), "no traceEvents"),
     (lambda d: _gzip(d / "h.trace.json.gz", b"\x00\x01 not json"), "not a trace"),
-    (lambda d: (d / "h.trace.json.gz").write_bytes(b"\x1f\x8b\x08\x00garbage") and d / "h.trace.json.gz",
+    (lambda d: (d / "h.trace.json.gz").write_bytes(b"\x1f\x8b\x08\x00garbage")
+     and d / "h.trace.json.gz",
      "corrupt compressed data"),
     (lambda d: (d / "h.xplane.pb").write_bytes(b"\x0a\xff\xff\xff\xff\x0f") and d / "h.xplane.pb",
      "not an XPlane"),

@@ -51,7 +51,9 @@ Used values:
  positions:
   sqrt.2
  uses:
- from instruction: %sqrt.2 = f32[] sqrt(%x.1), metadata={op_name="jit(sqrt)/sqrt" source_file="/home/carlesoctav/personal/modernizing-indo-nlp/src/nn/_linear.py" source_line=55 source_end_line=55 source_column=12 source_end_column=88}
+ from instruction: %sqrt.2 = f32[] sqrt(%x.1), metadata={op_name="jit(sqrt)/sqrt" \
+source_file="/home/carlesoctav/personal/modernizing-indo-nlp/src/nn/_linear.py" \
+source_line=55 source_end_line=55 source_column=12 source_end_column=88}
 
 
 HloLiveRange (max 2):
@@ -69,7 +71,8 @@ HloLiveRange (max 2):
       ├── jit(sqrt)/sqrt (50.0%, total: 4 bytes, current: 4 bytes, remaining: 4 bytes)
       └── x (50.0%, total: 4 bytes, current: 4 bytes, remaining: 0 bytes)
 """
-# carlesoctav/fme xla_dump/module_0005.jit__threefry_split.cpu_after_optimizations-memory-usage-report.txt:
+# carlesoctav/fme
+# xla_dump/module_0005.jit__threefry_split.cpu_after_optimizations-memory-usage-report.txt:
 OLD_MEMORY = """\
 Total bytes used: 1032 (1.0KiB)
 
@@ -92,7 +95,8 @@ allocation 7: size 964B, preallocated-temp:
 
 \tcumulative_size;       size;       offset; used_by_n_values; shapes_list
 \t------------------------------------------------------------
-\t      64B( 36%);        64B;            0;                5; 5×(s32[], u32[2], u32[2], u32[], u32[], /*index=5*/u32[], u32[4], u32[4])
+\t      64B( 36%);        64B;            0;                5; 5×(s32[], u32[2], u32[2], u32[], \
+u32[], /*index=5*/u32[], u32[4], u32[4])
 \t      80B( 45%);        16B;           64;                2; u32[4], pred[]
 \t      96B( 55%);        16B;          192;                5; 5×u32[4]
 \t     112B( 64%);        16B;          128;                1; u32[4]
@@ -383,33 +387,66 @@ def slots(allocation: int) -> Callable[[MemoryUsageReport], Any]:
 
 # Read from the files by hand: (module, what, fact, expected).
 CORPUS_FACTS = [
-    (F11, "allocations", assignment_fact(lambda a: [(x.index, x.kind, x.size) for x in a.allocations]), [(0, "output", 4), (1, "parameter", 4)]),
-    (F11, "schedule", live_fact(lambda r: (r.sequence, r.max_time, r.peak_time, r.peak_bytes)), (("x.1", "sqrt.2"), 2, 1, 8)),
-    (F21, "allocation count, total", assignment_fact(lambda a: (len(a.allocations), a.total_bytes)), (10, 9152)),
-    (F21, "parameter numbers", assignment_fact(lambda a: [(x.index, x.parameter_number) for x in a.allocations if x.kind == "parameter"]), [(4, 0), (5, 2), (6, 1)]),
-    (F21, "temp allocation", assignment_fact(lambda a: (a.allocations[9].kind, a.allocations[9].size, len(a.allocations[9].values))), ("preallocated-temp", 7044, 54)),
-    (F21, "tuple elements via Used values", assignment_fact(lambda a: [v.instruction for _, v in a.values_of("tuple.14")][:3]), ["tuple.14", "add.57", "broadcast_add_fusion.1"]),
+    (F11, "allocations",
+     assignment_fact(lambda a: [(x.index, x.kind, x.size) for x in a.allocations]),
+     [(0, "output", 4), (1, "parameter", 4)]),
+    (F11, "schedule", live_fact(lambda r: (r.sequence, r.max_time, r.peak_time, r.peak_bytes)),
+     (("x.1", "sqrt.2"), 2, 1, 8)),
+    (F21, "allocation count, total",
+     assignment_fact(lambda a: (len(a.allocations), a.total_bytes)), (10, 9152)),
+    (F21, "parameter numbers",
+     assignment_fact(lambda a: [
+         (x.index, x.parameter_number) for x in a.allocations if x.kind == "parameter"
+     ]),
+     [(4, 0), (5, 2), (6, 1)]),
+    (F21, "temp allocation",
+     assignment_fact(lambda a: (
+         a.allocations[9].kind, a.allocations[9].size, len(a.allocations[9].values)
+     )),
+     ("preallocated-temp", 7044, 54)),
+    (F21, "tuple elements via Used values",
+     assignment_fact(lambda a: [v.instruction for _, v in a.values_of("tuple.14")][:3]),
+     ["tuple.14", "add.57", "broadcast_add_fusion.1"]),
     (F21, "tuple element slice", slice_of("tuple.14", "{1}"), (9, 64, 2048)),
-    (F21, "peak", live_fact(lambda r: (r.max_time, r.peak_time, r.peak_bytes, len(r.peak_buffers))), (52, 45, 8288, 18)),
+    (F21, "peak",
+     live_fact(lambda r: (r.max_time, r.peak_time, r.peak_bytes, len(r.peak_buffers))),
+     (52, 45, 8288, 18)),
     (F21, "while element range", live_fact(lambda r: r.range_of("while.9", "{1}")), (48, 51)),
-    (F21, "stack tree", live_fact(lambda r: (len(r.stack_breakdown), r.stack_breakdown[0][:9])), (19, "main.336 ")),
-    (F21, "memory total", memory_fact(lambda m: (m.total_bytes, [(s.name, s.color) for s in m.spaces])), (9152, [("default", None)])),
-    (F21, "allocation rows", memory_fact(lambda m: [(r.allocation, r.size_text) for r in m.spaces[0].rows if r.kind == "allocation"][:3]), [(9, "6.9KiB"), (0, "2.0KiB"), (2, "16B")]),
+    (F21, "stack tree",
+     live_fact(lambda r: (len(r.stack_breakdown), r.stack_breakdown[0][:9])), (19, "main.336 ")),
+    (F21, "memory total",
+     memory_fact(lambda m: (m.total_bytes, [(s.name, s.color) for s in m.spaces])),
+     (9152, [("default", None)])),
+    (F21, "allocation rows",
+     memory_fact(lambda m: [
+         (r.allocation, r.size_text) for r in m.spaces[0].rows if r.kind == "allocation"
+     ][:3]),
+     [(9, "6.9KiB"), (0, "2.0KiB"), (2, "16B")]),
     (F21, "slots of allocation 0", memory_fact(slots(0)), [(0, 3)]),
     (F21, "slots of allocation 9", memory_fact(lambda m: len(slots(9)(m))), 18),
     (F05, "peak", live_fact(lambda r: (r.max_time, r.peak_time, r.peak_bytes)), (50, 18, 265)),
     (F05, "slots of allocation 7", memory_fact(lambda m: slots(7)(m)[:2]), [(0, 5), (64, 2)]),
-    (A05, "allocations", assignment_fact(lambda a: (len(a.allocations), a.total_bytes, a.allocations[9].kind)), (10, 67108928, "output")),
+    (A05, "allocations",
+     assignment_fact(lambda a: (len(a.allocations), a.total_bytes, a.allocations[9].kind)),
+     (10, 67108928, "output")),
     (A05, "peak", live_fact(lambda r: (r.max_time, r.peak_time, r.peak_bytes)), (10, 9, 67108928)),
-    (A14, "kinds", assignment_fact(lambda a: [x.kind for x in a.allocations]), ["output", "parameter", "parameter", "thread-local", "thread-local", "thread-local", "preallocated-temp"]),
+    (A14, "kinds", assignment_fact(lambda a: [x.kind for x in a.allocations]),
+     ["output", "parameter", "parameter", "thread-local", "thread-local", "thread-local",
+      "preallocated-temp"]),
     (A14, "total from the values file", assignment_fact(lambda a: a.total_bytes), 216006678),
-    (A14, "get-tuple-element forwards the matmul", slice_of("get-tuple-element.2"), (0, 0, 117440512)),
+    (A14, "get-tuple-element forwards the matmul", slice_of("get-tuple-element.2"),
+     (0, 0, 117440512)),
     (A14, "all-reduce-done forwards its start", slice_of("all-reduce-done"), (0, 0, 117440512)),
     (A14, "matmul workspace", slice_of("custom-call.1", "{1}"), (6, 0, 79691776)),
-    (A14, "peak", live_fact(lambda r: (r.max_time, r.peak_time, r.peak_bytes, len(r.peak_buffers))), (6, 4, 253755392, 4)),
+    (A14, "peak",
+     live_fact(lambda r: (r.max_time, r.peak_time, r.peak_bytes, len(r.peak_buffers))),
+     (6, 4, 253755392, 4)),
     (A14, "stack tree", live_fact(lambda r: r.stack_breakdown[0][:12]), "main.0_spmd "),
-    (A14, "memory spaces", memory_fact(lambda m: [(s.name, s.color, s.total_bytes, len(s.rows)) for s in m.spaces]), [("default", 0, 216006678, 8)]),
-    (A14, "tables", memory_fact(lambda m: [r.table for r in m.spaces[0].rows]), [0, 1, 1, 2, 3, 4, 5, 6]),
+    (A14, "memory spaces",
+     memory_fact(lambda m: [(s.name, s.color, s.total_bytes, len(s.rows)) for s in m.spaces]),
+     [("default", 0, 216006678, 8)]),
+    (A14, "tables", memory_fact(lambda m: [r.table for r in m.spaces[0].rows]),
+     [0, 1, 1, 2, 3, 4, 5, 6]),
 ]  # fmt: skip
 
 
@@ -445,7 +482,8 @@ FLAGS = [
     ("thread-local", "thread-local", None),
     ("constant", "constant", None),
     ("preallocated-temp", "preallocated-temp", None),
-    ("color 1, parameter 3, shape |(f32[2], s32[])| at ShapeIndex {0,1}, maybe-live-out", "parameter", 3),
+    ("color 1, parameter 3, shape |(f32[2], s32[])| at ShapeIndex {0,1}, maybe-live-out",
+     "parameter", 3),
     ("constant, maybe-live-out", "constant", None),
     ("color 5, entry-computation-tuple", "temp", None),
 ]  # fmt: skip
@@ -623,17 +661,29 @@ def test_shuffled_real_lines_never_raise(data: st.DataObject) -> None:
 
 ERRORS = [
     # (what is wrong, reader, text, (old, new) edit, line, words in the message)
-    ("value without size", "assignment", OLD_ASSIGNMENT, ("(size=4,offset=0): f32[]\nallocation 1", "(size=4): f32[]\nallocation 1"), 3, "size=N,offset=N"),
-    ("value past its allocation", "assignment", OLD_ASSIGNMENT, ("(size=4,offset=0): f32[]\nallocation 1", "(size=4,offset=2): f32[]\nallocation 1"), 3, "past"),
-    ("allocation without size", "assignment", OLD_ASSIGNMENT, ("allocation 1: size 4,", "allocation 1: 4,"), 4, "allocation N"),
-    ("stray line", "assignment", OLD_ASSIGNMENT, ("\nTotal bytes used", "\nsomething else\nTotal bytes used"), 7, "expected"),
-    ("bad position", "assignment", OLD_ASSIGNMENT, ("  x.1\n uses:", "  x.1 {oops\n uses:"), 12, "position"),
+    ("value without size", "assignment", OLD_ASSIGNMENT,
+     ("(size=4,offset=0): f32[]\nallocation 1", "(size=4): f32[]\nallocation 1"),
+     3, "size=N,offset=N"),
+    ("value past its allocation", "assignment", OLD_ASSIGNMENT,
+     ("(size=4,offset=0): f32[]\nallocation 1", "(size=4,offset=2): f32[]\nallocation 1"),
+     3, "past"),
+    ("allocation without size", "assignment", OLD_ASSIGNMENT,
+     ("allocation 1: size 4,", "allocation 1: 4,"), 4, "allocation N"),
+    ("stray line", "assignment", OLD_ASSIGNMENT,
+     ("\nTotal bytes used", "\nsomething else\nTotal bytes used"), 7, "expected"),
+    ("bad position", "assignment", OLD_ASSIGNMENT,
+     ("  x.1\n uses:", "  x.1 {oops\n uses:"), 12, "position"),
     ("bad range", "live_range", OLD_ASSIGNMENT, ("sqrt.2{}:1-2", "sqrt.2{}:1-"), 29, "start-end"),
-    ("schedule gap", "live_range", OLD_ASSIGNMENT, ("    1:sqrt.2", "    2:sqrt.2"), 26, "position 1"),
-    ("wrong cumulative", "live_range", OLD_ASSIGNMENT, ("(cumulative: 8 bytes)", "(cumulative: 9 bytes)"), 32, "cumulative"),
-    ("unknown section", "live_range", OLD_ASSIGNMENT, ("  BufferLiveRange:", "  Mystery:\n    x:1\n  BufferLiveRange:"), 27, "Mystery"),
-    ("bad total", "memory", OLD_MEMORY, ("Total bytes used: 1032", "Total bytes used: lots"), 1, "Total bytes used"),
-    ("junk row", "memory", OLD_MEMORY, ("\t     112B( 64%)", "\tgarbage\n\t     112B( 64%)"), 25, "garbage"),
+    ("schedule gap", "live_range", OLD_ASSIGNMENT,
+     ("    1:sqrt.2", "    2:sqrt.2"), 26, "position 1"),
+    ("wrong cumulative", "live_range", OLD_ASSIGNMENT,
+     ("(cumulative: 8 bytes)", "(cumulative: 9 bytes)"), 32, "cumulative"),
+    ("unknown section", "live_range", OLD_ASSIGNMENT,
+     ("  BufferLiveRange:", "  Mystery:\n    x:1\n  BufferLiveRange:"), 27, "Mystery"),
+    ("bad total", "memory", OLD_MEMORY,
+     ("Total bytes used: 1032", "Total bytes used: lots"), 1, "Total bytes used"),
+    ("junk row", "memory", OLD_MEMORY,
+     ("\t     112B( 64%)", "\tgarbage\n\t     112B( 64%)"), 25, "garbage"),
 ]  # fmt: skip
 
 

@@ -52,7 +52,7 @@ def assert_same(path: Path, expect_split: bool = True) -> None:
     assert two.ops == one.ops
     assert (two.totals, two.executed, two.loops) == (one.totals, one.executed, one.loops)
     # Anything asked of a body the helper read is read here on demand.
-    for a, b in zip(one_loaded.module.computations, two_loaded.module.computations):
+    for a, b in zip(one_loaded.module.computations, two_loaded.module.computations, strict=True):
         assert b.instructions == a.instructions
         for instr in a.instructions[:3]:
             assert two.op(instr.name) == one.op(instr.name)
@@ -75,6 +75,7 @@ def test_two_processes_on_loops_branches_and_spmd(zoo: dict[str, Path]) -> None:
             assert_same(path, expect_split=False)
 
 
+@pytest.mark.slow
 def test_two_processes_on_the_corpus(corpus: Path) -> None:
     """GPU, ROCm and TPU dumps (memory spaces, library calls, async pairs)
     and 2020-era TF names: every after-optimizations module of the corpus."""

@@ -65,10 +65,10 @@ def test_moved_computations_get_their_own_spans() -> None:
     a = parse_module(first, store=store)
     b = parse_module(second, store=store)
     assert store.hits == 2, "both computations reused"
-    for comp_a, comp_b in zip(a.computations, b.computations):
+    for comp_a, comp_b in zip(a.computations, b.computations, strict=True):
         assert comp_b.parsed is comp_a.parsed
         assert comp_b.span.line == comp_a.span.line + 2
-        for ia, ib in zip(comp_a.instructions, comp_b.instructions):
+        for ia, ib in zip(comp_a.instructions, comp_b.instructions, strict=True):
             assert ib.span.line == ia.span.line + 2 and ib.span.column == ia.span.column
             assert second[ib.span.offset : ib.span.end] == first[ia.span.offset : ia.span.end]
 

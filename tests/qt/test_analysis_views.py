@@ -69,7 +69,7 @@ def test_unchanged_pass_has_an_empty_diff_and_can_be_hidden(window, qtbot) -> No
 
 def test_traffic_table_ranks_scores_and_selects_on_click(window, qtbot) -> None:
     open_sample(window)
-    table, model = window.traffic_panel.table, window.traffic_panel.model
+    table, model = window.traffic_panel.table, window.traffic_panel.rows_model
     assert "[8192,8192]" in model.index(0, 2).data()
     align = Qt.ItemDataRole.TextAlignmentRole
     assert model.index(0, 0).data(align) & Qt.AlignmentFlag.AlignRight, "figures align right"
@@ -105,7 +105,7 @@ def test_search_finds_by_op_name_and_selects(window, qtbot) -> None:
     open_sample(window)
     window.search("meta:exp op:fusion")
     window.wait_idle()
-    model = window.search_panel.model
+    model = window.search_panel.rows_model
     assert model.rowCount() == 1 and model.index(0, 0).data() == "convert_exponential_fusion"
     table = window.search_panel.table
     qtbot.mouseClick(

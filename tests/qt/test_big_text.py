@@ -25,7 +25,7 @@ def test_a_big_text_is_shown_by_windows(small_windows, window, qtbot, gpt_dump) 
     lines = module.text.count("\n") + 1
     assert lines > 2000, "a text several windows long"
     assert view.document().blockCount() <= 400
-    assert view.scroll.isVisible() and view.scroll.maximum() > lines - 100
+    assert view.file_scroll.isVisible() and view.file_scroll.maximum() > lines - 100
     assert view.spans is not None, "the window got its colours"
     # Selecting an instruction near the end moves the window to it.
     last = module.entry.instructions[-1]
@@ -36,7 +36,7 @@ def test_a_big_text_is_shown_by_windows(small_windows, window, qtbot, gpt_dump) 
     block = view.document().findBlockByNumber(last.span.line - 1 - view.first)
     assert last.name in block.text()
     # The outer scroll bar anywhere: the window follows, numbers are the file's.
-    view.scroll.setValue(lines // 2)
+    view.file_scroll.setValue(lines // 2)
     top = view.first + view.verticalScrollBar().value()
     assert abs(top - lines // 2) <= 1
     line = view.first + 1

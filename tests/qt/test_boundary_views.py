@@ -20,7 +20,7 @@ def open_sample(window) -> None:
 
 
 def table_reasons(panel) -> dict[str, str]:
-    model = panel.model
+    model = panel.rows_model
     return {
         model.index(r, PRODUCER).data(): model.index(r, REASON).data()
         for r in range(model.rowCount())
@@ -29,7 +29,7 @@ def table_reasons(panel) -> dict[str, str]:
 
 def click_row(window, qtbot, value: str) -> None:
     panel = window.traffic_panel
-    model, table = panel.model, panel.table
+    model, table = panel.rows_model, panel.table
     row = next(r for r in range(model.rowCount()) if model.index(r, PRODUCER).data() == value)
     table.scrollTo(model.index(row, PRODUCER))
     qtbot.mouseClick(
@@ -145,7 +145,7 @@ def test_filter_by_reason_narrows_the_table(window) -> None:
     assert table_reasons(panel) == everything
     # The Reason column sorts: each reason's rows together.
     panel.table.sortByColumn(REASON, Qt.SortOrder.AscendingOrder)
-    column = [panel.model.index(r, REASON).data() for r in range(panel.model.rowCount())]
+    column = [panel.rows_model.index(r, REASON).data() for r in range(panel.rows_model.rowCount())]
     assert column == sorted(column, key=["multi-pass", "library-call"].index), column
 
 
@@ -156,7 +156,7 @@ def test_a_pass_step_keeps_the_panel_with_the_shown_pass(window, qtbot) -> None:
     earlier = next(str(p.seq) for p in window.model.module.passes if p.after == "fusion")
     window.select_pass(earlier)
     # Until the new pass's traffic is known, nothing of the pass before stays.
-    assert panel.model.rowCount() == 0, "no rows of the pass before"
+    assert panel.rows_model.rowCount() == 0, "no rows of the pass before"
     assert f"Pass {earlier}" in panel.detail.toPlainText(), panel.detail.toPlainText()
     assert not window.graph_pane.main.canvas or not window.graph_pane.main.canvas.emphasis
     window.wait_idle()
@@ -173,7 +173,7 @@ def test_a_pass_step_keeps_the_panel_with_the_shown_pass(window, qtbot) -> None:
     keys = [p.key for p in window.model.points]
     window.select_pass(keys[keys.index(earlier) + 1])
     window.wait_idle()
-    assert panel.model.rowCount() and not any(table_reasons(panel).values()), (
+    assert panel.rows_model.rowCount() and not any(table_reasons(panel).values()), (
         "no work for a hidden tab"
     )
     window.bottom_tabs.setCurrentWidget(panel)

@@ -26,12 +26,12 @@ def show_cost_tab(window, folder: Path | None = None) -> None:
 
 def table_names(panel) -> list[str]:
     """The ops as the Cost table lists them, top first."""
-    return [panel.model.index(row, 0).data() for row in range(panel.model.rowCount())]
+    return [panel.rows_model.index(row, 0).data() for row in range(panel.rows_model.rowCount())]
 
 
 def cell(panel, name: str, column: int) -> str:
     row = table_names(panel).index(name)
-    return panel.model.index(row, column).data()
+    return panel.rows_model.index(row, column).data()
 
 
 def touching_big_arrays(window) -> tuple[set[str], set[str]]:
@@ -90,11 +90,11 @@ def test_a_row_and_a_dot_select_their_op(window, qtbot) -> None:
     panel = window.cost_panel
     row = table_names(panel).index("dot_general.6")
     table = panel.table
-    table.scrollTo(panel.model.index(row, 0))
+    table.scrollTo(panel.rows_model.index(row, 0))
     qtbot.mouseClick(
         table.viewport(),
         Qt.MouseButton.LeftButton,
-        pos=table.visualRect(panel.model.index(row, 0)).center(),
+        pos=table.visualRect(panel.rows_model.index(row, 0)).center(),
     )
     window.wait_idle()
     assert window.view_state()["selection"] == "dot_general.6"

@@ -42,7 +42,7 @@ def listing(folder: Path) -> dict[str, tuple[int, int]]:
 def measured_keys(panel) -> dict[str, tuple]:
     """name -> (count, measured, mean, share) as the Cost table sorts them."""
     out = {}
-    for texts, keys, name in panel.model.rows:
+    for _texts, keys, name in panel.rows_model.rows:
         if keys[8] is not None:
             out[name] = keys[8:12]
     return out
@@ -84,7 +84,7 @@ def test_a_collected_profile_fills_the_measured_views(window, collected: Path) -
     assert expected.device is None and "no device" in text, text
     # A loop body's ops run once per iteration: the scan's trip count, 4.
     assert "Executed (loop bodies × trip count)" in panel.summary.text()
-    assert any(texts[5].endswith("×4") for texts, _, _ in panel.model.rows), "loop body ops"
+    assert any(texts[5].endswith("×4") for texts, _, _ in panel.rows_model.rows), "loop body ops"
     # Another pass: the measured figures are of the HLO that ran, not of it.
     keys = [p.key for p in window.timeline.points]
     window.select_pass(keys[-2])

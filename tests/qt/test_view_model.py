@@ -125,6 +125,7 @@ def test_history_and_change_sizes_stay_with_their_module(
     assert not hooked
 
 
+@pytest.mark.slow
 def test_memory_stays_flat_over_sweeps(window, qtbot) -> None:
     """Ten sweeps of every pass of the sample: no growth of memory, of frozen
     objects or of documents left behind."""
@@ -274,6 +275,7 @@ def test_quit_while_a_job_runs(tmp_path: Path) -> None:
     assert not helpers, f"helper processes outlived the window: {helpers}"
 
 
+@pytest.mark.slow
 def test_scrubbing_prepares_each_pass_once(window, qtbot, gpt_dump, monkeypatch, hooked) -> None:
     """Stepping forward as fast as passes show: a pass the prefetch is preparing
     when the user steps to it is waited for, not read a second time."""
@@ -296,7 +298,7 @@ def test_scrubbing_prepares_each_pass_once(window, qtbot, gpt_dump, monkeypatch,
         window.select_pass(key)
         want = int(key) if key.isdigit() else key
         qtbot.waitUntil(
-            lambda: (
+            lambda want=want: (
                 window.view_state()["text_pass"] == want
                 and window.view_state()["graph_pass"] == want
             ),

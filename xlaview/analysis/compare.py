@@ -27,7 +27,9 @@ class ModuleComparison:
     right_instructions: int
 
     def to_json(self) -> dict[str, Any]:
-        def side(traffic: Traffic, peak: int | None, count: int, only: tuple[str, ...]) -> dict:
+        def side(
+            traffic: Traffic, peak: int | None, count: int, only: tuple[str, ...]
+        ) -> dict[str, Any]:
             large = [i.shape for i in traffic.intermediates[:5]]
             return {
                 "instructions": count,

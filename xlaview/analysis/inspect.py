@@ -99,7 +99,11 @@ def kernel_argument_map(
     return out
 
 
-def _body_signature(module: Module, computation: str) -> tuple:
+# Per instruction: opcode, shape, operand positions (-1: not in the body), payload, fusion kind.
+_Signature = tuple[tuple[str, str, tuple[int, ...], str | None, str | None], ...]
+
+
+def _body_signature(module: Module, computation: str) -> _Signature:
     comp = module.computation(computation)
     index = {i.name: k for k, i in enumerate(comp.instructions)}
     return tuple(

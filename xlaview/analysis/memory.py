@@ -88,10 +88,10 @@ def memory_timeline(live: LiveRange, assignment: BufferAssignment | None) -> Mem
     assigned: dict[tuple[str, str], tuple[int, BufferValue]] = {}  # -> (allocation, value)
     allocation_sizes: dict[int, int] = {}
     if assignment is not None:
-        for allocation in assignment.allocations:
-            allocation_sizes[allocation.index] = allocation.size
-            for value in allocation.values:
-                assigned[value.instruction, value.shape_index] = (allocation.index, value)
+        for alloc in assignment.allocations:
+            allocation_sizes[alloc.index] = alloc.size
+            for value in alloc.values:
+                assigned[value.instruction, value.shape_index] = (alloc.index, value)
     peak_sizes = dict(live.peak_buffers)
     bars = []
     for key, (start, end) in live.ranges.items():

@@ -13,15 +13,19 @@ REASONS = (
     "output",
     "other",
 )
-# Who decides when several apply (layout-change has two places: see boundaries).
-PRECEDENCE = (
+# Who decides when several apply, first first (the reasoning is in
+# `xlaview.analysis.boundaries.explain`). A layout change has two places: at
+# the producer it outranks a multi-pass read, anywhere else it does not.
+RANKED = (
     "output",
     "collective",
     "control-flow",
-    "layout-change",
+    "layout-change/producer",
     "multi-pass",
     "library-call",
-    "layout-change",
+    "layout-change/other",
     "shared-read",
     "other",
 )
+PRECEDENCE = tuple(rank.partition("/")[0] for rank in RANKED)
+RANK = {rank: place for place, rank in enumerate(RANKED, start=1)}

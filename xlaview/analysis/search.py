@@ -60,7 +60,7 @@ def _matches(module: Module, instr: Instruction, terms: list[tuple[str | None, s
 
 
 def search(module: Module, query: str, limit: int = 500) -> list[Hit]:
-    terms = []
+    terms: list[tuple[str | None, str]] = []
     for word in query.split():
         key, sep, value = word.partition(":")
         if sep and key in FIELDS and value:

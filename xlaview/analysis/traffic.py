@@ -262,8 +262,9 @@ def analyze_traffic(
                 priced_read = bytes_read[k] if k < len(bytes_read) else None
                 if priced_read == 0:
                     continue  # not read (updated in place), or read as nothing
-                key = keys.get(operand, keys)
-                if key is keys:
+                if operand in keys:
+                    key = keys[operand]
+                else:
                     found = _source(by_name, in_place, operand)
                     key = keys[operand] = (found[0].name, found[1]) if found is not None else None
                 if key is not None:

@@ -9,20 +9,21 @@ need them, so that ``summary`` starts fast.
 from __future__ import annotations
 
 import argparse
-import gc
 import os
 import sys
 from collections.abc import Sequence
 
 from xlaview.cli import analyses, boundaries, collect, cost, export, inspect, profile, summary
 from xlaview.cli.common import echo, kept, release
+from xlaview.collector import gc_paused
 from xlaview.errors import XlaviewError
 from xlaview.version import __version__
 
 COMMANDS = (summary, inspect, analyses, cost, boundaries, profile, collect, export)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser() -> tuple[argparse.ArgumentParser, set[str]]:
+    """The parser, and the names of its commands."""
     parser = argparse.ArgumentParser(
         prog="xlaview",
         description="Explore XLA dump folders (--xla_dump_to). Without a command, open the "
@@ -32,13 +33,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for command in COMMANDS:
         command.register(sub)
-    return parser
+    return parser, set(sub.choices)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
-    commands = set(parser._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
+    parser, commands = build_parser()
     if not argv or (argv[0] not in commands and not argv[0].startswith("-")):
         from xlaview.qt.app import run_gui  # imports Qt
 
@@ -49,10 +49,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # A command runs once and exits: the cyclic garbage collector would only
     # walk the million objects of a big module again and again (a third of a
     # second each time) for garbage it never finds.
-    collecting = gc.isenabled()
-    gc.disable()
     try:
-        return args.run(args)
+        with gc_paused():
+            return args.run(args)
     except XlaviewError as err:  # CliError, or bad input the command did not expect
         echo(f"xlaview {args.command}: {err}", err=True)
         return 2
@@ -76,9 +75,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             err=True,
         )
         return 1
-    finally:
-        if collecting:
-            gc.enable()
 
 
 def run() -> None:

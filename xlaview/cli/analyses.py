@@ -85,10 +85,10 @@ def cmd_diff(args: argparse.Namespace) -> int:
         f"{module.title}: {args.from_} -> {args.to}: {len(diff.added)} added, "
         f"{len(diff.removed)} removed, {len(diff.changed)} changed"
     )
-    for c in diff.computations_added:
-        echo(f"  + computation {c}")
-    for c in diff.computations_removed:
-        echo(f"  - computation {c}")
+    for name in diff.computations_added:
+        echo(f"  + computation {name}")
+    for name in diff.computations_removed:
+        echo(f"  - computation {name}")
     for a in diff.added:
         extra = f"  (absorbed: {', '.join(a.absorbed)})" if a.absorbed else ""
         echo(f"  + {a.computation}/{a.name} = {a.shape} {a.opcode}{extra}")

@@ -76,7 +76,9 @@ def print_table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> None
     cells = [[terminal_text(c) for c in header]] + [[terminal_text(c) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     for k, row in enumerate(cells):
-        sys.stdout.write("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() + "\n")
+        sys.stdout.write(
+            "  ".join(c.ljust(w) for c, w in zip(row, widths, strict=False)).rstrip() + "\n"
+        )
         if k == 0:
             sys.stdout.write("  ".join("-" * w for w in widths) + "\n")
 

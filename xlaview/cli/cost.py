@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from xlaview import units
 from xlaview.cli.common import (
     CliError,
     echo,
@@ -14,7 +15,7 @@ from xlaview.cli.common import (
     load_priced,
     print_table,
 )
-from xlaview.units import human_bytes, human_count, human_seconds
+from xlaview.units import human_bytes
 
 
 def cmd_cost(args: argparse.Namespace) -> int:
@@ -43,15 +44,15 @@ def cmd_cost(args: argparse.Namespace) -> int:
     echo(f"{cost.module} on {dev.title} ({dev.name}: {reason})")
     total = cost.totals
     echo(
-        f"{human_count(total.flops, 'FLOP')}, "
-        f"{human_count(total.transcendentals)} transcendentals, "
-        f"{human_bytes(total.bytes_accessed)} accessed; {human_seconds(roof.time_s)} at best"
+        f"{units.count(total.flops, 'FLOP')}, "
+        f"{units.count(total.transcendentals)} transcendentals, "
+        f"{human_bytes(total.bytes_accessed)} accessed; {units.seconds(roof.time_s)} at best"
     )
     if cost.executed != cost.totals:
         ex = cost.executed
         echo(
-            f"executed (loops x trip count): {human_count(ex.flops, 'FLOP')}, "
-            f"{human_bytes(ex.bytes_accessed)}; {human_seconds(roof.executed_time_s)}"
+            f"executed (loops x trip count): {units.count(ex.flops, 'FLOP')}, "
+            f"{human_bytes(ex.bytes_accessed)}; {units.seconds(roof.executed_time_s)}"
         )
     unknown = [loop.name for loop in cost.loops if loop.trip_count is None]
     if unknown:
@@ -69,10 +70,10 @@ def cmd_cost(args: argparse.Namespace) -> int:
             (
                 op.name,
                 op.kind,
-                human_count(op.flops),
+                units.count(op.flops),
                 human_bytes(op.memory_bytes),
                 intensity,
-                human_seconds(placed.time_s) + times,
+                units.seconds(placed.time_s) + times,
                 placed.bound,
                 f"{placed.share:.1%}",
             )

@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from xlaview import units
 from xlaview.cli.common import CliError, echo, emit_json, keep, reading
-from xlaview.units import human_bytes, human_count, human_seconds
+from xlaview.units import human_bytes
 
 
 def load_for_inspection(path: Path, priced: bool = False):
@@ -128,12 +129,12 @@ def print_instruction(d: dict) -> None:
     if c:
         times = f" x{c['executions']}" if c["executions"] != 1 else ""
         line = (
-            f"  cost: {human_count(c['flops'], 'FLOP')}, {human_count(c['transcendentals'])} "
+            f"  cost: {units.count(c['flops'], 'FLOP')}, {units.count(c['transcendentals'])} "
             f"transcendentals, {human_bytes(c['bytes_accessed'])} accessed{times}"
         )
         if "time_s" in c:
             line += (
-                f"; on {c['device']} {human_seconds(c['time_s'])}, {c['bound']}-bound"
+                f"; on {c['device']} {units.seconds(c['time_s'])}, {c['bound']}-bound"
                 f" ({c['precision']} peak)"
             )
         echo(line)

@@ -32,7 +32,7 @@ def dumps(document: object) -> str:
 def _scalar(value: object) -> str | None:
     kind = type(value)
     if kind is str:
-        return _quote(value)
+        return _quote(value)  # type: ignore[arg-type]  # (its type is str, checked above)
     if kind is int:
         return int.__repr__(value)
     if kind is float:
@@ -58,7 +58,7 @@ def _write(value: object, indent: str, add) -> None:
         items = value.items()  # type: ignore[attr-defined]
         opening, closing = "{", "}"
     elif kind is list or kind is tuple:
-        items = value  # type: ignore[assignment]
+        items = value
         opening, closing = "[", "]"
     else:
         raise _Unusual

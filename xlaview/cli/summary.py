@@ -36,7 +36,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
     )
     if len(index.dumps) > 1:
         echo(f"{len(index.dumps)} dumps: " + ", ".join(d or "." for d in index.dumps))
-    rows = []
+    rows: list[tuple[object, ...]] = []
     for m in index.modules:
         reports = [_REPORT_ABBREVIATIONS[k] for k, v in m.reports.items() if v]
         rows.append(
@@ -53,7 +53,9 @@ def cmd_summary(args: argparse.Namespace) -> int:
         )
     if rows:
         echo()
-        header = ("dump", "id", "name", "backend", "passes", "before", "after", "reports")
+        header: tuple[str, ...] = (
+            "dump", "id", "name", "backend", "passes", "before", "after", "reports",
+        )  # fmt: skip
         if len(index.dumps) == 1:
             rows, header = [r[1:] for r in rows], header[1:]
         print_table(rows, header)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from xlaview.dump.files import DumpReadError, read_head
 from xlaview.dump.naming import backend_of, parse_stage_name
@@ -110,9 +110,10 @@ _CACHE_LIMIT = 8192
 _heads: dict[tuple[str, int, int], HloHead | None] = {}
 _sizes: dict[tuple[str, int, int], int] = {}
 _lock = threading.Lock()
+_V = TypeVar("_V")
 
 
-def _remember(cache: dict, key: tuple[str, int, int], value: object) -> None:
+def _remember(cache: dict[tuple[str, int, int], _V], key: tuple[str, int, int], value: _V) -> None:
     with _lock:
         if len(cache) >= _CACHE_LIMIT:
             cache.clear()

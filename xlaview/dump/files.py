@@ -22,6 +22,7 @@ dropped. Every refusal is a `DumpReadError` naming the file.
 from __future__ import annotations
 
 import codecs
+import io
 import os
 import re
 import stat
@@ -29,7 +30,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import BinaryIO
 
 from xlaview.errors import LocatedError, XlaviewError
 from xlaview.units import human_bytes
@@ -166,7 +166,7 @@ def check_dump_file(path: str | os.PathLike[str], limit: int | None = None) -> o
 @contextmanager
 def open_dump_file(
     path: str | os.PathLike[str], limit: int | None = None
-) -> Iterator[tuple[BinaryIO, os.stat_result]]:
+) -> Iterator[tuple[io.FileIO, os.stat_result]]:
     """``(binary file, its stat)`` of a regular dump file, opened without blocking.
 
     The path is checked before opening (nothing but a regular file is ever
@@ -186,7 +186,7 @@ def open_dump_file(
         os.close(fd)
         raise
     with stream:
-        yield stream, st  # type: ignore[misc]
+        yield stream, st
 
 
 def read_bytes(path: str | os.PathLike[str], limit: int | None = None) -> bytes:

@@ -90,10 +90,10 @@ def _scan(root: Path, problems: list[Problem]) -> dict[str, list[_Entry]]:
             if stat.S_ISDIR(st.st_mode):
                 problems.append(Problem(rel, "link to a folder: not followed"))
                 continue
-            kind = non_regular_kind(st.st_mode)
-            if kind is not None:  # a FIFO would block its reader, a device never ends
+            special = non_regular_kind(st.st_mode)
+            if special is not None:  # a FIFO would block its reader, a device never ends
                 link = f" (a link to {os.path.realpath(entry.path)})" if entry.is_symlink() else ""
-                problems.append(Problem(rel, f"not a regular file: {kind}{link}; never opened"))
+                problems.append(Problem(rel, f"not a regular file: {special}{link}; never opened"))
                 continue
             dump_file = DumpFile(Path(entry.path).absolute(), rel, st.st_size, st.st_mtime_ns)
             files.append(_Entry(dump_file, parse_file_name(entry.name)))
@@ -235,6 +235,7 @@ def _place(module: DumpModule, parsed: DumpFileName, dump_file: DumpFile) -> Non
         return
     if parsed.kind is FileKind.REPORT and text:
         slot = parsed.report
+        assert slot is not None  # a report file's name says which report
         # The final stage's reports win over any other stage's.
         if getattr(module.reports, slot) is None or parsed.stage == "after_optimizations":
             setattr(module.reports, slot, dump_file)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from xlaview.dump.files import same_bytes
 from xlaview.dump.points import ModulePoint, find_point, module_points
@@ -83,7 +84,7 @@ class DumpModule:
     plain_file: str | None = None
     _unchanged: dict[int, bool] = field(default_factory=dict, repr=False)
     # The points, and what they were made from: made again if the files change.
-    _points: tuple[tuple, list[ModulePoint]] | None = field(default=None, repr=False)
+    _points: tuple[tuple[object, ...], list[ModulePoint]] | None = field(default=None, repr=False)
 
     @property
     def key(self) -> str:
@@ -224,7 +225,7 @@ class DumpIndex:
                 return module
         return None
 
-    def to_json(self) -> dict:
+    def to_json(self) -> dict[str, Any]:
         """The ``summary --json`` document."""
 
         def rel(f: DumpFile | None) -> str | None:

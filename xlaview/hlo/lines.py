@@ -73,7 +73,7 @@ class LineOwners(Mapping[int, Owner]):
     def _as_dict(self, starts: list[int]) -> dict[int, Owner]:
         """The old per-line dict, later ranges winning: for texts whose ranges overlap."""
         owners: dict[int, Owner] = {}
-        for start, end, owner in zip(starts, self._ends, self._owners):
+        for start, end, owner in zip(starts, self._ends, self._owners, strict=False):
             for line in range(start, end + 1):
                 owners[line] = _resolve(owner, start, line)
         return owners
@@ -96,7 +96,9 @@ class LineOwners(Mapping[int, Owner]):
             return iter(self._fallback)
         assert self._starts is not None
         return (
-            line for start, end in zip(self._starts, self._ends) for line in range(start, end + 1)
+            line
+            for start, end in zip(self._starts, self._ends, strict=False)
+            for line in range(start, end + 1)
         )
 
     def __len__(self) -> int:
@@ -105,7 +107,7 @@ class LineOwners(Mapping[int, Owner]):
         if self._fallback is not None:
             return len(self._fallback)
         assert self._starts is not None
-        return sum(end - start + 1 for start, end in zip(self._starts, self._ends))
+        return sum(end - start + 1 for start, end in zip(self._starts, self._ends, strict=False))
 
 
 def _resolve(owner: Computation | Owner, start: int, line: int) -> Owner:

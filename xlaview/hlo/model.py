@@ -509,9 +509,11 @@ class Module:
         self._instr_starts = starts
         index: dict[str, int] = {}
         # Backwards, so that the first definition is written last.
-        for comp, start in zip(reversed(self.computations), reversed(starts)):
+        for comp, start in zip(reversed(self.computations), reversed(starts), strict=False):
             names = comp.instruction_names()
-            index.update(zip(reversed(names), range(start + len(names) - 1, start - 1, -1)))
+            index.update(
+                zip(reversed(names), range(start + len(names) - 1, start - 1, -1), strict=False)
+            )
         return index
 
     def instruction(self, name: str) -> Instruction:

@@ -28,15 +28,8 @@ ELEMENT_BITS: dict[str, int] = {
     "token": 0, "opaque": 0,
 }  # fmt: skip
 
+
 # Logical width of each type, for readers (and E(n) defaults when packed).
-LOGICAL_BITS: dict[str, int] = {
-    **ELEMENT_BITS,
-    "pred": 1, "s1": 1, "u1": 1, "s2": 2, "u2": 2, "s4": 4, "u4": 4, "f4e2m1fn": 4,
-}  # fmt: skip
-
-MEMORY_SPACE_NAMES: dict[int, str] = {0: "default (device memory)", 1: "S(1): on TPU, VMEM"}
-
-
 @dataclass(frozen=True, slots=True)
 class Layout:
     """A dense layout: ``{minor_to_major:attributes}``.
@@ -181,7 +174,9 @@ class Shape:
             return ""
         if self.is_tuple:
             return "(" + ", ".join(str(e) for e in self.elements) + ")"
-        dims = ",".join(f"<={d}" if dyn else str(d) for d, dyn in zip(self.dims, self.dynamic))
+        dims = ",".join(
+            f"<={d}" if dyn else str(d) for d, dyn in zip(self.dims, self.dynamic, strict=False)
+        )
         layout = f"{{{self.layout.text}}}" if self.layout and self.layout.text else ""
         return f"{self.element_type}[{dims}]{layout}"
 

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from xlaview.dump.files import DumpReadError, check_dump_file, open_dump_file
+from xlaview.dump.files import DumpReadError, open_dump_file
 from xlaview.dump.files import read_bytes as read_dump_bytes
 from xlaview.errors import LocatedError
 
@@ -55,15 +55,6 @@ class TraceFile:
     host: str
 
 
-def regular_file_size(path: Path, limit: int = MAX_FILE_BYTES) -> int:
-    """The size of ``path``, which must be a regular file of at most ``limit``
-    bytes (checked as every dump file is: `xlaview.dump.files`)."""
-    try:
-        return check_dump_file(path, limit).st_size
-    except DumpReadError as err:
-        raise TraceReadError(path, err.message) from None
-
-
 def read_bytes(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     """A whole (uncompressed) file, capped at ``limit`` bytes."""
     try:
@@ -80,7 +71,7 @@ def text_chunks(
     have been read."""
     try:
         with open_dump_file(path, file_limit) as (raw, _st):
-            buffered = io.BufferedReader(raw)  # type: ignore[arg-type]
+            buffered = io.BufferedReader(raw)
             stream: io.BufferedIOBase = buffered
             if buffered.peek(2)[:2] == b"\x1f\x8b":
                 stream = gzip.GzipFile(fileobj=buffered, mode="rb")

@@ -5,8 +5,9 @@ Events name their module (``hlo_module``) and op (``hlo_op``); several
 compilations may share a module name (a function jitted for two shapes). The
 XPlane also gives the program id, which is the dump's ``module_NNNN``: where
 the trace's program ids for a name are all modules of that name in the dump
-(and the ops of the module's id are mostly its instructions), they decide. Otherwise each run (``run_id``) goes to the compilation(s) whose
-instructions name the most of its ops; a run that fits several equally is
+(and the ops of the module's id are mostly its instructions), they decide.
+Otherwise each run (``run_id``) goes to the compilation(s) whose instructions
+name the most of its ops; a run that fits several equally is
 counted for each, and the profile says with which (``shared_with``).
 
 Ops nest: on CPU a ``while`` event spans the events of its body's ops, a
@@ -133,8 +134,8 @@ def _pick_runs(
     wanted: set[int],
     instructions: set[str],
     rivals: Mapping[int, Collection[str]],
-) -> tuple[array, tuple[int, ...]]:
-    by_run: dict[int, array] = {}
+) -> tuple[array[int], tuple[int, ...]]:
+    by_run: dict[int, array[int]] = {}
     for i in _picked(table, wanted):
         by_run.setdefault(table.run[i], array("l")).append(i)
     rival_sets = {rid: set(names) for rid, names in rivals.items()}
@@ -151,14 +152,14 @@ def _pick_runs(
     return array("l", sorted(picked)), tuple(sorted(shared))
 
 
-def _picked(table: EventTable, keys: set[int]) -> array:
+def _picked(table: EventTable, keys: set[int]) -> array[int]:
     """The events of ``keys``, in table order."""
     return array("l", (i for i, k in enumerate(table.key) if k in keys))
 
 
 def _sum_up(
     table: EventTable,
-    picked: array,
+    picked: array[int],
     name: str,
     module_id: int | None,
     device: str | None,
@@ -190,14 +191,12 @@ def _sum_up(
             own[key_of[picked[up]]] -= seconds
         runs.add(run_of[i])
     runs.discard(-1)
-    by_op: dict[str, list] = {}
+    by_op: dict[str, tuple[int, float, float]] = {}  # -> (count, total, own)
     devices: set[str] = set()
     for k, key in enumerate(keys):
         if count[k]:
-            sums = by_op.setdefault(key.op, [0, 0.0, 0.0])
-            sums[0] += count[k]
-            sums[1] += total[k]
-            sums[2] += own[k]
+            n, seconds, self_s = by_op.get(key.op, (0, 0.0, 0.0))
+            by_op[key.op] = (n + count[k], seconds + total[k], self_s + own[k])
             devices.add(key.device)
     times = sorted(
         (OpTime(op, n, seconds, max(self_s, 0.0)) for op, (n, seconds, self_s) in by_op.items()),
@@ -222,7 +221,7 @@ def _sum_up(
     )
 
 
-def _parents(table: EventTable, picked: array) -> array:
+def _parents(table: EventTable, picked: array[int]) -> array[int]:
     """For each picked event (by position in ``picked``), the position of the
     innermost picked event it lies within on its own timeline, or -1."""
     start, duration, thread = table.start, table.duration, table.thread

@@ -4,7 +4,7 @@ joins a trace to a dump module."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,7 +62,7 @@ class StaticCosts(Mapping[str, StaticOp]):
         found = self._price(name)
         return found if found is not None else default  # type: ignore[return-value]
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[str]:
         return iter(op.name for op in self._cost.ops)
 
     def __len__(self) -> int:

@@ -19,8 +19,7 @@ class Trace:
 
     ``events`` counts the timed events the files hold, ``table`` keeps those
     that time an HLO op; ``notes`` says what the reader noticed (a JSON export
-    cut at its million-event limit). ``has_program_ids`` tells whether events name the
-    compilation they ran (XPlane does, the JSON export does not).
+    cut at its million-event limit).
     """
 
     path: Path
@@ -42,10 +41,6 @@ class Trace:
     def module_names(self) -> tuple[str, ...]:
         """Every module name the events give, in name order."""
         return tuple(sorted({k.module for k in self.table.keys}))
-
-    @property
-    def has_program_ids(self) -> bool:
-        return any(k.program_id is not None for k in self.table.keys)
 
     def keys_of(self, module: str) -> list[OpKey]:
         return [k for k in self.table.keys if k.module == module]

@@ -15,6 +15,7 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from xlaview.profile.events import EventTable, OpKey
 from xlaview.profile.files import MAX_FILE_BYTES, MAX_TEXT_BYTES, TraceReadError, text_chunks
@@ -169,7 +170,7 @@ def _read_events(
     stream.expect("[")
     processes: dict[object, str] = {}
     threads: dict[tuple[object, object], str] = {}
-    pending: list[dict] = []  # op events seen before their process was named
+    pending: list[dict[str, Any]] = []  # op events seen before their process was named
     count = seen = 0
     while stream.peek() != "]":
         event = stream.value()
@@ -199,7 +200,11 @@ def _read_events(
     return count
 
 
-def _metadata(event: dict, processes: dict, threads: dict) -> None:
+def _metadata(
+    event: dict[str, Any],
+    processes: dict[object, str],
+    threads: dict[tuple[object, object], str],
+) -> None:
     args = event.get("args")
     name = args.get("name") if isinstance(args, dict) else None
     if not isinstance(name, str):
@@ -212,9 +217,9 @@ def _metadata(event: dict, processes: dict, threads: dict) -> None:
 
 def _flush(
     stream: _Stream,
-    pending: list[dict],
-    processes: dict,
-    threads: dict,
+    pending: list[dict[str, Any]],
+    processes: dict[object, str],
+    threads: dict[tuple[object, object], str],
     table: EventTable,
     host: str,
 ) -> None:
@@ -247,9 +252,9 @@ def _flush(
     pending.clear()
 
 
-def _int_or_none(value: object) -> int | None:
+def _int_or_none(value: Any) -> int | None:
     try:
-        return int(value)  # type: ignore[call-overload]
+        return int(value)
     except (TypeError, ValueError):
         return None
 

@@ -225,7 +225,7 @@ def _read_space(
                 origin = start_ns
             base_s = (start_ns - origin) * 1e-9
             thread = None
-            keys: dict[tuple, OpKey] = {}
+            keys: dict[tuple[object, object, object, object], OpKey] = {}
             for start, end in events:
                 count += 1
                 if progress is not None and count % 100_000 == 0:

@@ -151,9 +151,9 @@ class Menus:
         if not self.window.persist:
             return []
         value = self.window.settings.value("recent", [])
-        if isinstance(value, str):
+        if isinstance(value, str):  # QSettings gives a one-item list back as its item
             value = [value]
-        return [str(v) for v in (value or [])]
+        return [str(v) for v in value] if isinstance(value, list) else []
 
     def update_recent(self) -> None:
         self.recent_menu.clear()

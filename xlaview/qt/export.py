@@ -9,6 +9,7 @@ from PySide6.QtGui import QColor, QGuiApplication, QImage, QPainter
 from PySide6.QtSvg import QSvgGenerator
 from PySide6.QtWidgets import QWidget
 
+from xlaview.qt import theme
 from xlaview.qt.graph.view import GraphView
 
 
@@ -53,12 +54,13 @@ def graph_png(view: GraphView, path: str | Path, scale: float = 2.0) -> Path:
     size = QSize(int(source.width() * zoom * scale), int(source.height() * zoom * scale))
     size = size.boundedTo(QSize(16000, 16000))
     image = QImage(size, QImage.Format.Format_ARGB32_Premultiplied)
-    image.fill(QColor("#fcfcfd"))
+    image.fill(QColor(theme.GRAPH_BACKGROUND))
     painter = QPainter(image)
     painter.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
     _render_graph(view, painter, QRectF(0, 0, size.width(), size.height()), source)
     painter.end()
-    if not image.save(str(path), "PNG"):
+    # (PySide6's stub asks bytes for the format; the binding takes only str.)
+    if not image.save(str(path), "PNG"):  # type: ignore[call-overload]
         raise OSError(f"cannot write {path}")
     return path
 
@@ -74,7 +76,7 @@ def graph_svg(view: GraphView, path: str | Path) -> Path:
     graph = view.graph
     generator.setTitle(f"xlaview: {graph.computation}" if graph else "xlaview")
     painter = QPainter(generator)
-    painter.fillRect(QRectF(0, 0, source.width(), source.height()), QColor("#fcfcfd"))
+    painter.fillRect(QRectF(0, 0, source.width(), source.height()), QColor(theme.GRAPH_BACKGROUND))
     _render_graph(view, painter, QRectF(0, 0, source.width(), source.height()), source)
     painter.end()
     if not path.exists():

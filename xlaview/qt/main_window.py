@@ -22,10 +22,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from xlaview.qt import theme
 from xlaview.qt.actions import Menus
 from xlaview.qt.graph.pane import GraphPane
 from xlaview.qt.model.follower import FolderFollower
-from xlaview.qt.model.records import Selection
 from xlaview.qt.model.view_model import ViewModel
 from xlaview.qt.module_list import ModuleListPanel
 from xlaview.qt.panels.changes import ChangesPanel
@@ -79,14 +79,14 @@ class MainWindow(QMainWindow):
     # ================================================================ building
     def _build(self) -> None:
         model = self.model
-        self.modules = ModuleListPanel(self)
-        self.timeline = PassTimeline(self)
-        self.levels_bar = LevelsBar(self)
+        self.modules = ModuleListPanel(model, self)
+        self.timeline = PassTimeline(model, self)
+        self.levels_bar = LevelsBar(model, self)
         self.code_tabs = CodeTabs(model, self)
         self.text = self.code_tabs.text
         self.graph_pane = GraphPane(model, self)
-        self.inspector = InspectorView(self)
-        self.changes = ChangesPanel(self)
+        self.inspector = InspectorView(model, self)
+        self.changes = ChangesPanel(model, self)
         self.bottom_tabs = AnalysisTabs(model, self)
         # The panels, by the names the tests and the menus use.
         self.traffic_panel = self.bottom_tabs.traffic
@@ -142,7 +142,7 @@ class MainWindow(QMainWindow):
         self.progress.hide()
         self.graph_note = steady_label(self)  # a pass step laid the graph out afresh: why
         self.graph_note.setObjectName("graphNote")
-        self.graph_note.setStyleSheet("color:#9c36b5")
+        self.graph_note.setStyleSheet(f"color:{theme.NOTE}")
         self.statusBar().addWidget(self.status, 3)
         self.statusBar().addWidget(self.graph_note, 2)
         self.statusBar().addPermanentWidget(self.progress)
@@ -170,40 +170,18 @@ class MainWindow(QMainWindow):
         return [self.module_dock, self.inspector_dock, self.problems_dock]
 
     def _wire(self) -> None:
-        """Views hear the model; what the user does goes back to the model."""
-        model, info = self.model, self.model.module_info
-        select = model.select_instruction
+        """What joins one view to another, and the window's own bars: each view
+        hears the model itself (it was given the model)."""
+        model = self.model
         model.index_changed.connect(self._on_index_changed)
-        model.module_changed.connect(self._on_module_changed)
-        model.pass_changed.connect(self.timeline.show_pass)
-        model.selection_changed.connect(self._on_selection_changed)
-        model.selection_described.connect(self._on_selection_changed)
         model.status.connect(self.show_status)
         model.graph_note.connect(self.graph_note.setText)
         model.progress.connect(self._on_progress)
+        model.jobs.worker.busy_changed.connect(self._on_busy_changed)
         self.bottom_tabs.shown_wanted.connect(self.problems_dock.show)
         self.bottom_tabs.room_wanted.connect(self._make_room)
-        model.jobs.worker.busy_changed.connect(self._on_busy_changed)
-        self.modules.module_selected.connect(
-            lambda module: model.select_module(module) if module is not model.module else None
-        )
-        self.timeline.pass_selected.connect(model.select_pass)
-        info.unchanged_ready.connect(self.timeline.set_unchanged)
-        info.change_sizes_ready.connect(self.timeline.set_change_sizes)
-        model.history.history_ready.connect(self._on_history)
-        info.levels_changed.connect(self._on_levels_changed)
         self.levels_bar.stablehlo_requested.connect(self.code_tabs.show_stablehlo)
-        self.levels_bar.point_requested.connect(model.select_pass)
-        self.levels_bar.kernel_requested.connect(
-            lambda name: (select(name), self.code_tabs.show_kernel())
-        )
-        self.inspector.instruction_requested.connect(select)
-        self.inspector.computation_requested.connect(model.enter_computation)
-        model.changes.diff_ready.connect(
-            lambda shown: self.changes.set_diff(shown.diff, shown.title)
-        )
-        self.changes.instruction_requested.connect(select)
-        self.changes.point_requested.connect(model.select_pass)
+        self.levels_bar.kernel_requested.connect(self._show_kernel_of)
         self.traffic_panel.overlay_toggled.connect(self.graph_pane.set_traffic_overlay)
         self.traffic_panel.emphasis_requested.connect(self.graph_pane.set_emphasis)
         model.costing.heat_changed.connect(self.graph_pane.set_heat)
@@ -295,28 +273,9 @@ class MainWindow(QMainWindow):
             self.setWindowTitle(f"{index.root.name} — xlaview")
             self.menus.add_recent(index.root)
 
-    def _on_module_changed(self, module, points) -> None:
-        if module is not None:
-            self.modules.select(module)
-        self.timeline.set_points(points)
-
-    def _on_levels_changed(self, levels, module) -> None:
-        self.levels_bar.set_module(
-            levels,
-            len(module.passes) if module else 0,
-            bool(module and module.before_optimizations),
-            bool(module and module.after_optimizations),
-        )
-
-    def _on_selection_changed(self, selection: Selection | None) -> None:
-        if selection is None:
-            self.inspector.show_message("Select an instruction in the text or the graph.")
-            return
-        self.inspector.show_instruction(selection.described, selection.kind)
-
-    def _on_history(self, name, events, titles) -> None:
-        self.timeline.set_changed_marks({e.point for e in events})
-        self.changes.set_history(name, events, titles)
+    def _show_kernel_of(self, name: str) -> None:
+        self.model.select_instruction(name)
+        self.code_tabs.show_kernel()
 
     def _make_room(self, height: int) -> None:
         """The Analysis dock at least ``height`` high, if the window can spare it."""
@@ -388,7 +347,7 @@ class MainWindow(QMainWindow):
         state = self.settings.value("windowState")
         if state is not None:
             self.restoreState(state)
-        self.set_animate(self.settings.value("graph/animate", True, type=bool))
+        self.set_animate(bool(self.settings.value("graph/animate", True, type=bool)))
         split = self.settings.value("mainSplit")
         if split is not None:
             self.main_split.restoreState(split)

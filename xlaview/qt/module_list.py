@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QHeaderView,
@@ -13,6 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from xlaview.dump.records import DumpIndex, DumpModule
+from xlaview.qt.model.view_model import ViewModel
 from xlaview.qt.safe_text import tooltip
 
 _ROLE = Qt.ItemDataRole.UserRole
@@ -21,7 +24,8 @@ _ROLE = Qt.ItemDataRole.UserRole
 class ModuleListPanel(QWidget):
     module_selected = Signal(object)  # DumpModule
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, model: ViewModel, parent: QWidget | None = None) -> None:
+        """The modules of the dump ``model`` shows; a pick asks it for the module."""
         super().__init__(parent)
         self.filter_edit = QLineEdit(self)
         self.filter_edit.setObjectName("moduleFilter")
@@ -49,6 +53,13 @@ class ModuleListPanel(QWidget):
         layout.setSpacing(4)
         layout.addWidget(self.filter_edit)
         layout.addWidget(self.tree, 1)
+        model.index_changed.connect(self.set_index)
+        model.module_changed.connect(
+            lambda module, _points: self.select(module) if module is not None else None
+        )
+        self.module_selected.connect(
+            lambda module: model.select_module(module) if module is not model.module else None
+        )
 
     def set_index(self, index: DumpIndex | None) -> None:
         """One row per module; a folder of several dumps (hosts, runs) groups
@@ -87,13 +98,17 @@ class ModuleListPanel(QWidget):
             self.select(current)
         self._apply_filter(self.filter_edit.text())
 
-    def _items(self):
+    def _items(self) -> Iterator[QTreeWidgetItem]:
         for i in range(self.tree.topLevelItemCount()):
             top = self.tree.topLevelItem(i)
+            if top is None:
+                continue
             if top.data(0, _ROLE) is not None:
                 yield top
             for j in range(top.childCount()):
-                yield top.child(j)
+                child = top.child(j)
+                if child is not None:
+                    yield child
 
     def current_module(self) -> DumpModule | None:
         item = self.tree.currentItem()

@@ -25,9 +25,17 @@ def elide(text: str, limit: int = MAX_SHOWN) -> str:
     return f"{text[:half]}…{text[-half:]}"
 
 
-def esc(value: object, limit: int = MAX_SHOWN) -> str:
-    """Dump text made safe to put inside rich text (elided to ``limit`` characters)."""
-    return html.escape(elide(str(value), limit))
+def esc(value: object, limit: int | None = MAX_SHOWN) -> str:
+    """Dump text made safe to put inside rich text (elided to ``limit``
+    characters; None: whole, where the view shows it whole on purpose)."""
+    text = str(value)
+    return html.escape(text if limit is None else elide(text, limit))
+
+
+def esc_whole(value: object) -> str:
+    """A value escaped and shown whole: where a long name or source line is
+    read on purpose (the inspector)."""
+    return esc(value, None)
 
 
 def tooltip(text: str) -> str:

@@ -42,6 +42,46 @@ TOKEN_COLORS: list[tuple[str, str, bool]] = [
     ("Token.Operator", "#495057", False),
 ]
 
+# The palette (Open Color), by what each colour is for. No view names a
+# colour of its own.
+TEXT = "#212529"
+TEXT_SECONDARY = "#495057"  # headings, axis labels, secondary lines
+MUTED = "#868e96"  # notes, hints, keys of key-value rows
+FAINT = "#adb5bd"  # stubs, line numbers, a pipeline with no colour
+BORDER = "#ced4da"
+RULE = "#dee2e6"  # separators, idle marks
+GRID = "#e9ecef"
+PANEL = "#f1f3f5"  # light fills: gutters, placeholder boxes
+STRONG = "#343a40"  # the lines a plot is about (a roofline)
+PAPER = "#ffffff"
+HIGHLIGHT_ROW = "#fff4e6"  # a table row or cell to look at
+ADDED, REMOVED, CHANGED = "#2b8a3e", "#c92a2a", "#e67700"  # what a pass did
+ADDED_LINE, CHANGED_LINE = "#ebfbee", "#fff9db"  # the same, as text backgrounds
+PEAK = "#e03131"  # a peak line, a removed node's outline
+FOUND = "#ffe066"  # find hits
+NOTE = "#9c36b5"  # the graph's note in the status bar
+PILL_BACKGROUND, PILL_TEXT = "#e7f5ff", "#1864ab"
+OPERAND_BORDER, USER_BORDER = "#1c7ed6", "#2f9e44"  # around the selection's neighbours
+MEMORY_LINE = "#1864ab"  # bytes live over the schedule
+BUFFER, BUFFER_AT_PEAK = "#74c0fc", "#ffa94d"
+SHARE_BAR = "#ffd8a8"  # an op's share of the measured time, behind its cell
+GHOST_FILL = "#fff5f5"  # a node the pass removed
+MEMORY_AREA = "#4dabf7"  # under the bytes-live line
+# The roofline: what bounds an op, and a measured op where it landed.
+BOUND_COLORS = {"memory": "#1c7ed6", "compute": "#e8590c", "unknown": MUTED}
+ACHIEVED = "#2b8a3e"
+# Each boundary reason: (background, text) of its badge.
+REASON_COLORS: dict[str, tuple[str, str]] = {
+    "multi-pass": ("#f3d9fa", "#862e9c"),
+    "library-call": ("#d0ebff", "#1864ab"),
+    "layout-change": ("#fff3bf", "#8f5e00"),
+    "shared-read": ("#d3f9d8", "#2b8a3e"),
+    "collective": ("#e5dbff", "#5f3dc4"),
+    "control-flow": ("#e9ecef", TEXT_SECONDARY),
+    "output": ("#e9ecef", TEXT_SECONDARY),
+    "other": (PANEL, TEXT_SECONDARY),
+}
+
 ACCENT = "#1971c2"
 SELECTION = "#fff3bf"
 SELECTION_BORDER = "#f08c00"
@@ -60,6 +100,13 @@ PIPELINE_COLORS = [
     "#4dabf7", "#69db7c", "#ffa94d", "#da77f2", "#ff8787", "#38d9a9", "#ffd43b", "#748ffc",
     "#f783ac", "#a9e34b", "#63e6be", "#e599f7",
 ]  # fmt: skip
+
+
+def translucent(colour: str, alpha: int) -> QColor:
+    """``colour`` with ``alpha`` (0-255) over what lies below."""
+    result = QColor(colour)
+    result.setAlpha(alpha)
+    return result
 
 
 def monospace_font(point_size: int = 10) -> QFont:

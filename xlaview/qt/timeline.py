@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 
 from xlaview.dump.points import STAGE, ModulePoint
 from xlaview.qt import theme
+from xlaview.qt.model.view_model import ViewModel
 from xlaview.qt.safe_text import steady_label, tooltip
 
 
@@ -73,10 +74,10 @@ class _Strip(QWidget):
         t = self.timeline
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
-        painter.fillRect(self.rect(), QColor("#ffffff"))
+        painter.fillRect(self.rect(), QColor(theme.PAPER))
         n = len(t.points)
         if not n:
-            painter.setPen(QColor("#868e96"))
+            painter.setPen(QColor(theme.MUTED))
             painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, "no module selected")
             painter.end()
             return
@@ -94,7 +95,7 @@ class _Strip(QWidget):
             x0, x1 = self.x_of(start) - step / 2, self.x_of(i - 1) + step / 2
             painter.fillRect(QRectF(x0 + 0.5, band_top, x1 - x0 - 1, band_h), colour.lighter(135))
             if x1 - x0 > 60:
-                painter.setPen(QColor("#343a40"))
+                painter.setPen(QColor(theme.STRONG))
                 label = band_of(t.points[start])
                 if i == n and not any(p.key.isdigit() for p in t.points):
                     label += (
@@ -116,7 +117,7 @@ class _Strip(QWidget):
             visible = t.is_visible(i)
             colour = QColor(t.pipeline_colour(band_of(point))).darker(130)
             if not visible:
-                colour = QColor("#dee2e6")
+                colour = QColor(theme.RULE)
             pen = QPen(colour, 2 if step > 4 else 1)
             painter.setPen(pen)
             unchanged = t.unchanged.get(point.key, False)
@@ -177,7 +178,8 @@ class PassTimeline(QWidget):
 
     pass_selected = Signal(str)  # a pass key: "before", "12", "after"
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, model: ViewModel, parent: QWidget | None = None) -> None:
+        """The timeline of what ``model`` shows; a step asks it for the pass."""
         super().__init__(parent)
         self.setObjectName("passTimeline")
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -219,6 +221,14 @@ class PassTimeline(QWidget):
         layout.addWidget(self.strip)
         layout.addWidget(self.slider)
         layout.addLayout(row)
+        model.module_changed.connect(lambda _module, points: self.set_points(points))
+        model.pass_changed.connect(self.show_pass)
+        model.module_info.unchanged_ready.connect(self.set_unchanged)
+        model.module_info.change_sizes_ready.connect(self.set_change_sizes)
+        model.history.history_ready.connect(
+            lambda _name, events, _titles: self.set_changed_marks({e.point for e in events})
+        )
+        self.pass_selected.connect(model.select_pass)
 
     # -- state ------------------------------------------------------------------
     def set_points(self, points: list[ModulePoint], current: str | None = None) -> None:
@@ -232,7 +242,7 @@ class PassTimeline(QWidget):
             if name in self._colours:
                 continue
             if point.key in ("before", "after"):
-                self._colours[name] = "#adb5bd"
+                self._colours[name] = theme.FAINT
             elif point.kind == STAGE:  # a whole-module snapshot (after SPMD partitioning)
                 self._colours[name] = theme.STAGE_COLOR
             else:
@@ -247,11 +257,7 @@ class PassTimeline(QWidget):
         self.set_current(index, emit=False)
 
     def pipeline_colour(self, pipeline: str) -> str:
-        return self._colours.get(pipeline, "#adb5bd")
-
-    @property
-    def current_key(self) -> str | None:
-        return self.points[self.current].key if self.current is not None else None
+        return self._colours.get(pipeline, theme.FAINT)
 
     def show_pass(self, key: str) -> None:
         """Mark pass ``key`` as the current one (the model asked for it)."""

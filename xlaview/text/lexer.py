@@ -178,7 +178,7 @@ def _line(*head: _TokenType) -> Callable[[RegexLexer, re.Match[str]], list[Lexed
         groups = match.groups()
         tokens = [
             (match.start(group), token, value)
-            for group, (token, value) in enumerate(zip(head, groups), start=1)
+            for group, (token, value) in enumerate(zip(head, groups, strict=False), start=1)
             if value
         ]
         tokens.extend(_split(groups[-1], match.start(rest)))
@@ -187,7 +187,7 @@ def _line(*head: _TokenType) -> Callable[[RegexLexer, re.Match[str]], list[Lexed
     return callback
 
 
-class HloLexer(RegexLexer):
+class HloLexer(RegexLexer):  # type: ignore[misc]  # pygments has no type stubs: RegexLexer is Any
     """XLA HLO text: modules, computations, instructions, shapes and attributes."""
 
     name = "HLO"

@@ -38,7 +38,7 @@ BUILTIN_TYPE = r"(?:[su]?i\d+|bf16|tf32|f\d+(?:E\d+M\d+\w*)?|index|none)(?![\w$.
 PARAMETRIC_TYPES = ("tensor", "memref", "vector", "complex", "tuple")
 
 
-class MlirLexer(RegexLexer):
+class MlirLexer(RegexLexer):  # type: ignore[misc]  # pygments has no type stubs: RegexLexer is Any
     """MLIR text: StableHLO, func, sdy and the other dialects found in XLA dumps."""
 
     name = "MLIR"

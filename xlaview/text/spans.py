@@ -39,7 +39,7 @@ class LineSpans:
 
     __slots__ = ("tokens", "starts", "data")
 
-    def __init__(self, tokens: list[str], starts: array, data: array) -> None:
+    def __init__(self, tokens: list[str], starts: array[int], data: array[int]) -> None:
         self.tokens, self.starts, self.data = tokens, starts, data
 
     def __len__(self) -> int:

@@ -19,6 +19,7 @@ from xlaview.analysis.boundaries.multipass import (
     value_label,
 )
 from xlaview.analysis.boundaries.op_facts import OpFacts, OpIndex
+from xlaview.analysis.reasons import RANK
 from xlaview.hlo import Module
 from xlaview.units import human_bytes
 
@@ -33,19 +34,6 @@ WELFORD = (
 
 MAX_TWO_PASS = 3  # multi-pass facts kept per boundary
 PATTERN_SAMPLE = 64  # two-pass reads of one value looked at to tell its pattern
-
-# Precedence ranks (see boundaries.py for the reasoning).
-RANK = {
-    "output": 1,
-    "collective": 2,
-    "control-flow": 3,
-    "layout-change/producer": 4,
-    "multi-pass": 5,
-    "library-call": 6,
-    "layout-change/other": 7,
-    "shared-read": 8,
-    "other": 9,
-}
 
 
 def _a(words: str) -> str:
@@ -175,7 +163,8 @@ class ReasonFinder:
             head = (
                 f"{value_label(key)} is the {r.reducer_kind} over {over}"
                 if key[0] == r.reducer
-                else f"{value_label(key)} carries the {r.reducer_kind} over {over} (from {r.reducer})"
+                else f"{value_label(key)} carries the {r.reducer_kind} over {over} "
+                f"(from {r.reducer})"
             )
             text = f"{head}, which {r.consumer} needs before it reads {x} again ({r.reread})"
             ops = (self._ref(key[0]), *ops)

@@ -18,7 +18,7 @@ from xlaview.analysis.boundaries.body_flow import (
     OperandUse,
     relayout,
 )
-from xlaview.analysis.kinds import Kind, kind_of
+from xlaview.analysis.kinds import Kind, custom_call_target, kind_of
 from xlaview.hlo import Computation, Instruction, Module
 
 # Run as a kernel of their own (a library call on every backend) when unfused.
@@ -76,10 +76,6 @@ def _squares(instr: Instruction) -> bool:
     )
 
 
-def custom_call_target(instr: Instruction) -> str:
-    return (instr.attribute("custom_call_target") or "?").strip("\"'")
-
-
 def fusion_backend_kind(instr: Instruction) -> str:
     """``__ynn_fusion``, ``__triton_gemm``, ``__cudnn$fusion``...: what a kCustom fusion is."""
     config = instr.backend_config
@@ -87,8 +83,9 @@ def fusion_backend_kind(instr: Instruction) -> str:
         return ""
     for key in ("fusion_backend_config", "fusion_config"):
         inner = config.get(key)
-        if isinstance(inner, dict) and isinstance(inner.get("kind"), str):
-            return inner["kind"]
+        kind = inner.get("kind") if isinstance(inner, dict) else None
+        if isinstance(kind, str):
+            return kind
     return ""
 
 
@@ -216,7 +213,7 @@ class OpIndex:
         elif matmuls:
             first = body.by_name[matmuls[0]]
             label = (
-                f"custom call to {custom_call_target(first)}"
+                f"custom call to {custom_call_target(first) or '?'}"
                 if first.opcode == "custom-call"
                 else first.opcode
             )
@@ -255,13 +252,15 @@ class OpIndex:
     ) -> OpFacts:
         op = instr.opcode
         n = len(instr.operand_names)
-        description = f"custom-call {custom_call_target(instr)}" if op == "custom-call" else op
+        description = (
+            f"custom-call {custom_call_target(instr) or '?'}" if op == "custom-call" else op
+        )
         library: tuple[str, ...] = ()
         what = ""
         if op in LIBRARY_OPCODES:
             library = (instr.name,)
             what = (
-                f"a custom call to {custom_call_target(instr)}"
+                f"a custom call to {custom_call_target(instr) or '?'}"
                 if op == "custom-call"
                 else f"an unfused {op}"
             )

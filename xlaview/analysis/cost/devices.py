@@ -149,11 +149,6 @@ def device(name: str) -> Device:
     return found
 
 
-def precision_of(dev: Device, element_type: str, matrix: bool, highest: bool = False) -> str:
-    """The precision whose peak bounds an op (see `peak_for`)."""
-    return _peak(dev, _wanted(dev, element_type, matrix, highest))[1]
-
-
 def peak_for(
     dev: Device, element_type: str, matrix: bool, highest: bool = False
 ) -> tuple[float, str]:

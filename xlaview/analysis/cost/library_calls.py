@@ -36,7 +36,7 @@ from xlaview.analysis.cost.flop_counts import (
     parse_dim_labels,
     parse_window,
 )
-from xlaview.analysis.cost.rules import Props
+from xlaview.analysis.cost.rules import OpProperties
 from xlaview.analysis.kinds import custom_call_target
 from xlaview.hlo import Computation, Instruction, Shape
 
@@ -60,7 +60,9 @@ def is_library_call(instr: Instruction) -> bool:
     return target in GEMM_TARGETS or target in CONVOLUTION_TARGETS or target == ONEDNN_MATMUL
 
 
-def library_call_cost(model: CostModel, instr: Instruction, comp: Computation) -> Props | None:
+def library_call_cost(
+    model: CostModel, instr: Instruction, comp: Computation
+) -> OpProperties | None:
     """The cost of a GEMM or convolution custom call, or None for any other call."""
     target = custom_call_target(instr)
     if target in GEMM_TARGETS:
@@ -84,7 +86,7 @@ def library_call_cost(model: CostModel, instr: Instruction, comp: Computation) -
     per_element = None
     if instr.shape.is_tuple:
         per_element = tuple(elements + [0.0] * (len(instr.shape.elements) - len(kept)))
-    return Props(float(flops), 0.0, written + sum(reads), reads, written, per_element)
+    return OpProperties(float(flops), 0.0, written + sum(reads), reads, written, per_element)
 
 
 def result_elements(instr: Instruction) -> list[Shape]:

@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping
 
 from xlaview.analysis.cost.fusion_bytes import FusedBody, parameter_users
 from xlaview.analysis.cost.library_calls import library_call_cost
-from xlaview.analysis.cost.rules import RULES, ZERO, Props, Totals
+from xlaview.analysis.cost.rules import RULES, ZERO, OpProperties, Totals
 from xlaview.hlo import Computation, Instruction, Module, Shape
 from xlaview.hlo.attributes import computation_names
 from xlaview.hlo.shape import ELEMENT_BITS
@@ -111,7 +111,7 @@ class CostModel:
     def __init__(self, module: Module, *, xla_compatible: bool = False) -> None:
         self.module = module
         self.xla_compatible = xla_compatible
-        self.props: dict[str, Props] = {}
+        self.props: dict[str, OpProperties] = {}
         self.owner: dict[str, str] = {}  # instruction -> the computation it was priced in
         self._sums: dict[str, Totals] = {}
         self._flops: dict[str, Totals] = {}
@@ -197,7 +197,7 @@ class CostModel:
         return chosen
 
     def adopt(
-        self, comp: Computation, props: Mapping[str, Props], callers: Mapping[str, str]
+        self, comp: Computation, props: Mapping[str, OpProperties], callers: Mapping[str, str]
     ) -> None:
         """Take the prices of ``comp``'s instructions another process made
         (`price_some` there), and the callers of what it walked."""
@@ -252,7 +252,7 @@ class CostModel:
             self.callers.setdefault(name, self._visiting[-1])
         self._visiting.append(name)
 
-    def price(self, instr: Instruction, comp: Computation) -> Props:
+    def price(self, instr: Instruction, comp: Computation) -> OpProperties:
         """The instruction's properties (computed once per name, then looked up)."""
         props = self.props.get(instr.name)
         if props is not None and self.owner.get(instr.name) == comp.name:
@@ -263,10 +263,10 @@ class CostModel:
             self.owner[instr.name] = comp.name
         return props
 
-    def _price(self, instr: Instruction, comp: Computation) -> Props:
+    def _price(self, instr: Instruction, comp: Computation) -> OpProperties:
         op = instr.opcode
         if op in FREE:
-            return Props(0.0, 0.0, 0.0, (0.0,) * len(instr.operand_names), 0.0)
+            return OpProperties(0.0, 0.0, 0.0, (0.0,) * len(instr.operand_names), 0.0)
         if op in ELEMENTWISE:
             base = self.default(instr, comp)
             count = float(self.elements(instr.shape))
@@ -275,7 +275,7 @@ class CostModel:
             return base._replace(flops=count)
         if not self.xla_compatible:
             if op in ASYNC_DONE:
-                return Props(0.0, 0.0, 0.0, (0.0,) * len(instr.operand_names), 0.0)
+                return OpProperties(0.0, 0.0, 0.0, (0.0,) * len(instr.operand_names), 0.0)
             if op in START_RESULT:
                 return self._start(instr, comp, START_RESULT[op])
         handler = _HANDLERS.get(op)
@@ -294,13 +294,13 @@ class CostModel:
             return None
         return comp.instruction(instr.operand_names[index]).shape
 
-    def default(self, instr: Instruction, comp: Computation) -> Props:
+    def default(self, instr: Instruction, comp: Computation) -> OpProperties:
         """``Preprocess``: every operand read whole, the result written whole."""
         reads = tuple(
             float(self.size(o.shape)) if o is not None else 0.0 for o in self.operands(instr, comp)
         )
         written = float(self.output_size(instr.shape))
-        return Props(0.0, 0.0, written + sum(reads), reads, written)
+        return OpProperties(0.0, 0.0, written + sum(reads), reads, written)
 
     def callee(self, instr: Instruction, attribute: str) -> str | None:
         names = called_names(instr, attribute)
@@ -315,7 +315,7 @@ class CostModel:
         return self.sum_of(name) if name else ZERO
 
     # -- rules ---------------------------------------------------------------
-    def _custom_call(self, instr: Instruction, comp: Computation) -> Props:
+    def _custom_call(self, instr: Instruction, comp: Computation) -> OpProperties:
         if not self.xla_compatible:
             priced = library_call_cost(self, instr, comp)
             if priced is not None:
@@ -323,16 +323,16 @@ class CostModel:
         # XLA marks what it cannot know with -1; xlaview keeps that as "unknown".
         n = len(instr.operand_names)
         if self.xla_compatible:
-            return Props(-1.0, 0.0, -1.0, (-1.0,) * n, -1.0, known=False)
-        return Props(0.0, 0.0, 0.0, (0.0,) * n, 0.0, known=False)
+            return OpProperties(-1.0, 0.0, -1.0, (-1.0,) * n, -1.0, known=False)
+        return OpProperties(0.0, 0.0, 0.0, (0.0,) * n, 0.0, known=False)
 
-    def _while(self, instr: Instruction, comp: Computation) -> Props:
+    def _while(self, instr: Instruction, comp: Computation) -> OpProperties:
         body, condition = self._steps(instr, "body"), self._steps(instr, "condition")
         return _container(
             instr, (body[0] + condition[0], body[1] + condition[1], body[2] + condition[2])
         )
 
-    def _conditional(self, instr: Instruction, comp: Computation) -> Props:
+    def _conditional(self, instr: Instruction, comp: Computation) -> OpProperties:
         names = called_names(instr, "branch_computations") or (
             called_names(instr, "true_computation") + called_names(instr, "false_computation")
         )
@@ -342,10 +342,10 @@ class CostModel:
         worst = [max(b[k] for b in branches) for k in range(3)]
         return _container(instr, (worst[0], worst[1], worst[2]))
 
-    def _call(self, instr: Instruction, comp: Computation) -> Props:
+    def _call(self, instr: Instruction, comp: Computation) -> OpProperties:
         return _container(instr, self._steps(instr, "to_apply"))
 
-    def _start(self, instr: Instruction, comp: Computation, result: int) -> Props:
+    def _start(self, instr: Instruction, comp: Computation, result: int) -> OpProperties:
         """The ``-start`` of a copy or collective (xlaview's reading): its
         operands read, its result element written, once for the pair. XLA:CPU
         also charges the operand and context it hands on, and the ``-done``."""
@@ -361,19 +361,19 @@ class CostModel:
             element_output_bytes=elements,
         )
 
-    def _async_sugar(self, instr: Instruction, comp: Computation) -> Props:
+    def _async_sugar(self, instr: Instruction, comp: Computation) -> OpProperties:
         """``X-start``: the work of ``X`` on its operands; ``X-update``/``X-done``:
         the ``async-update``/``async-done`` around it."""
         if not instr.opcode.endswith("-start"):
             if not self.xla_compatible:
-                return Props(0.0, 0.0, 0.0, (0.0,) * len(instr.operand_names), 0.0)
+                return OpProperties(0.0, 0.0, 0.0, (0.0,) * len(instr.operand_names), 0.0)
             return self.default(instr, comp)
         shape = instr.shape
         result = shape.elements[1] if shape.is_tuple and len(shape.elements) > 1 else shape
         wrapped = instr._replace(opcode=instr.opcode[: -len("-start")], shape=result)
-        return _container(instr, self._price(wrapped, comp)[:3])  # type: ignore[arg-type]
+        return _container(instr, self._price(wrapped, comp)[:3])
 
-    def _async_start(self, instr: Instruction, comp: Computation) -> Props:
+    def _async_start(self, instr: Instruction, comp: Computation) -> OpProperties:
         called = called_names(instr, "calls") or instr.called_computations
         if not called:
             return self.default(instr, comp)
@@ -413,8 +413,8 @@ def called_names(instr: Instruction, attribute: str) -> tuple[str, ...]:
     return computation_names(match.group(1)) if match else ()
 
 
-def _container(instr: Instruction, totals: Totals) -> Props:
-    return Props(totals[0], totals[1], totals[2], (0.0,) * len(instr.operand_names), 0.0)
+def _container(instr: Instruction, totals: Totals) -> OpProperties:
+    return OpProperties(totals[0], totals[1], totals[2], (0.0,) * len(instr.operand_names), 0.0)
 
 
 def _cpu_shape_size(shape: Shape) -> int:
@@ -435,7 +435,7 @@ def _cpu_shape_size(shape: Shape) -> int:
 
 # The rule of each opcode, called with the model: one table for every model
 # (bound per model, the rules would tie each model in a reference cycle).
-_HANDLERS: dict[str, Callable[[CostModel, Instruction, Computation], Props]] = {
+_HANDLERS: dict[str, Callable[[CostModel, Instruction, Computation], OpProperties]] = {
     **RULES,
     "custom-call": CostModel._custom_call,
     "while": CostModel._while,

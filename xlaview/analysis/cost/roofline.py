@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xlaview.analysis.cost.devices import Device, peak_for
-from xlaview.analysis.cost.totals import ModuleCost, OpCost, no_gc
+from xlaview.analysis.cost.totals import ModuleCost, OpCost
+from xlaview.collector import gc_paused
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +70,7 @@ class Roofline:
 
 def roofline(cost: ModuleCost, device: Device) -> Roofline:
     """Place every top-level op of ``cost`` on ``device``'s roofline."""
-    with no_gc():
+    with gc_paused():
         return Roofline(cost, device)
 
 
@@ -78,10 +79,7 @@ def _place(op: OpCost, device: Device, share: float) -> OpRoofline:
     work = op.flops + op.transcendentals
     compute = work / peak
     memory = op.memory_bytes / device.memory_bandwidth
-    if not op.known:
-        bound = "unknown"
-    else:
-        bound = "compute" if compute > memory else "memory"
+    bound = "unknown" if not op.known else "compute" if compute > memory else "memory"
     intensity = work / op.memory_bytes if op.memory_bytes else None
     return OpRoofline(
         op.name, intensity, max(compute, memory), compute, memory, bound, precision, peak, share

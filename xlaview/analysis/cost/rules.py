@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from xlaview.analysis.cost.model import CostModel
 
 
-class Props(NamedTuple):
+class OpProperties(NamedTuple):
     """One instruction's cost, as XLA's properties for it.
 
     ``operand_bytes[i]`` is what XLA says operand ``i`` reads, ``output_bytes``
@@ -53,12 +53,12 @@ Totals = tuple[float, float, float]  # flops, transcendentals, bytes accessed
 ZERO: Totals = (0.0, 0.0, 0.0)
 
 
-def scaled(base: Props, totals: Totals, count: float) -> Props:
+def scaled(base: OpProperties, totals: Totals, count: float) -> OpProperties:
     """``base`` with a sub-computation's FLOPs and transcendentals, ``count`` times."""
     return base._replace(flops=totals[0] * count, transcendentals=totals[1] * count)
 
 
-def fusion(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def fusion(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     called = model.callee(instr, "calls")
     if called is None or not model.module.has_computation(called):
         return model.default(instr, comp)
@@ -73,10 +73,10 @@ def fusion(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     flops, transcendentals, _ = model.flops_of(called)
     reads, written, elements, constants = fusion_bytes(model, instr, fused)
     accessed = written + constants + sum(reads)
-    return Props(flops, transcendentals, accessed, reads, written, elements)
+    return OpProperties(flops, transcendentals, accessed, reads, written, elements)
 
 
-def dot(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def dot(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     lhs = model.operand_shape(instr, comp, 0)
     base = model.default(instr, comp)
     if lhs is None:
@@ -85,7 +85,7 @@ def dot(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     return base._replace(flops=float(dot_flops(lhs, instr.shape, contracting)))
 
 
-def ragged_dot(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def ragged_dot(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     lhs = model.operand_shape(instr, comp, 0)
     base = model.default(instr, comp)
     if lhs is None:
@@ -99,7 +99,7 @@ def ragged_dot(model: CostModel, instr: Instruction, comp: Computation) -> Props
     return base._replace(flops=float(dot_flops(lhs, result, contracting)))
 
 
-def convolution(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def convolution(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     base = model.default(instr, comp)
     lhs, rhs = model.operand_shape(instr, comp, 0), model.operand_shape(instr, comp, 1)
     labels = parse_dim_labels(instr.attribute("dim_labels"))
@@ -117,7 +117,7 @@ def convolution(model: CostModel, instr: Instruction, comp: Computation) -> Prop
     return base._replace(flops=float(flops))
 
 
-def reduce(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def reduce(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     base = model.default(instr, comp)
     arg = model.operand_shape(instr, comp, 0)
     shape = instr.shape
@@ -126,17 +126,17 @@ def reduce(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     return scaled(base, model.applied(instr), count)
 
 
-def scan(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def scan(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     # XLA:CPU (jax 0.10.2) counts the scanned computation once, as checked
     # against hlo_module_cost_analysis.
     return scaled(model.default(instr, comp), model.applied(instr), 1)
 
 
-def map_op(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def map_op(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     return scaled(model.default(instr, comp), model.applied(instr), model.elements(instr.shape))
 
 
-def reduce_window(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def reduce_window(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     base = model.default(instr, comp)
     window = parse_window(instr.attribute("window"))
     window_elements = math.prod(d.size for d in window)
@@ -163,7 +163,7 @@ def reduce_window(model: CostModel, instr: Instruction, comp: Computation) -> Pr
     return scaled(base, model.applied(instr), count)
 
 
-def select_and_scatter(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def select_and_scatter(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     base = model.default(instr, comp)
     source = model.operand_shape(instr, comp, 1)
     sources = model.elements(source) if source is not None else 0
@@ -177,8 +177,8 @@ def select_and_scatter(model: CostModel, instr: Instruction, comp: Computation) 
 
 
 def scatter(
-    model: CostModel, instr: Instruction, comp: Computation, outer: Props | None = None
-) -> Props:
+    model: CostModel, instr: Instruction, comp: Computation, outer: OpProperties | None = None
+) -> OpProperties:
     base = outer or model.default(instr, comp)
     shapes = [model.operand_shape(instr, comp, i) for i in range(len(instr.operand_names))]
     n = (len(shapes) - 1) // 2
@@ -196,12 +196,14 @@ def scatter(
     total = sum(update_bytes)
     applied = model.applied(instr)
     count = model.elements(updates[0]) if updates else 0
-    return Props(applied[0] * count, applied[1] * count, 3 * total + indices, tuple(reads), total)
+    return OpProperties(
+        applied[0] * count, applied[1] * count, 3 * total + indices, tuple(reads), total
+    )
 
 
 def gather(
-    model: CostModel, instr: Instruction, comp: Computation, outer: Props | None = None
-) -> Props:
+    model: CostModel, instr: Instruction, comp: Computation, outer: OpProperties | None = None
+) -> OpProperties:
     base = outer or model.default(instr, comp)
     output = float(model.size(instr.shape))
     indices_shape = model.operand_shape(instr, comp, 1)
@@ -213,7 +215,7 @@ def gather(
     )
 
 
-def slice_op(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def slice_op(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     base = model.default(instr, comp)
     output = float(model.size(instr.shape))
     return base._replace(
@@ -223,7 +225,7 @@ def slice_op(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     )
 
 
-def dynamic_slice(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def dynamic_slice(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     base = model.default(instr, comp)
     output = float(model.size(instr.shape))
     reads = list(base.operand_bytes)
@@ -235,7 +237,7 @@ def dynamic_slice(model: CostModel, instr: Instruction, comp: Computation) -> Pr
     )
 
 
-def dus(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def dynamic_update_slice(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     base = model.default(instr, comp)
     reads = list(base.operand_bytes)
     update = reads[1] if len(reads) > 1 else 0.0
@@ -247,28 +249,28 @@ def dus(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     )
 
 
-def tuple_op(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def tuple_op(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     table = float(model.size(instr.shape))
-    return Props(0.0, 0.0, table, (0.0,) * len(instr.operand_names), table)
+    return OpProperties(0.0, 0.0, table, (0.0,) * len(instr.operand_names), table)
 
 
-def transpose(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def transpose(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     operand = model.operand_shape(instr, comp, 0)
     if operand is not None and transpose_is_bitcast(
         operand, instr.shape, parse_braced_ints(instr.attribute("dimensions") or "{}")
     ):
-        return Props(0.0, 0.0, 0.0, (0.0,), 0.0)
+        return OpProperties(0.0, 0.0, 0.0, (0.0,), 0.0)
     return model.default(instr, comp)
 
 
-def sort(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def sort(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     shape = model.operand_shape(instr, comp, 0)
     n = model.elements(shape) if shape is not None else 0
     log2 = (n - 1).bit_length() if n > 1 else 0
     return model.default(instr, comp)._replace(flops=float(n * log2))
 
 
-def all_reduce(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def all_reduce(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     base = model.default(instr, comp)
     arrays = [s for s in subshapes(instr.shape) if s.is_array]
     written = float(sum(model.size(s) for s in arrays))
@@ -278,16 +280,16 @@ def all_reduce(model: CostModel, instr: Instruction, comp: Computation) -> Props
     )
 
 
-def rng(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def rng(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     return model.default(instr, comp)._replace(transcendentals=float(model.elements(instr.shape)))
 
 
-def rng_bit_generator(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def rng_bit_generator(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     count = sum(model.elements(s) for s in instr.shape.leaves() if s.is_array)
     return model.default(instr, comp)._replace(transcendentals=float(count))
 
 
-def fft(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def fft(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     shape = model.operand_shape(instr, comp, 0)
     if shape is None:
         return model.default(instr, comp)
@@ -299,7 +301,7 @@ def fft(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     return model.default(instr, comp)._replace(flops=float(flops))
 
 
-def triangular_solve(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def triangular_solve(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     base = model.default(instr, comp)
     a, b = model.operand_shape(instr, comp, 0), model.operand_shape(instr, comp, 1)
     if a is None or b is None or not a.rank:
@@ -309,7 +311,7 @@ def triangular_solve(model: CostModel, instr: Instruction, comp: Computation) ->
     return base._replace(bytes_accessed=float(accessed), flops=float(flops))
 
 
-def cholesky(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def cholesky(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     base = model.default(instr, comp)
     a = model.operand_shape(instr, comp, 0)
     if a is None or not a.rank:
@@ -319,12 +321,12 @@ def cholesky(model: CostModel, instr: Instruction, comp: Computation) -> Props:
     return base._replace(bytes_accessed=2 * half, output_bytes=half, flops=float(flops))
 
 
-def infeed(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def infeed(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     size = float(sum(model.size(s) for s in instr.shape.leaves()))
-    return Props(0.0, 0.0, size, (0.0,) * len(instr.operand_names), size)
+    return OpProperties(0.0, 0.0, size, (0.0,) * len(instr.operand_names), size)
 
 
-def outfeed(model: CostModel, instr: Instruction, comp: Computation) -> Props:
+def outfeed(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     base = model.default(instr, comp)
     reads = tuple(
         float(sum(model.size(s) for s in o.shape.leaves())) if o is not None else 0.0
@@ -363,7 +365,7 @@ def _minor_to_major(shape: Shape) -> tuple[int, ...]:
     return tuple(range(shape.rank - 1, -1, -1))
 
 
-RULES: dict[str, Callable[[CostModel, Instruction, Computation], Props]] = {
+RULES: dict[str, Callable[[CostModel, Instruction, Computation], OpProperties]] = {
     "fusion": fusion,
     "dot": dot,
     "convolution": convolution,
@@ -376,7 +378,7 @@ RULES: dict[str, Callable[[CostModel, Instruction, Computation], Props]] = {
     "gather": gather,
     "slice": slice_op,
     "dynamic-slice": dynamic_slice,
-    "dynamic-update-slice": dus,
+    "dynamic-update-slice": dynamic_update_slice,
     "tuple": tuple_op,
     "transpose": transpose,
     "sort": sort,

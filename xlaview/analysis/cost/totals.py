@@ -17,9 +17,7 @@ included. Times and the roofline are in `xlaview.analysis.cost.devices`.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -38,13 +36,14 @@ from xlaview.analysis.cost.model import (
     _cpu_shape_size,
     called_names,
 )
-from xlaview.analysis.cost.rules import Props
+from xlaview.analysis.cost.rules import OpProperties
 from xlaview.analysis.kinds import kind_name
 from xlaview.analysis.memory_spaces import (
     memory_platform,
     memory_space,
     shape_memory_space,
 )
+from xlaview.collector import gc_paused
 from xlaview.hlo import Computation, Instruction, Module, Shape
 
 __all__ = [
@@ -55,7 +54,6 @@ __all__ = [
     "Share",
     "SharePrices",
     "module_cost",
-    "no_gc",
     "price_share",
     "trip_count",
 ]
@@ -185,7 +183,7 @@ class ModuleCost:
             comp, instr = self._module.find(name)
         except KeyError:
             return None
-        with no_gc():
+        with gc_paused():
             props = self._model.price(instr, comp)
             top = comp.name in self._executions
             record = _op_cost(
@@ -251,7 +249,7 @@ def module_cost(
     then (raising there stops the work). With a ``share``, another process
     prices the entry's instructions it names (see `Share`).
     """
-    with no_gc():
+    with gc_paused():
         return _module_cost(module, xla_compatible, platform, progress, share)
 
 
@@ -260,7 +258,7 @@ class SharePrices(NamedTuple):
     their properties and their `OpCost` (None: an op costing nothing), and
     the caller of each computation it walked (`CostModel.callers`)."""
 
-    props: dict[str, Props]
+    props: dict[str, OpProperties]
     records: dict[str, OpCost | None]
     callers: dict[str, str]
 
@@ -280,7 +278,7 @@ class Share(Protocol):
 def price_share(module: Module, mine: Callable[[Instruction], bool]) -> SharePrices:
     """The `SharePrices` of the entry's instructions that ``mine`` selects,
     priced as `module_cost` prices them (for another process's `Share`)."""
-    with no_gc():
+    with gc_paused():
         model = CostModel(module)
         entry = module.entry
         if entry is None:
@@ -290,20 +288,6 @@ def price_share(module: Module, mine: Callable[[Instruction], bool]) -> SharePri
         props = {i.name: model.price(i, entry) for i in chosen}
         records = _entry_records(model, entry, chosen, count, memory_platform(module))
         return SharePrices(props, records, model.callers)
-
-
-@contextmanager
-def no_gc() -> Iterator[None]:
-    """Pause the cyclic garbage collector: these passes allocate many small
-    acyclic records beside a module of millions of objects, and each
-    collection they trigger would rescan the whole module for nothing."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _module_cost(
@@ -394,7 +378,7 @@ def _op_cost(
     model: CostModel,
     instr: Instruction,
     comp: Computation,
-    props: Props,
+    props: OpProperties,
     executions: int,
     top_level: bool,
     platform: str | None,
@@ -424,16 +408,20 @@ def _op_cost(
 
 
 def _off_main_memory(
-    model: CostModel, instr: Instruction, comp: Computation, props: Props, platform: str | None
+    model: CostModel,
+    instr: Instruction,
+    comp: Computation,
+    props: OpProperties,
+    platform: str | None,
 ) -> int:
     """Bytes of an op's reads and writes that stay out of main memory."""
     off = 0.0
-    for name, read in zip(instr.operand_names, props.operand_bytes):
+    for name, read in zip(instr.operand_names, props.operand_bytes, strict=False):
         if read > 0 and name in comp:
             off += read * _off_share(comp.instruction(name).shape, platform)
     shape = instr.shape
     if props.element_output_bytes is not None and shape.is_tuple:
-        for element, written in zip(shape.elements, props.element_output_bytes):
+        for element, written in zip(shape.elements, props.element_output_bytes, strict=False):
             off += written * _off_share(element, platform)
     elif props.output_bytes > 0:
         off += props.output_bytes * _off_share(shape, platform)

@@ -18,6 +18,7 @@ one core, or no ``fork`` (Windows): one process.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 import select
@@ -223,14 +224,10 @@ class _Helper:
             return
         os.close(self.fd)
         self.fd = None
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        try:
+        with contextlib.suppress(ChildProcessError):
             os.waitpid(self.pid, 0)
-        except ChildProcessError:
-            pass
 
 
 def _send(fd: int, message: Any) -> None:

@@ -7,16 +7,17 @@ otherwise a handful of them tie the whole picture together with long edges.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from xlaview.analysis.drawing.records import LayoutNode
 from xlaview.analysis.kinds import Kind, kind_of, op_label
-from xlaview.hlo import Computation, Module
+from xlaview.hlo import Computation, Instruction, Module
 
 SHARED_OPCODES = frozenset(("parameter", "constant", "iota"))
 
 
-def _is_cheap(instr, by_name) -> bool:
+def _is_cheap(instr: Instruction, by_name: Mapping[str, Instruction]) -> bool:
     """Shared values worth a private copy per user: parameters, constants, iotas,
     and broadcasts of those (the copy of a broadcast is drawn without its input)."""
     if instr.opcode in SHARED_OPCODES:

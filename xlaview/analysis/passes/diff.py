@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from xlaview.hlo import Computation, Instruction, Module
+from xlaview.hlo import Computation, Instruction, Module, Shape
 
 CHECK_EVERY = 2048  # instructions between checks that nobody stopped a diff
 _SUFFIX = re.compile(r"(\.(\d+|clone|remat\d*|cloned))+$")
@@ -217,7 +217,7 @@ def _diff_computation(
         unmatched_old = [i for i in old.instructions if i.name not in matched_old]
         if not unmatched_old:
             break
-        candidates: dict[tuple, list[Instruction]] = {}
+        candidates: dict[tuple[str, Shape, tuple[str, ...]], list[Instruction]] = {}
         for i in unmatched_old:
             candidates.setdefault((i.opcode, i.shape, i.operand_names), []).append(i)
         progress = False

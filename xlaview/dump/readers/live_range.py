@@ -69,12 +69,13 @@ def read_live_range(text: str, path: str | None = None) -> LiveRange:
     stack_total: tuple[int, int] | None = None
     last_cumulative: tuple[int, int] | None = None
 
-    start = _LIVE_RANGE_START.search(text)
-    if start is None:
+    section_start = _LIVE_RANGE_START.search(text)
+    if section_start is None:
         diagnostics.append(ReportError("expected an 'HloLiveRange (max N):' section", path, 1))
         body, first = "", 1
     else:
-        body, first = text[start.start() :], text.count("\n", 0, start.start()) + 1
+        offset = section_start.start()
+        body, first = text[offset:], text.count("\n", 0, offset) + 1
 
     section = None
     lines = split_lines(body)

@@ -13,6 +13,7 @@ else. Attributes are kept as raw text and decoded on demand
 
 from __future__ import annotations
 
+import contextlib
 import re
 from typing import NamedTuple
 
@@ -84,7 +85,7 @@ def parse_module(
     a ``previous`` module (another pass of the same program, say), the
     computations this text repeats from it are taken from it.
     """
-    with gc_paused():
+    with gc_paused(settle=True):
         return _Parser(text, tolerant=False, store=store, previous=previous).parse()
 
 
@@ -101,7 +102,7 @@ def parse_module_tolerant(
     ``previous`` as in `parse_module`. A ``deferral`` leaves the bodies it
     names unread, for another process to read (see `Deferral`).
     """
-    with gc_paused():
+    with gc_paused(settle=True):
         if deferral is not None:
             try:
                 module = _Parser(text, tolerant=True, deferral=deferral).parse()
@@ -211,10 +212,8 @@ class _Parser(CarefulParser):
             raise self.error(pos, "expects at least one computation")
         if self.deferred:
             self.settle_deferred()
-        try:
+        with contextlib.suppress(Abort):
             self.check_called_computations(computations, names)
-        except Abort:
-            pass
         if not has_header:
             entry = next((c for c in computations if c.is_entry), None)
             entry = entry or (computations[-1] if computations else None)
@@ -258,10 +257,8 @@ class _Parser(CarefulParser):
         self.nested.clear()
         comp = Computation("_", True, instructions, self.span(start, pos))
         computations = [*self.inline, comp]
-        try:
+        with contextlib.suppress(Abort):
             self.check_called_computations(computations, {c.name for c in computations})
-        except Abort:
-            pass
         return Module(
             "_",
             "",

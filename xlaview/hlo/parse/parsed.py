@@ -10,7 +10,6 @@ body may also be left unread for another process to read
 
 from __future__ import annotations
 
-import gc
 import re
 import threading
 from collections.abc import Callable
@@ -198,7 +197,7 @@ class ParsedComputation:
         if rows is not None:
             return _build_paused(rows, self.name, span.line + 1, span.offset + self._body)
         new = tuple.__new__
-        with gc_paused():
+        with gc_paused(settle=True):
             return tuple(
                 new(
                     Instruction,
@@ -220,17 +219,9 @@ class ParsedComputation:
 
 
 def _build_paused(rows: list[Row], comp: str, line: int, offset: int) -> tuple[Instruction, ...]:
-    """`_build` without the garbage collector (see `gc_paused`: collections
-    that a build triggers walk every object of every module held)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    """`_build` without the garbage collector (see `xlaview.collector`)."""
+    with gc_paused(settle=True):
         return _build(rows, comp, line, offset)
-    finally:
-        gc.freeze()
-        gc.unfreeze()
-        if enabled:
-            gc.enable()
 
 
 def _build(rows: list[Row], comp: str, line: int, offset: int) -> tuple[Instruction, ...]:

@@ -212,7 +212,7 @@ def settle(deferred: list[ParsedComputation], deferral: Deferral) -> str | None:
     calls = deferral.settle([(p.span.offset, p.name) for p in deferred])
     if calls is None or len(calls) != len(deferred):
         return next((p.name for p in deferred if not p.read()), None)
-    for parsed, called in zip(deferred, calls):
+    for parsed, called in zip(deferred, calls, strict=False):
         parsed.calls = called
     return None
 

@@ -220,7 +220,7 @@ class GraphCanvas(QGraphicsItem):
         painter.setOpacity(self._progress if moving else 1.0)
         edge_pen = QPen(QColor(theme.EDGE), 1.1)
         edge_pen.setCosmetic(scale < 1)
-        stub_pen = QPen(QColor("#adb5bd"), 1.0, Qt.PenStyle.DashLine)
+        stub_pen = QPen(QColor(theme.FAINT), 1.0, Qt.PenStyle.DashLine)
         stub_pen.setCosmetic(True)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         for band in bands:
@@ -252,7 +252,7 @@ class GraphCanvas(QGraphicsItem):
         if moving is not None:
             self._paint_transition(painter, moving, show_text)
         painter.setBrush(Qt.BrushStyle.NoBrush)
-        painter.setPen(QPen(QColor("#495057"), 1))
+        painter.setPen(QPen(QColor(theme.TEXT_SECONDARY), 1))
         for band in bands:
             painter.drawPath(band.roots)
         for pen, path in self._mark_paths(exposed_bands):
@@ -282,7 +282,7 @@ class GraphCanvas(QGraphicsItem):
                 width = self.traffic.get((route.source, route.target))
                 if not width:
                     continue
-                pen = QPen(QColor(232, 89, 12, 110), width)
+                pen = QPen(theme.translucent(theme.EDGE_HIGHLIGHT, 110), width)
                 pen.setCapStyle(Qt.PenCapStyle.RoundCap)
                 painter.setPen(pen)
                 painter.setBrush(Qt.BrushStyle.NoBrush)
@@ -314,7 +314,8 @@ class GraphCanvas(QGraphicsItem):
                 routes.append(self.hover_edge)
             self._highlighted = (key, routes, [None] * len(self._parts.bands))
         _, routes, paths = self._highlighted
-        if paths[band] is None:
+        path = paths[band]
+        if path is None:
             pieces = [QPainterPath() for _ in paths]
             for route in routes:
                 add_banded(
@@ -322,18 +323,18 @@ class GraphCanvas(QGraphicsItem):
                     route.points if not route.stub else (route.points[0], route.target_stub[-1]),
                     only=band,
                 )
-            paths[band] = pieces[band]
-        return paths[band]
+            path = paths[band] = pieces[band]
+        return path
 
     def _paint_ghosts(self, painter: QPainter, show_text: bool) -> None:
         for name, rect in self.ghosts:
-            pen = QPen(QColor("#e03131"), 1.2, Qt.PenStyle.DashLine)
+            pen = QPen(QColor(theme.PEAK), 1.2, Qt.PenStyle.DashLine)
             painter.setPen(pen)
-            painter.setBrush(QColor(255, 245, 245, 160))
+            painter.setBrush(theme.translucent(theme.GHOST_FILL, 160))
             painter.drawRoundedRect(rect, 6, 6)
             if show_text:
                 painter.setFont(self._bold)
-                painter.setPen(QColor("#c92a2a"))
+                painter.setPen(QColor(theme.REMOVED))
                 painter.drawText(
                     rect.adjusted(6, 4, -6, -4), Qt.AlignmentFlag.AlignCenter, f"{name}\n(removed)"
                 )
@@ -343,16 +344,16 @@ class GraphCanvas(QGraphicsItem):
         if name == self.selected:
             return theme.SELECTION_BORDER, 3.0
         if name in self.operands:
-            return "#1c7ed6", 2.2
+            return theme.OPERAND_BORDER, 2.2
         if name in self.users:
-            return "#2f9e44", 2.2
+            return theme.USER_BORDER, 2.2
         if name in self.emphasis:
             return theme.EMPHASIS_BORDER, 3.0
         status = self.diff.get(name)
         if status == "added":
-            return "#2b8a3e", 2.4
+            return theme.ADDED, 2.4
         if status == "changed":
-            return "#e67700", 2.4
+            return theme.CHANGED, 2.4
         return None
 
     def _mark_paths(self, bands: range) -> list[tuple[QPen, QPainterPath]]:
@@ -395,8 +396,8 @@ class GraphCanvas(QGraphicsItem):
         for placed in [pl for pl, _ in t.moving] + list(t.appearing):
             painter.drawRect(placed.rect.adjusted(-2, -2, 2, 2))
         painter.setOpacity(1.0 - p)
-        painter.setPen(QPen(QColor("#adb5bd"), 1.0, Qt.PenStyle.DashLine))
-        painter.setBrush(QColor("#f1f3f5"))
+        painter.setPen(QPen(QColor(theme.FAINT), 1.0, Qt.PenStyle.DashLine))
+        painter.setBrush(QColor(theme.PANEL))
         for rect in t.vanishing:
             painter.drawRoundedRect(rect, 6, 6)
         frames = [
@@ -441,7 +442,7 @@ class GraphCanvas(QGraphicsItem):
         node, rect = placed.node, placed.rect
         name = node.instruction
         inner = rect.adjusted(7, 3, -7, -3)
-        painter.setPen(QColor("#212529"))
+        painter.setPen(QColor(theme.TEXT))
         painter.setFont(self._bold)
         metrics = self._metrics
         title = metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, inner.width())
@@ -451,7 +452,7 @@ class GraphCanvas(QGraphicsItem):
         opcode = " · ".join(node.label.split(" ")) if node.label else node.opcode
         if not node.label and is_fusion_kind(node.kind):
             opcode = f"{node.opcode} · {node.kind.value.split()[0]}"
-        painter.setPen(QColor("#495057"))
+        painter.setPen(QColor(theme.TEXT_SECONDARY))
         painter.drawText(
             QRectF(inner.left(), inner.top() + line_h, inner.width(), line_h), _LEFT, opcode
         )

@@ -52,7 +52,8 @@ class Breadcrumb(QLabel):
                     f"{esc(name, NAME_SHOWN)}</a>"
                 )
         hint = (
-            "  <span style='color:#868e96'>double-click a fusion, call or while to open it</span>"
+            f"  <span style='color:{theme.MUTED}'>"
+            "double-click a fusion, call or while to open it</span>"
         )
         self.setText(" › ".join(links) + (hint if len(path) == 1 else ""))
         self.setToolTip(tooltip(" › ".join(path)) if path else "")
@@ -131,7 +132,8 @@ class GraphPane(QWidget):
         )
         self._apply_marks()
         self._apply_heat()
-        self.main.canvas.set_emphasis(self._emphasis[0])
+        if self.main.canvas is not None:
+            self.main.canvas.set_emphasis(self._emphasis[0])
         self._apply_selection(self.main, center=not shown.keep_view or self._center_pending)
 
     def _on_fusion_shown(self, shown: GraphShown | None) -> None:
@@ -141,7 +143,7 @@ class GraphPane(QWidget):
             return
         body = shown.path[-1]
         self.fusion_title.setText(
-            f"<b>{esc(body, NAME_SHOWN)}</b> <span style='color:#868e96'>— body of "
+            f"<b>{esc(body, NAME_SHOWN)}</b> <span style='color:{theme.MUTED}'>— body of "
             f"{esc(shown.caller, NAME_SHOWN)} ({esc(shown.caller_kind or 'fusion')})</span>"
         )
         self.fusion_title.setToolTip(tooltip(f"{body}\nbody of {shown.caller}"))
@@ -159,7 +161,8 @@ class GraphPane(QWidget):
             transition=result.transition if same else None,
         )
         self._apply_heat()
-        self.fused.canvas.set_emphasis(self._emphasis[1])
+        if self.fused.canvas is not None:
+            self.fused.canvas.set_emphasis(self._emphasis[1])
         self._apply_selection(self.fused, center=False)
         self._center_on_emphasis()
 
@@ -189,7 +192,7 @@ class GraphPane(QWidget):
         self._heat = (title, values or {}, label) if title else None
         self._apply_heat()
 
-    def set_emphasis(self, main: set[str], fused: set[str] = frozenset()) -> None:
+    def set_emphasis(self, main: set[str], fused: set[str] | frozenset[str] = frozenset()) -> None:
         """Instructions a panel points at, in the main graph and in the fused pane."""
         self._emphasis = (frozenset(main), frozenset(fused))
         for view, names in ((self.main, main), (self.fused, fused)):
@@ -248,8 +251,9 @@ class GraphPane(QWidget):
         if graph is None:
             return
         name = self._selection.name if self._selection else None
-        if name is not None and name in graph.nodes_of:
-            view.set_selection(name, *view.canvas.links_of(name), center=center)
+        if name is not None and name in graph.nodes_of and view.canvas is not None:
+            operands, users = view.canvas.links_of(name)
+            view.set_selection(name, operands, users, center=center)
             if center and view is self.main:
                 self._center_pending = False
         else:

@@ -4,7 +4,9 @@ opens a called computation."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QEasingCurve, QPointF, QRectF, Qt, QVariantAnimation, Signal
+from collections.abc import Sequence
+
+from PySide6.QtCore import QEasingCurve, QPointF, QRect, QRectF, Qt, QVariantAnimation, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QToolTip, QWidget
 
@@ -55,6 +57,15 @@ class GraphView(QGraphicsView):
         self._legend: tuple[str, list[tuple[str, str]]] | None = None  # title, (colour, label)
         self._press: QPointF | None = None
 
+    @property
+    def transition_ms(self) -> int:
+        """How long a pass step's move of the nodes takes."""
+        return self._animation.duration()
+
+    @transition_ms.setter
+    def transition_ms(self, duration: int) -> None:
+        self._animation.setDuration(duration)
+
     def set_graph(
         self,
         graph: ComputationGraph | None,
@@ -92,7 +103,7 @@ class GraphView(QGraphicsView):
         if self.canvas is not None:
             self.canvas.end_transition()
 
-    def set_legend(self, title: str | None, stops: list[tuple[str, str]] = ()) -> None:
+    def set_legend(self, title: str | None, stops: Sequence[tuple[str, str]] = ()) -> None:
         """A legend in the view's corner for the node colours (a heat scale);
         None: no legend."""
         self._legend = (title, list(stops)) if title else None
@@ -102,7 +113,7 @@ class GraphView(QGraphicsView):
         """The legend shown: its title and (colour, label) stops; None: none."""
         return self._legend
 
-    def drawForeground(self, painter: QPainter, rect: QRectF) -> None:  # noqa: N802 (Qt's name)
+    def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:
         if self._legend is None:
             return
         title, stops = self._legend
@@ -118,10 +129,10 @@ class GraphView(QGraphicsView):
         )
         height = metrics.height() * (len(stops) + 1) + 14
         box = QRectF(self.viewport().width() - width - 10, 10, width, height)
-        painter.setPen(QColor("#ced4da"))
-        painter.setBrush(QColor(255, 255, 255, 235))
+        painter.setPen(QColor(theme.BORDER))
+        painter.setBrush(theme.translucent(theme.PAPER, 235))
         painter.drawRoundedRect(box, 4, 4)
-        painter.setPen(QColor("#212529"))
+        painter.setPen(QColor(theme.TEXT))
         y = box.top() + 6
         painter.drawText(
             QRectF(box.left() + 8, y, width, metrics.height()),
@@ -133,7 +144,7 @@ class GraphView(QGraphicsView):
             painter.setBrush(QColor(colour))
             painter.setPen(QColor(colour).darker(150))
             painter.drawRect(QRectF(box.left() + 8, y + 2, 14, metrics.height() - 4))
-            painter.setPen(QColor("#212529"))
+            painter.setPen(QColor(theme.TEXT))
             painter.drawText(
                 QRectF(box.left() + 28, y, width, metrics.height()),
                 int(Qt.AlignmentFlag.AlignLeft),
@@ -250,7 +261,7 @@ class GraphView(QGraphicsView):
                 tip += "\ncalls " + ", ".join(n.called) + "  (double-click to open)"
             QToolTip.showText(event.globalPosition().toPoint(), tooltip(tip), self)
         elif edge is not None:
-            route = self.canvas.layout.edges[edge]
+            route = edge
             by_key = self.canvas.placed
             shape = next(
                 (

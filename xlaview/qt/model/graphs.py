@@ -8,6 +8,7 @@ what the pass did not touch stays in place."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from PySide6.QtCore import QObject, Signal
@@ -75,33 +76,20 @@ class Graphs(QObject):
         if loaded is None or not self.path:
             return
         computation = self.path[-1]
-        key = (self._shown.current_file_key(), computation)
         path, for_pass = tuple(self.path), self._shown.pass_key
         assert for_pass is not None
 
         def show(result: GraphResult) -> None:
-            self._views.store_layout(key, result)
             self.graph_pass = for_pass
-            self._layout_shown(computation, result)
             # Where the view looked means nothing in a graph laid out afresh.
             fresh = result.step is not None and result.step.fresh
             self.graph_shown.emit(GraphShown(for_pass, path, result, keep_view and not fresh))
 
-        cached = self._views.layout(key) or self._unchanged_graph(loaded.module, computation)
-        if cached is not None:
-            show(cached)
-            return
         notices = self._notices
-        self._jobs.submit(
-            "graph",
-            "graph",
-            tasks.graph_and_layout,
-            loaded.module,
-            computation,
-            self._views.shown_result(computation),
-            on_done=show,
-            on_progress=lambda f: notices.report_progress("laying out the graph", f),
-        )
+        self._lay_out(
+            loaded.module, computation, show, ("graph", "graph"),
+            lambda f: notices.report_progress("laying out the graph", f),
+        )  # fmt: skip
 
     def enter(self, computation: str) -> None:
         """Open a called computation (a fusion's body, a loop's body)."""
@@ -125,30 +113,15 @@ class Graphs(QObject):
         if body is None or loaded is None:
             self.fusion_shown.emit(None)
             return
-        key = (self._shown.current_file_key(), body)
         pass_shown, kind = self._shown.pass_key, caller.fusion_kind
         assert pass_shown is not None
 
         def show(result: GraphResult) -> None:
-            self._views.store_layout(key, result)
-            self._layout_shown(body, result)
             self.fusion_shown.emit(
                 GraphShown(pass_shown, (body,), result, False, caller.name, kind)
             )
 
-        cached = self._views.layout(key) or self._unchanged_graph(loaded.module, body)
-        if cached is not None:
-            show(cached)
-            return
-        self._jobs.submit(
-            "selection",
-            "fusion-graph",
-            tasks.graph_and_layout,
-            loaded.module,
-            body,
-            self._views.shown_result(body),
-            on_done=show,
-        )
+        self._lay_out(loaded.module, body, show, ("selection", "fusion-graph"))
 
     def clear_fused(self) -> None:
         self.fusion_computation = None
@@ -165,6 +138,34 @@ class Graphs(QObject):
             self.show_fused(body, found[1])
 
     # -- both --------------------------------------------------------------------
+    def _lay_out(
+        self,
+        module: Module,
+        computation: str,
+        show: Callable[[GraphResult], None],
+        job: tuple[str, str],
+        progress: Callable[[float], None] | None = None,
+    ) -> None:
+        """``show`` the graph of ``computation``: as laid out before where it
+        can be (the cache, a pass that did not touch it), else laid out on the
+        worker from the one shown (``job``: its scope and slot)."""
+        key = (self._shown.current_file_key(), computation)
+
+        def shown(result: GraphResult) -> None:
+            self._views.store_layout(key, result)
+            self._layout_shown(computation, result)
+            show(result)
+
+        cached = self._views.layout(key) or self._unchanged_graph(module, computation)
+        if cached is not None:
+            shown(cached)
+            return
+        scope, slot = job
+        self._jobs.submit(
+            scope, slot, tasks.graph_and_layout, module, computation,
+            self._views.shown_result(computation), on_done=shown, on_progress=progress,
+        )  # fmt: skip
+
     def _unchanged_graph(self, module: Module, computation: str) -> GraphResult | None:
         """The graph shown for ``computation``, when this pass did not touch its
         text: shown again as it is (no layout, nothing moves)."""

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QTextDocument
 
 from xlaview.analysis.drawing import GraphLayout, LayoutStep
@@ -23,7 +22,7 @@ from xlaview.hlo import Module
 from xlaview.qt.model.workers import settle
 from xlaview.qt.render.canvas_parts import CanvasParts, prepare_canvas
 from xlaview.qt.render.code import LoadedCode, load_code
-from xlaview.qt.render.documents import TextSource, source_document, text_source
+from xlaview.qt.render.documents import TextSource, gui_thread, source_document, text_source
 from xlaview.qt.render.transition import Transition, prepare_transition
 
 
@@ -106,7 +105,7 @@ def prepare_pass(cache: ModuleCache, dump_file: DumpFile) -> PreparedPass:
     source = text_source(module.text)
     document = source_document(source)
     if document is not None:
-        document.moveToThread(QCoreApplication.instance().thread())
+        document.moveToThread(gui_thread())
     if module.entry is not None:
         module.entry.instructions  # built here, not on the GUI thread  # noqa: B018
     prepared = PreparedPass(dump_file, loaded, source, document, module.line_owners())

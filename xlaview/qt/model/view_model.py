@@ -21,6 +21,7 @@ problem: requests are slots, and a slot never raises.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -120,15 +121,16 @@ class ViewModel(QObject):
         self.pass_shown.connect(lambda _shown: costing.pass_shown())
         # Priced once the pass's graph is drawn: the worker lays that out first.
         self.graph_shown.connect(lambda _shown: costing.request())
-        self.selection_changed.connect(lambda selection: selection and costing.request())
+        self.selection_changed.connect(lambda selection: costing.request() if selection else None)
         self.fusion_shown.connect(lambda _shown: costing.emit_heat())
         costing.described_changed.connect(self._describe_again)
         changes.traffic_ready.connect(boundaries.traffic_found)
         # Once the pass's traffic is known, the neighbouring passes are prepared.
         changes.traffic_ready.connect(
             lambda traffic: (
-                traffic is not None
-                and self.jobs.after_paint("pass", "prefetch", self.prefetch.neighbours)
+                self.jobs.after_paint("pass", "prefetch", self.prefetch.neighbours)
+                if traffic is not None
+                else None
             )
         )
         self.module_info.reports_ready.connect(self._reports_ready)
@@ -304,7 +306,7 @@ class ViewModel(QObject):
                 self.cache,
                 dump_file,
                 on_done=self._show_pass,
-                on_error=lambda err, f=dump_file: self._pass_failed(err, f),
+                on_error=partial(self._pass_failed, dump_file=dump_file),
             )
 
     def _pass_failed(self, error: BaseException, dump_file: DumpFile) -> None:
@@ -314,11 +316,13 @@ class ViewModel(QObject):
 
     def _show_pass(self, prepared: PreparedPass) -> None:
         loaded, module = prepared.loaded, prepared.loaded.module
+        key = self.pass_key
+        assert key is not None  # (a pass is asked before it is shown)
         self.loaded = loaded
-        self.text_pass = self.pass_key
+        self.text_pass = key
         self.pass_shown.emit(
             TextShown(
-                self.pass_key,
+                key,
                 prepared.file,
                 module,
                 prepared.source,

@@ -13,8 +13,7 @@ Python takes the GIL from the GUI thread half the time, a process never does.
 
 from __future__ import annotations
 
-import gc
-import threading
+import contextlib
 import time
 import traceback
 from collections import deque
@@ -23,6 +22,7 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, QRunnable, QThreadPool, QTimer, Signal, Slot
 
+from xlaview.collector import freeze_built, gc_paused
 from xlaview.helper import HelperProcess
 
 
@@ -37,46 +37,12 @@ class Cancelled(Exception):
     """Raised inside a job whose result nobody wants any more."""
 
 
-class _CollectorPause:
-    """No cyclic garbage collection while any job runs.
-
-    A job builds hundreds of thousands of objects (a parsed module, a laid-out
-    graph); the collector, triggered by those allocations, walks them all with
-    the GIL held, and the GUI thread waits 30-50 ms for it each time. The
-    collector runs again once no job does (and `settle` takes what a pass
-    built out of its sight)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._running = 0
-        self._was_enabled = True
-
-    def __enter__(self) -> None:
-        with self._lock:
-            self._running += 1
-            if self._running == 1:
-                self._was_enabled = gc.isenabled()
-                gc.disable()
-
-    def __exit__(self, *exc: object) -> None:
-        with self._lock:
-            self._running -= 1
-            if self._running == 0 and self._was_enabled:
-                gc.enable()
-
-
-_collector_pause = _CollectorPause()
-
-
 def settle() -> None:
     """As a job that built a pass, its graph's layout or its costs ends (a
-    million objects on a 45 MB pass): what it built is frozen out of the
-    cyclic collector's sight before the collector runs again, so that no
-    collection walks it (30-300 ms with the GIL held, on whichever thread
-    allocates next: the first one after the job would). Frozen objects are
-    still freed when nothing refers to them; only a reference cycle among
-    them would stay, and these structures make none."""
-    gc.freeze()
+    million objects on a 45 MB pass): what it built leaves the cyclic
+    collector's sight before the collector runs again, so that no collection
+    walks it on whichever thread allocates next (`xlaview.collector`)."""
+    freeze_built()
 
 
 class _Job(QRunnable):
@@ -102,7 +68,9 @@ class _Job(QRunnable):
         if not self.is_current(self.token):
             return  # superseded while it waited for a thread: nobody wants its result
         try:
-            with _collector_pause:
+            # No collection while any job runs: the GUI thread would wait
+            # 30-50 ms for each one the job's allocations trigger.
+            with gc_paused():
                 if self.wants_progress:
                     result = self.fn(*self.args, progress=self.report)
                 else:
@@ -118,10 +86,8 @@ class _Job(QRunnable):
 def _emit(signal: Any, *values: Any) -> None:
     """Emit from a worker thread or a helper's thread; the window (and the
     relay with it) may have gone away meanwhile, and then nobody listens."""
-    try:
+    with contextlib.suppress(RuntimeError):
         signal.emit(*values)
-    except RuntimeError:
-        pass
 
 
 # Helper processes shared by every window, by lane: the text in view is
@@ -288,7 +254,7 @@ class Worker(QObject):
         if ok:
             callbacks[0](value)
         elif callbacks[1] is not None:
-            callbacks[1](value, trace)  # type: ignore[arg-type]
+            callbacks[1](value, trace)
         else:
             raise RuntimeError(f"background job failed:\n{trace}")
 

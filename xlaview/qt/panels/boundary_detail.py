@@ -13,10 +13,10 @@ from typing import NamedTuple
 from PySide6.QtCore import QUrl, Signal
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from xlaview import units
 from xlaview.analysis.boundaries.explain import REASONS, Boundaries, Boundary
 from xlaview.qt import theme
 from xlaview.qt.safe_text import esc
+from xlaview.units import human_bytes
 
 # What each reason means, in a line (see xlaview.analysis.boundaries.explain).
 MEANING = {
@@ -32,34 +32,18 @@ MEANING = {
     "output": "the program returns it",
     "other": "none of the reasons above: the evidence lists what was found",
 }
-# Reason chips: algorithmic ones warm, unavoidable ones cool, missed fusions green.
-REASON_COLORS = {
-    "multi-pass": ("#f3d9fa", "#862e9c"),
-    "library-call": ("#d0ebff", "#1864ab"),
-    "layout-change": ("#fff3bf", "#8f5e00"),
-    "shared-read": ("#d3f9d8", "#2b8a3e"),
-    "collective": ("#e5dbff", "#5f3dc4"),
-    "control-flow": ("#e9ecef", "#495057"),
-    "output": ("#e9ecef", "#495057"),
-    "other": ("#f1f3f5", "#495057"),
-}
 
 _CSS = f"""
-body {{ font-family: sans-serif; font-size: 9.5pt; color: #212529; }}
+body {{ font-family: sans-serif; font-size: 9.5pt; color: {theme.TEXT}; }}
 table {{ border-collapse: collapse; }}
 td {{ padding: 1px 10px 2px 0; vertical-align: top; }}
-td.k {{ color: #868e96; white-space: nowrap; }}
+td.k {{ color: {theme.MUTED}; white-space: nowrap; }}
 .mono {{ font-family: monospace; }}
-.muted {{ color: #868e96; }}
+.muted {{ color: {theme.MUTED}; }}
 .big {{ font-size: 11pt; font-weight: 600; }}
 p.ev {{ margin: 0 0 4px 0; }}
 a {{ color: {theme.ACCENT}; text-decoration: none; }}
 """
-
-
-def human(n: int) -> str:
-    """Bytes as the Traffic tab writes them."""
-    return units.human_bytes(n, digits=2)
 
 
 OPS_SHOWN = 12  # links under one piece of evidence; a shared read may list dozens of readers
@@ -75,7 +59,7 @@ class OpLink(NamedTuple):
 
 
 def chip(reason: str) -> str:
-    back, fore = REASON_COLORS.get(reason, REASON_COLORS["other"])
+    back, fore = theme.REASON_COLORS.get(reason, theme.REASON_COLORS["other"])
     return (
         f"<span style='background:{back};color:{fore};font-weight:600'>"
         f"&nbsp;{esc(reason)}&nbsp;</span>"
@@ -115,8 +99,8 @@ class BoundaryDetailView(QTextBrowser):
             counts[b.reason] += 1
         rows = "".join(
             f"<tr><td><a href='reason:{r}'>{chip(r)}</a></td><td align='right'>{counts[r]}</td>"
-            f"<td align='right'>{human(by_reason[r])}</td>"
-            f"<td align='right'>{human(saved[r])}</td>"
+            f"<td align='right'>{human_bytes(by_reason[r])}</td>"
+            f"<td align='right'>{human_bytes(saved[r])}</td>"
             f"<td class='muted'>{esc(MEANING[r])}</td></tr>"
             for r in REASONS
             if counts[r]
@@ -150,12 +134,12 @@ class BoundaryDetailView(QTextBrowser):
         b = boundary
         value = (
             f"<span class='mono'>{esc(b.value, 120)}</span> · "
-            f"<span class='mono'>{esc(b.shape, 160)}</span> · {human(b.value_bytes)}"
+            f"<span class='mono'>{esc(b.shape, 160)}</span> · {human_bytes(b.value_bytes)}"
         )
         producer = f"{op(b.producer)} <span class='muted'>in {esc(b.computation, 80)}</span>"
         moved = (
-            f"<b>{human(b.bytes)}</b> written and read back; removing it would save "
-            f"<b>{human(b.saved_bytes)}</b>"
+            f"<b>{human_bytes(b.bytes)}</b> written and read back; removing it would save "
+            f"<b>{human_bytes(b.saved_bytes)}</b>"
         )
         rows = [("value", value), ("producer", producer), ("bytes", moved)]
         if b.suggestion:

@@ -16,6 +16,8 @@ from PySide6.QtWidgets import (
 
 from xlaview.analysis.passes.diff import ModuleDiff
 from xlaview.analysis.passes.history import Event
+from xlaview.qt import theme
+from xlaview.qt.model.view_model import ViewModel
 from xlaview.qt.safe_text import esc, steady_label, tooltip
 
 _ROLE = Qt.ItemDataRole.UserRole
@@ -28,7 +30,8 @@ class ChangesPanel(QWidget):
     instruction_requested = Signal(str)
     point_requested = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, model: ViewModel, parent: QWidget | None = None) -> None:
+        """What the pass ``model`` shows changed, and the selection's history."""
         super().__init__(parent)
         self.setObjectName("changes")
         self.title = steady_label(self, lines=2, rich=True)
@@ -66,6 +69,10 @@ class ChangesPanel(QWidget):
         layout.addWidget(split)
         self.set_diff(None, "")
         self.set_history(None, [], {})
+        model.changes.diff_ready.connect(lambda shown: self.set_diff(shown.diff, shown.title))
+        model.history.history_ready.connect(self.set_history)
+        self.instruction_requested.connect(model.select_instruction)
+        self.point_requested.connect(model.select_pass)
 
     def set_diff(self, diff: ModuleDiff | None, title: str) -> None:
         self.tree.clear()
@@ -76,16 +83,17 @@ class ChangesPanel(QWidget):
             self.title.setText(f"<b>{esc(title)}</b>: no change")
             return
         self.title.setText(
-            f"<b>{esc(title)}</b>: <span style='color:#2b8a3e'>{len(diff.added)} added</span>, "
-            f"<span style='color:#c92a2a'>{len(diff.removed)} removed</span>, "
-            f"<span style='color:#e67700'>{len(diff.changed)} changed</span>"
+            f"<b>{esc(title)}</b>: "
+            f"<span style='color:{theme.ADDED}'>{len(diff.added)} added</span>, "
+            f"<span style='color:{theme.REMOVED}'>{len(diff.removed)} removed</span>, "
+            f"<span style='color:{theme.CHANGED}'>{len(diff.changed)} changed</span>"
             + (
                 f", {len(diff.computations_added)} new computations"
                 if diff.computations_added
                 else ""
             )
         )
-        groups = [("Added", "#2b8a3e"), ("Removed", "#c92a2a"), ("Changed", "#e67700")]
+        groups = [("Added", theme.ADDED), ("Removed", theme.REMOVED), ("Changed", theme.CHANGED)]
         parents = {}
         for name, colour in groups:
             item = QTreeWidgetItem([name, ""])

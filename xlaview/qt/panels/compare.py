@@ -6,10 +6,10 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QTableWidgetItem, QVBoxLayout, QWidget
 
 from xlaview.analysis.compare import ModuleComparison
-from xlaview.qt import safe_text
-from xlaview.qt.panels.inspector import human_bytes
+from xlaview.qt import safe_text, theme
 from xlaview.qt.panels.tables import plain_table
 from xlaview.qt.safe_text import esc
+from xlaview.units import human_bytes
 
 
 class CompareView(QWidget):
@@ -68,7 +68,7 @@ class CompareView(QWidget):
                 for c, value in enumerate((label, a, b)):
                     item = QTableWidgetItem(value)
                     if a != b and c:
-                        item.setBackground(QColor("#fff4e6"))
+                        item.setBackground(QColor(theme.HIGHLIGHT_ROW))
                     self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
         self.table.resizeRowsToContents()

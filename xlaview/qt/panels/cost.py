@@ -5,16 +5,19 @@ with a profile, what each op measured beside its estimate."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
-from PySide6.QtGui import QColor, QHideEvent, QShowEvent
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor, QHideEvent, QShowEvent, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
+from xlaview import units
 from xlaview.analysis.cost.devices import DEVICES, Device
 from xlaview.profile import ModuleProfile
-from xlaview.qt import figures
+from xlaview.qt import theme
 from xlaview.qt.model.analyses.cost_records import CostShown, ProfileShown
-from xlaview.qt.panels.roofline import BOUND_COLORS, RooflinePlot
-from xlaview.qt.panels.tables import RowsModel, table_view
+from xlaview.qt.panels.roofline import RooflinePlot
+from xlaview.qt.panels.tables import Index, RowsModel, table_view
 from xlaview.qt.safe_text import esc, steady_label
 
 # (header, tooltip, width in pixels)
@@ -53,9 +56,9 @@ HEAT_CHOICES = (("off", "kind"), ("estimate", "estimated time"), ("measured", "m
 class CostRowsModel(RowsModel):
     """Rows of the cost table, the bound coloured."""
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 6:
-            return QColor(BOUND_COLORS.get(self.rows[index.row()][0][6], "#212529"))
+            return QColor(theme.BOUND_COLORS.get(self.rows[index.row()][0][6], theme.TEXT))
         return super().data(index, role)
 
 
@@ -71,8 +74,8 @@ def cost_rows(shown: CostShown, profile: ModuleProfile | None) -> list[tuple]:
         rows.append(_row(op, placed, timed.get(op.name)))
     for name, measured in timed.items():
         if name not in listed:  # a loop, a call: its ops are listed already
-            op = cost.op(name)
-            rows.append(_row(None, None, measured, name, op.kind if op is not None else ""))
+            called = cost.op(name)
+            rows.append(_row(None, None, measured, name, called.kind if called else ""))
     return rows
 
 
@@ -80,15 +83,15 @@ def _row(op, placed, measured, name: str = "", kind: str = "") -> tuple:
     name = op.name if op is not None else name
     runs = op.executions if op is not None else 1
     if op is not None and placed is not None:
-        time = figures.seconds(placed.time_s) + (f" ×{runs}" if runs != 1 else "")
+        time = units.seconds(placed.time_s) + (f" ×{runs}" if runs != 1 else "")
         static = (
             op.kind,
-            figures.count(op.flops),
-            figures.size(op.memory_bytes),
-            figures.intensity(placed.intensity),
+            units.count(op.flops),
+            units.human_bytes(op.memory_bytes),
+            units.intensity(placed.intensity),
             time,
             placed.bound,
-            figures.percent(placed.share),
+            units.percent(placed.share),
         )
         keys = (
             op.kind,
@@ -105,12 +108,12 @@ def _row(op, placed, measured, name: str = "", kind: str = "") -> tuple:
     if measured is not None:
         timed = (
             str(measured.count),
-            figures.seconds(measured.measured_s),
-            figures.seconds(measured.mean_s),
-            figures.percent(measured.share),
-            figures.count(measured.achieved_flops_per_s),
-            figures.count(measured.achieved_bytes_per_s),
-            figures.percent(measured.roofline_fraction),
+            units.seconds(measured.measured_s),
+            units.seconds(measured.mean_s),
+            units.percent(measured.share),
+            units.count(measured.achieved_flops_per_s),
+            units.count(measured.achieved_bytes_per_s),
+            units.percent(measured.roofline_fraction),
         )
         timed_keys = (
             measured.count,
@@ -134,10 +137,10 @@ def summary_html(shown: CostShown, profile: ProfileShown | None) -> str:
     lines = [
         (
             f"<b>{esc(cost.module)}</b> at pass {esc(shown.pass_key)}: "
-            f"<b>{figures.count(totals.flops, 'FLOP')}</b>, "
-            f"{figures.count(totals.transcendentals)} transcendentals, "
-            f"<b>{figures.size(totals.bytes_accessed)}</b> accessed; "
-            f"<b>{figures.seconds(roof.time_s)}</b> at best on {esc(device.title)} "
+            f"<b>{units.count(totals.flops, 'FLOP')}</b>, "
+            f"{units.count(totals.transcendentals)} transcendentals, "
+            f"<b>{units.human_bytes(totals.bytes_accessed)}</b> accessed; "
+            f"<b>{units.seconds(roof.time_s)}</b> at best on {esc(device.title)} "
             f"({len(cost.ops):,} ops)"
         )
     ]
@@ -145,8 +148,8 @@ def summary_html(shown: CostShown, profile: ProfileShown | None) -> str:
     if cost.executed != cost.totals or cost.loops:
         ex = cost.executed
         lines.append(
-            f"Executed (loop bodies × trip count): {figures.count(ex.flops, 'FLOP')}, "
-            f"{figures.size(ex.bytes_accessed)}; <b>{figures.seconds(roof.executed_time_s)}"
+            f"Executed (loop bodies × trip count): {units.count(ex.flops, 'FLOP')}, "
+            f"{units.human_bytes(ex.bytes_accessed)}; <b>{units.seconds(roof.executed_time_s)}"
             f"</b>"
             + (
                 f"; {len(unknown)} loop{'s' * (len(unknown) != 1)} without a known "
@@ -160,8 +163,8 @@ def summary_html(shown: CostShown, profile: ProfileShown | None) -> str:
     p = profile.profile if profile is not None and profile.applies else None
     if p is not None:
         lines.append(
-            f"Measured: {p.runs} runs, {figures.seconds(p.measured_s / max(p.runs, 1))}"
-            f" per run ({figures.percent(p.matched_s / p.measured_s if p.measured_s else 0)}"
+            f"Measured: {p.runs} runs, {units.seconds(p.measured_s / max(p.runs, 1))}"
+            f" per run ({units.percent(p.matched_s / p.measured_s if p.measured_s else 0)}"
             f" in ops of this module)"
         )
     elif profile is not None and profile.profile is not None:
@@ -195,14 +198,14 @@ class CostPanel(QWidget):
         self.heat.currentIndexChanged.connect(
             lambda i: self.heat_requested.emit(self.heat.itemData(i))
         )
-        self.model = CostRowsModel(
+        self.rows_model = CostRowsModel(
             [c[0] for c in COLUMNS],
             self,
             numeric=NUMERIC,
             tips=tuple(c[1] for c in COLUMNS),
             whole=(0, 1),
         )
-        self.table = table_view(self.model, self, "costTable", self.instruction_requested.emit)
+        self.table = table_view(self.rows_model, self, "costTable", self.instruction_requested.emit)
         self.table.setTextElideMode(Qt.TextElideMode.ElideMiddle)  # names end in their number
         # The figures stay beside each other; the plot takes the width left.
         self.table.horizontalHeader().setStretchLastSection(False)
@@ -233,7 +236,7 @@ class CostPanel(QWidget):
         for column, (_, _, width) in enumerate(COLUMNS):
             self.table.setColumnWidth(column, width)
             self.table.setColumnHidden(column, column in MEASURED)
-        self.summary.setText("<span style='color:#868e96'>Pricing the pass …</span>")
+        self.summary.setText(f"<span style='color:{theme.MUTED}'>Pricing the pass …</span>")
 
     # -- what the model says --------------------------------------------------------
     def set_cost(self, shown: CostShown | None) -> None:
@@ -243,9 +246,11 @@ class CostPanel(QWidget):
     def set_profile(self, profile: ProfileShown | None) -> None:
         self.profile = profile
         index = self.heat.findData("measured")
-        self.heat.model().item(index).setEnabled(
-            profile is not None and profile.profile is not None
-        )
+        model = self.heat.model()
+        assert isinstance(model, QStandardItemModel)  # a QComboBox's own model
+        item = model.item(index)
+        assert item is not None
+        item.setEnabled(profile is not None and profile.profile is not None)
         self._fill()
 
     def set_device(self, device: Device | None, chosen: bool) -> None:
@@ -290,8 +295,8 @@ class CostPanel(QWidget):
         shown, profile = self.shown, self._applied_profile()
         self._show_measured(profile is not None)
         if shown is None:
-            self.summary.setText("<span style='color:#868e96'>Pricing the pass …</span>")
-            self.model.set_rows([])
+            self.summary.setText(f"<span style='color:{theme.MUTED}'>Pricing the pass …</span>")
+            self.rows_model.set_rows([])
             self.plot.set_data(None)
             return
         self.set_device(shown.device, shown.chosen)
@@ -300,8 +305,8 @@ class CostPanel(QWidget):
         if not self._sorted:  # the most expensive first, until the user sorts otherwise
             self._sorted = True
             header.setSortIndicator(TIME_COLUMN, Qt.SortOrder.DescendingOrder)
-        self.model.set_rows(cost_rows(shown, profile))
-        self.model.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
+        self.rows_model.set_rows(cost_rows(shown, profile))
+        self.rows_model.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
         self._fit_names(profile is not None)
         self._fit_split()
         self.plot.set_data(shown, profile)
@@ -311,7 +316,7 @@ class CostPanel(QWidget):
         bounds (narrower when the measured columns need the room)."""
         metrics = self.table.fontMetrics()
         longest = max(
-            (metrics.horizontalAdvance(row[0][0]) for row in self.model.rows[:500]), default=0
+            (metrics.horizontalAdvance(row[0][0]) for row in self.rows_model.rows[:500]), default=0
         )
         widest = NAME_WIDTHS[1] if narrow else NAME_WIDTHS[2]
         self.table.setColumnWidth(0, max(NAME_WIDTHS[0], min(widest, longest + 16)))

@@ -2,44 +2,39 @@
 
 from __future__ import annotations
 
-import html
 import json
 from typing import Any
 
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTextBrowser, QWidget
 
-from xlaview import units
 from xlaview.analysis.kinds import Kind
 from xlaview.qt import theme
+from xlaview.qt.model.records import Selection
+from xlaview.qt.model.view_model import ViewModel
 from xlaview.qt.panels.inspector_cost import buffers_html, cost_html, measured_html
+from xlaview.qt.safe_text import esc_whole
+from xlaview.units import human_bytes
 
-_CSS = """
-body { font-family: sans-serif; font-size: 9.5pt; color: #212529; }
-h2 { font-size: 12pt; margin: 2px 0 0 0; }
-h3 { font-size: 9pt; color: #495057; margin: 10px 0 3px 0; text-transform: uppercase;
-     letter-spacing: 1px; border-bottom: 1px solid #dee2e6; }
-table { border-collapse: collapse; }
-td { padding: 1px 10px 1px 0; vertical-align: top; }
-td.k { color: #868e96; white-space: nowrap; }
-.mono { font-family: monospace; }
-.pill { background: #e7f5ff; color: #1864ab; padding: 0 4px; }
-.big { font-size: 13pt; font-weight: 600; }
-.muted { color: #868e96; }
-a { color: #1971c2; text-decoration: none; }
+_CSS = f"""
+body {{ font-family: sans-serif; font-size: 9.5pt; color: {theme.TEXT}; }}
+h2 {{ font-size: 12pt; margin: 2px 0 0 0; }}
+h3 {{ font-size: 9pt; color: {theme.TEXT_SECONDARY}; margin: 10px 0 3px 0;
+     text-transform: uppercase; letter-spacing: 1px; border-bottom: 1px solid {theme.RULE}; }}
+table {{ border-collapse: collapse; }}
+td {{ padding: 1px 10px 1px 0; vertical-align: top; }}
+td.k {{ color: {theme.MUTED}; white-space: nowrap; }}
+.mono {{ font-family: monospace; }}
+.pill {{ background: {theme.PILL_BACKGROUND}; color: {theme.PILL_TEXT}; padding: 0 4px; }}
+.big {{ font-size: 13pt; font-weight: 600; }}
+.muted {{ color: {theme.MUTED}; }}
+a {{ color: {theme.ACCENT}; text-decoration: none; }}
 """
 
 
+NOTHING_SELECTED = "Select an instruction in the text or the graph."
 OPERANDS_SHOWN = 40  # operand rows before "show all" (a 900-operand fusion is 150 KB of HTML)
 TUPLE_SHOWN = 6  # elements of a tuple shape before "show all"
-
-
-def human_bytes(n: float | None) -> str:
-    return units.human_bytes(n, digits=2, missing="–")
-
-
-def _e(value: object) -> str:
-    return html.escape(str(value))
 
 
 def _count(n: int, noun: str) -> str:
@@ -54,15 +49,17 @@ def _rows(rows: list[tuple[str, str]]) -> str:
 def _layout_text(layout: dict[str, Any]) -> str:
     if "dimension_order" not in layout:
         return "tuple" if layout.get("elements") else "–"
-    parts = [_e(layout["dimension_order"])]
+    parts = [esc_whole(layout["dimension_order"])]
     if layout["tiles"]:
         parts.append(
-            "tiles <span class='mono'>" + _e("".join(f"T{t}" for t in layout["tiles"])) + "</span>"
+            "tiles <span class='mono'>"
+            + esc_whole("".join(f"T{t}" for t in layout["tiles"]))
+            + "</span>"
         )
     if layout.get("element_size_bits"):
         parts.append(f"{layout['element_size_bits']}-bit elements (packed)")
     if layout.get("memory_space"):
-        parts.append(f"<b>{_e(layout['memory_space_name'])}</b>")
+        parts.append(f"<b>{esc_whole(layout['memory_space_name'])}</b>")
     if layout.get("padding_bytes"):
         parts.append(f"{human_bytes(layout['padding_bytes'])} tile padding")
     return ", ".join(parts)
@@ -72,10 +69,10 @@ def _shape_html(shape: str, elements: list[str], whole: bool) -> str:
     """A shape; a tuple of many elements as its first few (all of them on
     demand, with the operands)."""
     if len(elements) <= TUPLE_SHOWN or whole:
-        return f"<span class='mono'>{_e(shape)}</span>"
+        return f"<span class='mono'>{esc_whole(shape)}</span>"
     head = ", ".join(elements[:TUPLE_SHOWN])
     return (
-        f"<span class='mono'>({_e(head)}, …)</span> <span class='muted'>a tuple of "
+        f"<span class='mono'>({esc_whole(head)}, …)</span> <span class='muted'>a tuple of "
         f"{len(elements):,}: <a href='more:operands'>show all</a></span>"
     )
 
@@ -84,18 +81,19 @@ def render(described: dict[str, Any], kind: Kind | None = None, all_operands: bo
     """HTML for one `describe_instruction` result (the first `OPERANDS_SHOWN`
     operands unless ``all_operands``)."""
     d = described
-    colour = theme.KIND_COLORS.get(kind, "#f1f3f5") if kind else "#f1f3f5"
+    colour = theme.KIND_COLORS.get(kind, theme.PANEL) if kind else theme.PANEL
     label = d.get("label") or d["opcode"]  # custom-call __cublas$lt$matmul, fusion kLoop
     kind_label = (
         ""
         if d["fusion_kind"] or d.get("custom_call_target") or not kind
-        else (f"{_e(kind.value)} · ")
+        else (f"{esc_whole(kind.value)} · ")
     )
     head = (
         f"<table width='100%'><tr><td style='background:{colour};padding:6px'>"
-        f"<h2 class='mono'>{_e(d['name'])}</h2>"
-        f"<span class='mono'>{_e(label)}</span> · {kind_label}"
-        f"<span class='muted'>{_e(d['computation'])}, line {d['line']}</span></td></tr></table>"
+        f"<h2 class='mono'>{esc_whole(d['name'])}</h2>"
+        f"<span class='mono'>{esc_whole(label)}</span> · {kind_label}"
+        f"<span class='muted'>{esc_whole(d['computation'])}, line {d['line']}</span>"
+        "</td></tr></table>"
     )
     parts = [head]
     out_layout = d["layout_decoded"]
@@ -103,7 +101,9 @@ def render(described: dict[str, Any], kind: Kind | None = None, all_operands: bo
     parts.append(_rows([
         ("shape", _shape_html(d["shape"], d.get("shape_elements", []), whole=all_operands)),
         ("layout", _layout_text(out_layout)),
-        ("minor→major", f"<span class='mono'>{_e(d['layout']['minor_to_major']) if d['layout'] else '–'}</span>"),
+        ("minor→major",
+         f"<span class='mono'>{esc_whole(d['layout']['minor_to_major']) if d['layout'] else '–'}"
+         "</span>"),
     ]))  # fmt: skip
     parts.append("<h3>Bytes</h3>")
     parts.append(_rows([
@@ -122,7 +122,8 @@ def render(described: dict[str, Any], kind: Kind | None = None, all_operands: bo
         )
         live = f"{d['live_range'][0]} … {d['live_range'][1]}" if d["live_range"] else "–"
         parts.append(_rows([
-            ("allocation", f"<b>#{a['index']}</b> <span class='pill'>{_e(a['kind'])}</span>"),
+            ("allocation",
+             f"<b>#{a['index']}</b> <span class='pill'>{esc_whole(a['kind'])}</span>"),
             ("offset", f"{a['offset']:,}"),
             ("size", f"{human_bytes(a['size'])} <span class='muted'>({a['size']:,} B) of "
                      f"{human_bytes(a['allocation_size'])}</span>"),
@@ -143,8 +144,9 @@ def render(described: dict[str, Any], kind: Kind | None = None, all_operands: bo
         for op in shown:
             rows.append(
                 (
-                    f"<a href='instr:{_e(op['name'])}' class='mono'>{_e(op['name'])}</a>",
-                    f"<span class='mono'>{_e(op['shape'])}</span><br>{_layout_text(op)}"
+                    f"<a href='instr:{esc_whole(op['name'])}' class='mono'>"
+                    f"{esc_whole(op['name'])}</a>",
+                    f"<span class='mono'>{esc_whole(op['shape'])}</span><br>{_layout_text(op)}"
                     f" · {human_bytes(op['bytes'])}",
                 )
             )
@@ -158,19 +160,20 @@ def render(described: dict[str, Any], kind: Kind | None = None, all_operands: bo
         parts.append("<h3>Calls</h3>")
         parts.append(
             " ".join(
-                f"<a href='comp:{_e(c)}' class='mono'>{_e(c)}</a>" for c in d["called_computations"]
+                f"<a href='comp:{esc_whole(c)}' class='mono'>{esc_whole(c)}</a>"
+                for c in d["called_computations"]
             )
         )
     parts.append("<h3>Source</h3>")
-    src_rows = [("op_name", f"<span class='mono'>{_e(d['op_name'] or '–')}</span>")]
+    src_rows = [("op_name", f"<span class='mono'>{esc_whole(d['op_name'] or '–')}</span>")]
     for frame in d["source"][:6]:
-        src_rows.append(("at", _e(frame)))
+        src_rows.append(("at", esc_whole(frame)))
     parts.append(_rows(src_rows))
     if d["backend_config"]:
         config = d["backend_config"]
         text = json.dumps(config, indent=1) if not isinstance(config, str) else config
         parts.append("<h3>Backend config</h3>")
-        parts.append(f"<pre class='mono' style='font-size:8pt'>{_e(text[:2000])}</pre>")
+        parts.append(f"<pre class='mono' style='font-size:8pt'>{esc_whole(text[:2000])}</pre>")
     return "".join(parts)
 
 
@@ -180,18 +183,29 @@ class InspectorView(QTextBrowser):
     instruction_requested = Signal(str)
     computation_requested = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, model: ViewModel, parent: QWidget | None = None) -> None:
+        """The selection of ``model``; a link asks it for an op or a computation."""
         super().__init__(parent)
         self.setObjectName("inspector")
         self.setOpenLinks(False)
         self._shown: tuple[dict[str, Any], Kind | None] | None = None
         self.document().setDefaultStyleSheet(_CSS)
         self.anchorClicked.connect(self._on_anchor)
-        self.show_message("Select an instruction in the text or the graph.")
+        self.show_message(NOTHING_SELECTED)
+        model.selection_changed.connect(self._on_selection)
+        model.selection_described.connect(self._on_selection)
+        self.instruction_requested.connect(model.select_instruction)
+        self.computation_requested.connect(model.enter_computation)
+
+    def _on_selection(self, selection: Selection | None) -> None:
+        if selection is None:
+            self.show_message(NOTHING_SELECTED)
+        else:
+            self.show_instruction(selection.described, selection.kind)
 
     def show_message(self, text: str) -> None:
         self._shown = None
-        self.setHtml(f"<p class='muted'>{_e(text)}</p>")
+        self.setHtml(f"<p class='muted'>{esc_whole(text)}</p>")
 
     def show_instruction(self, described: dict[str, Any], kind: Kind | None) -> None:
         self._shown = (described, kind)

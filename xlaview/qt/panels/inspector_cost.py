@@ -5,15 +5,11 @@ result (its ``cost``, ``buffers`` and the window's ``measured``)."""
 
 from __future__ import annotations
 
-import html
 from typing import Any
 
+from xlaview import units
 from xlaview.analysis.cost.devices import DEVICES
-from xlaview.qt import figures
-
-
-def _e(value: object) -> str:
-    return html.escape(str(value))
+from xlaview.qt.safe_text import esc_whole
 
 
 def _rows(rows: list[tuple[str, str]]) -> str:
@@ -27,56 +23,56 @@ def cost_html(d: dict[str, Any]) -> str:
     if not c:
         return ""
     device = DEVICES.get(c.get("device") or "")
-    title = f"Cost on {_e(device.title)}" if device else "Cost"
+    title = f"Cost on {esc_whole(device.title)}" if device else "Cost"
     if not c["known"]:
         return (
             f"<h3>{title}</h3><p class='muted'>A custom call nobody can price: XLA's cost "
             "analysis counts it as nothing.</p>"
         )
-    work = f"<span class='big'>{figures.count(c['flops'], 'FLOP')}</span>"
+    work = f"<span class='big'>{units.count(c['flops'], 'FLOP')}</span>"
     if c["transcendentals"]:
-        work += f" + {figures.count(c['transcendentals'])} transcendentals"
+        work += f" + {units.count(c['transcendentals'])} transcendentals"
     read = c["bytes_read"]
     reads = (
-        (" + ".join(figures.size(b) for b in read) or "0")
+        (" + ".join(units.human_bytes(b) for b in read) or "0")
         if len(read) <= 4
-        else (f"{figures.size(sum(read))} from {len(read)} operands")
+        else (f"{units.human_bytes(sum(read))} from {len(read)} operands")
     )
     moved = (
-        f"<span class='big'>{figures.size(c['bytes_accessed'])}</span> "
-        f"<span class='muted'>(reads {reads}; writes {figures.size(c['bytes_written'])})"
+        f"<span class='big'>{units.human_bytes(c['bytes_accessed'])}</span> "
+        f"<span class='muted'>(reads {reads}; writes {units.human_bytes(c['bytes_written'])})"
         "</span>"
     )
     rows = [("FLOPs", work), ("bytes", moved)]
     if c["memory_bytes"] != c["bytes_accessed"]:
-        rows.append(("in main memory", figures.size(c["memory_bytes"])))
+        rows.append(("in main memory", units.human_bytes(c["memory_bytes"])))
     if "time_s" in c:
         ridge = device.ridge(c["precision"]) if device else None
         rows.append(
             (
                 "intensity",
-                f"{figures.intensity(c['intensity'])} FLOP/byte"
+                f"{units.intensity(c['intensity'])} FLOP/byte"
                 + (
-                    f" <span class='muted'>(ridge {figures.intensity(ridge)} at "
-                    f"{_e(c['precision'])})</span>"
+                    f" <span class='muted'>(ridge {units.intensity(ridge)} at "
+                    f"{esc_whole(c['precision'])})</span>"
                     if ridge
                     else ""
                 ),
             )
         )
         peak = device.peak(c["precision"]) if device else None
-        bound = f"<b>{_e(c['bound'])}-bound</b>" + (
-            f" <span class='muted'>({_e(c['precision'])} peak "
-            f"{figures.rate(peak, 'FLOP/s')}, memory "
-            f"{figures.rate(device.memory_bandwidth, 'B/s')})</span>"
+        bound = f"<b>{esc_whole(c['bound'])}-bound</b>" + (
+            f" <span class='muted'>({esc_whole(c['precision'])} peak "
+            f"{units.rate(peak, 'FLOP/s')}, memory "
+            f"{units.rate(device.memory_bandwidth, 'B/s')})</span>"
             if device
             else ""
         )
         runs = f" × {c['executions']} per step" if c["executions"] != 1 else ""
         rows.append(
-            ("time", (f"<span class='big'>{figures.seconds(c['time_s'])}</span>{runs} · {bound}"))
+            ("time", (f"<span class='big'>{units.seconds(c['time_s'])}</span>{runs} · {bound}"))
         )
-        rows.append(("share", f"{figures.percent(c['share'])} of the module's estimated time"))
+        rows.append(("share", f"{units.percent(c['share'])} of the module's estimated time"))
     parts = [f"<h3>{title}</h3>", _rows(rows)]
     if not c["top_level"]:
         parts.append(
@@ -96,20 +92,20 @@ def measured_html(d: dict[str, Any]) -> str:
             "events",
             (f"{m['count']} <span class='muted'>in {m['runs']} run{'s' * (m['runs'] != 1)}</span>"),
         ),
-        ("mean", f"<span class='big'>{figures.seconds(m['mean_s'])}</span>"),
+        ("mean", f"<span class='big'>{units.seconds(m['mean_s'])}</span>"),
         (
             "total",
             (
-                f"{figures.seconds(m['measured_s'])} <span class='muted'>(self "
-                f"{figures.seconds(m['self_s'])}), {figures.percent(m['share'])} of the "
+                f"{units.seconds(m['measured_s'])} <span class='muted'>(self "
+                f"{units.seconds(m['self_s'])}), {units.percent(m['share'])} of the "
                 "module's measured time</span>"
             ),
         ),
         (
             "achieved",
             (
-                f"{figures.rate(m['achieved_flops_per_s'], 'FLOP/s')}, "
-                f"{figures.rate(m['achieved_bytes_per_s'], 'B/s')}"
+                f"{units.rate(m['achieved_flops_per_s'], 'FLOP/s')}, "
+                f"{units.rate(m['achieved_bytes_per_s'], 'B/s')}"
             ),
         ),
     ]
@@ -118,8 +114,8 @@ def measured_html(d: dict[str, Any]) -> str:
             (
                 "of roofline",
                 (
-                    f"<span class='big'>{figures.percent(m['roofline_fraction'])}"
-                    f"</span> <span class='muted'>on {_e(m['device'])}</span>"
+                    f"<span class='big'>{units.percent(m['roofline_fraction'])}"
+                    f"</span> <span class='muted'>on {esc_whole(m['device'])}</span>"
                 ),
             )
         )
@@ -144,16 +140,17 @@ def buffers_html(d: dict[str, Any]) -> str:
     rows = []
     for b in buffers:
         where = (
-            f"allocation <b>#{b['allocation']}</b> at {b['offset']:,}, {figures.size(b['size'])}"
+            f"allocation <b>#{b['allocation']}</b> at {b['offset']:,}, "
+            f"{units.human_bytes(b['size'])}"
             if b["allocation"] is not None
             else "<span class='muted'>no buffer-assignment entry</span>"
         )
         rows.append(
             (
-                f"<span class='mono'>{_e(b['index'])}</span>",
+                f"<span class='mono'>{esc_whole(b['index'])}</span>",
                 (
-                    f"<span class='mono'>{_e(b['shape'])}</span><br>{where} · "
-                    f"{_e(b['memory_space_name'])}"
+                    f"<span class='mono'>{esc_whole(b['shape'])}</span><br>{where} · "
+                    f"{esc_whole(b['memory_space_name'])}"
                 ),
             )
         )

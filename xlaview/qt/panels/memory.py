@@ -9,9 +9,9 @@ from PySide6.QtWidgets import QSplitter, QToolTip, QVBoxLayout, QWidget
 
 from xlaview.analysis.memory import BufferBar, MemoryTimeline
 from xlaview.qt import theme
-from xlaview.qt.panels.inspector import human_bytes
 from xlaview.qt.panels.tables import RowsModel, table_view
 from xlaview.qt.safe_text import tooltip
+from xlaview.units import human_bytes
 
 
 class MemoryChart(QWidget):
@@ -40,7 +40,7 @@ class MemoryChart(QWidget):
         if timeline is not None:
             # Allocations stacked, largest at the bottom: a bar's height is its
             # size, its place the allocation's base plus the value's offset.
-            sizes: dict[int | None, int] = dict(timeline.allocation_sizes)
+            sizes: dict[int | None, int] = {k: v for k, v in timeline.allocation_sizes.items()}
             for bar in timeline.buffers:
                 sizes.setdefault(bar.allocation, bar.offset + bar.size)
             used = {bar.allocation for bar in timeline.buffers}
@@ -58,10 +58,10 @@ class MemoryChart(QWidget):
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
-        painter.fillRect(self.rect(), QColor("#ffffff"))
+        painter.fillRect(self.rect(), QColor(theme.PAPER))
         t = self.timeline
         if t is None or not t.usage:
-            painter.setPen(QColor("#868e96"))
+            painter.setPen(QColor(theme.MUTED))
             painter.drawText(
                 self.rect(),
                 Qt.AlignmentFlag.AlignCenter,
@@ -92,7 +92,7 @@ class MemoryChart(QWidget):
         area.lineTo(x_of(steps), margin_t + curve_h)
         area.closeSubpath()
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(QColor(77, 171, 247, 90))
+        painter.setBrush(theme.translucent(theme.MEMORY_AREA, 90))
         painter.drawPath(area)
         if t.occupied:
             line = QPainterPath()
@@ -100,19 +100,19 @@ class MemoryChart(QWidget):
                 y = margin_t + curve_h - curve_h * value / top_bytes
                 (line.moveTo if i == 0 else line.lineTo)(x_of(i), y)
                 line.lineTo(x_of(i + 1), y)
-            painter.setPen(QPen(QColor("#1864ab"), 1.5))
+            painter.setPen(QPen(QColor(theme.MEMORY_LINE), 1.5))
             painter.setBrush(Qt.BrushStyle.NoBrush)
             painter.drawPath(line)
         # The peak XLA reports.
         px = x_of(t.peak_time + 0.5)
-        painter.setPen(QPen(QColor("#e03131"), 1.2, Qt.PenStyle.DashLine))
+        painter.setPen(QPen(QColor(theme.PEAK), 1.2, Qt.PenStyle.DashLine))
         painter.drawLine(QPointF(px, margin_t), QPointF(px, margin_t + h))
-        painter.setPen(QColor("#c92a2a"))
+        painter.setPen(QColor(theme.REMOVED))
         label = f"XLA's peak: {human_bytes(t.peak_bytes)} at step {t.peak_time}"
         label_w = painter.fontMetrics().horizontalAdvance(label)
         lx = px + 4 if px + 4 + label_w < self.width() - margin_r else px - 4 - label_w
         painter.drawText(QPointF(lx, margin_t + 10), label)
-        painter.setPen(QColor("#495057"))
+        painter.setPen(QColor(theme.TEXT_SECONDARY))
         painter.drawText(
             QRectF(0, margin_t - 6, margin_l - 6, 16),
             Qt.AlignmentFlag.AlignRight,
@@ -141,13 +141,13 @@ class MemoryChart(QWidget):
         self._hit_order = sorted(self._bars, key=lambda rb: rb[1].size)
         for rect, bar in self._bars:  # in timeline.buffers' order: largest first
             live_at_peak = bar.start <= t.peak_time <= bar.end
-            colour = QColor("#ffa94d" if live_at_peak else "#74c0fc")
+            colour = QColor(theme.BUFFER_AT_PEAK if live_at_peak else theme.BUFFER)
             if bar.instruction == self.selected:
                 colour = QColor(theme.SELECTION_BORDER)
             painter.setPen(QPen(colour.darker(140), 0.8))
             painter.setBrush(colour)
             painter.drawRect(rect)
-        painter.setPen(QColor("#868e96"))
+        painter.setPen(QColor(theme.MUTED))
         painter.drawText(
             QRectF(margin_l, self.height() - margin_b + 4, w, 16),
             Qt.AlignmentFlag.AlignLeft,
@@ -175,7 +175,8 @@ class MemoryChart(QWidget):
             QToolTip.showText(
                 event.globalPosition().toPoint(),
                 tooltip(
-                    f"{bar.key}  {bar.shape}\n{human_bytes(bar.size)}, allocation {bar.allocation}, "
+                    f"{bar.key}  {bar.shape}\n{human_bytes(bar.size)}, "
+                    f"allocation {bar.allocation}, "
                     f"live {bar.start} … {bar.end}"
                     + (f"\n{share:.1%} of the peak" if share else "")
                 ),
@@ -213,7 +214,8 @@ class MemoryPanel(QWidget):
     def set_timeline(self, timeline: MemoryTimeline | None) -> None:
         self.chart.set_timeline(timeline)
         rows = []
-        for bar in timeline.peak_buffers if timeline else ():  # largest first
+        for bar in timeline.peak_buffers if timeline is not None else ():  # largest first
+            assert timeline is not None
             share = timeline.share(bar)
             rows.append(
                 (

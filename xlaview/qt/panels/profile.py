@@ -5,7 +5,9 @@ instruction of the module listed last, not dropped."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QRectF, Qt, Signal
+from typing import Any
+
+from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -16,9 +18,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from xlaview.qt import figures
+from xlaview import units
+from xlaview.qt import theme
 from xlaview.qt.model.analyses.cost_records import ProfileShown
-from xlaview.qt.panels.tables import RowsModel, table_view
+from xlaview.qt.panels.tables import Index, Row, RowsModel, table_view
 from xlaview.qt.safe_text import esc, steady_label
 
 # (header, tooltip, width in pixels)
@@ -47,22 +50,24 @@ NO_TRACE = (
 class TimeRowsModel(RowsModel):
     """Timed ops; those naming no instruction of the module greyed."""
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         row = self.rows[index.row()]
         if role == Qt.ItemDataRole.ForegroundRole and row[2] is None:
-            return QColor("#868e96")
+            return QColor(theme.MUTED)
         return super().data(index, role)
 
 
 class ShareBar(QStyledItemDelegate):
     """The share of time as a bar behind its figure: where the time went, at a glance."""
 
-    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: QModelIndex) -> None:
-        share = index.model().rows[index.row()][1][SHARE_COLUMN]
+    def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
+        model = index.model()
+        assert isinstance(model, RowsModel)
+        share = model.rows[index.row()][1][SHARE_COLUMN]
         if share and share > 0:
             rect = QRectF(option.rect).adjusted(2, 3, -2, -3)
             rect.setWidth(rect.width() * min(1.0, share))
-            painter.fillRect(rect, QColor("#ffd8a8"))
+            painter.fillRect(rect, QColor(theme.SHARE_BAR))
         super().paint(painter, option, index)
 
 
@@ -72,18 +77,18 @@ def time_rows(shown: ProfileShown) -> list[tuple]:
     if profile is None:
         return []
     total = profile.measured_s or 1.0
-    rows = []
+    rows: list[Row] = []
     for op in sorted(profile.ops, key=lambda o: (-o.self_s, o.name)):
         texts = (
             op.name,
             shown.kinds.get(op.name, ""),
-            figures.seconds(op.self_s),
-            figures.percent(op.self_s / total),
+            units.seconds(op.self_s),
+            units.percent(op.self_s / total),
             str(op.count),
-            figures.seconds(op.mean_s),
-            figures.seconds(op.measured_s),
-            figures.seconds(op.time_s),
-            figures.percent(op.roofline_fraction),
+            units.seconds(op.mean_s),
+            units.seconds(op.measured_s),
+            units.seconds(op.time_s),
+            units.percent(op.roofline_fraction),
         )
         keys = (
             op.name,
@@ -101,11 +106,11 @@ def time_rows(shown: ProfileShown) -> list[tuple]:
         texts = (
             t.name,
             NOT_IN_MODULE,
-            figures.seconds(t.self_s),
-            figures.percent(t.self_s / total),
+            units.seconds(t.self_s),
+            units.percent(t.self_s / total),
             str(t.count),
-            figures.seconds(t.mean_s),
-            figures.seconds(t.measured_s),
+            units.seconds(t.mean_s),
+            units.seconds(t.measured_s),
             "",
             "",
         )
@@ -120,7 +125,8 @@ def summary_html(shown: ProfileShown) -> str:
     lines = [
         (
             f"Trace <b>{esc(files)}</b> ({esc(trace.format)}, {trace.events:,} events) "
-            f"<span style='color:#868e96'>in {esc(trace.files[0].path.parent if trace.files else trace.path)}</span>"
+            f"<span style='color:{theme.MUTED}'>in "
+            f"{esc(trace.files[0].path.parent if trace.files else trace.path)}</span>"
         )
     ]
     if profile is None or not (profile.ops or profile.unmatched):
@@ -133,9 +139,9 @@ def summary_html(shown: ProfileShown) -> str:
         where = profile.trace_device or ", ".join(profile.devices) or "no device"
         lines.append(
             f"<b>{esc(profile.module)}</b>: {profile.runs} runs on {esc(where)}, "
-            f"<b>{figures.seconds(profile.measured_s)}</b> measured "
-            f"({figures.seconds(profile.measured_s / max(profile.runs, 1))} per run), "
-            f"{figures.percent(share)} in ops of the dump; joined by {esc(profile.matched_by)}; "
+            f"<b>{units.seconds(profile.measured_s)}</b> measured "
+            f"({units.seconds(profile.measured_s / max(profile.runs, 1))} per run), "
+            f"{units.percent(share)} in ops of the dump; joined by {esc(profile.matched_by)}; "
             f"roofline on {esc(profile.device or 'no device')}"
             + (
                 ""
@@ -143,7 +149,7 @@ def summary_html(shown: ProfileShown) -> str:
                 else f" · <b>measured on pass {esc(shown.ran_pass)}</b>, not the pass shown"
             )
         )
-    lines.append("<span style='color:#868e96'>" + esc(" · ".join(shown.notes)) + "</span>")
+    lines.append(f"<span style='color:{theme.MUTED}'>" + esc(" · ".join(shown.notes)) + "</span>")
     return "<br>".join(lines)
 
 
@@ -159,7 +165,7 @@ class ProfilePanel(QWidget):
         self.summary = steady_label(self, lines=3, rich=True)
         self.open_button = QPushButton("Open Profile…", self)
         self.open_button.clicked.connect(self.open_requested)
-        self.model = TimeRowsModel(
+        self.rows_model = TimeRowsModel(
             [c[0] for c in COLUMNS],
             self,
             numeric=NUMERIC,
@@ -167,10 +173,10 @@ class ProfilePanel(QWidget):
             whole=(0, 1),
         )
         self.table = table_view(
-            self.model,
+            self.rows_model,
             self,
             "timeTable",
-            lambda name: name and self.instruction_requested.emit(name),
+            lambda name: self.instruction_requested.emit(name) if name else None,
         )
         for column, (_, _, width) in enumerate(COLUMNS):
             self.table.setColumnWidth(column, width)
@@ -190,14 +196,14 @@ class ProfilePanel(QWidget):
     def set_profile(self, shown: ProfileShown | None) -> None:
         self.shown = shown
         if shown is None:
-            self.summary.setText(f"<span style='color:#868e96'>{esc(NO_TRACE)}</span>")
-            self.model.set_rows([])
+            self.summary.setText(f"<span style='color:{theme.MUTED}'>{esc(NO_TRACE)}</span>")
+            self.rows_model.set_rows([])
             return
         self.summary.setText(summary_html(shown))
-        self.model.set_rows(time_rows(shown))
+        self.rows_model.set_rows(time_rows(shown))
         self.table.horizontalHeader().setSortIndicator(2, Qt.SortOrder.DescendingOrder)
-        self.model.sort(2, Qt.SortOrder.DescendingOrder)
+        self.rows_model.sort(2, Qt.SortOrder.DescendingOrder)
 
     def ranked(self) -> list[str]:
         """The ops as listed, top first (the timed ones that name an instruction)."""
-        return [row[2] for row in self.model.rows if row[2] is not None]
+        return [row[2] for row in self.rows_model.rows if row[2] is not None]

@@ -12,13 +12,12 @@ from PySide6.QtCore import QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QColor, QMouseEvent, QPainter, QPaintEvent, QPen, QPolygonF
 from PySide6.QtWidgets import QToolTip, QWidget
 
+from xlaview import units
 from xlaview.profile import ModuleProfile
-from xlaview.qt import figures, theme
+from xlaview.qt import theme
 from xlaview.qt.model.analyses.cost_records import CostShown
 from xlaview.qt.safe_text import tooltip
 
-BOUND_COLORS = {"memory": "#1c7ed6", "compute": "#e8590c", "unknown": "#868e96"}
-ACHIEVED = "#2b8a3e"
 HIT_PX = 8
 _MARGINS = (62, 14, 22, 40)  # left, right, top, bottom
 
@@ -72,7 +71,7 @@ class RooflinePlot(QWidget):
         top = max(executed, default=0.0) or 1.0
         measured = {op.name: op for op in profile.ops} if profile is not None else {}
         precisions: dict[str, float] = {}
-        units: dict[str, set[str]] = {}  # precision -> the units its ops run on
+        engines: dict[str, set[str]] = {}  # precision -> the units its ops run on
         dots, achieved = [], []
         for op, placed, spent in zip(cost.ops, roof.ops, executed, strict=True):
             work = op.flops + op.transcendentals
@@ -80,41 +79,49 @@ class RooflinePlot(QWidget):
                 self.left_out += 1
                 continue
             precisions[placed.precision] = placed.peak_flops
-            units.setdefault(placed.precision, set()).add("matrix" if op.matrix else "vector")
+            engines.setdefault(placed.precision, set()).add("matrix" if op.matrix else "vector")
             y = work / placed.time_s
             tip = (
                 f"{op.name}\n{op.kind}  ·  {placed.bound}-bound ({placed.precision})\n"
-                f"{figures.count(work, 'FLOP')}, {figures.size(op.memory_bytes)} "
-                f"→ {figures.intensity(placed.intensity)} FLOP/byte\n"
-                f"attainable {figures.rate(y, 'FLOP/s')}, {figures.seconds(placed.time_s)}"
+                f"{units.count(work, 'FLOP')}, {units.human_bytes(op.memory_bytes)} "
+                f"→ {units.intensity(placed.intensity)} FLOP/byte\n"
+                f"attainable {units.rate(y, 'FLOP/s')}, {units.seconds(placed.time_s)}"
                 + (f" × {op.executions}" if op.executions != 1 else "")
-                + f", {figures.percent(placed.share)} of the time"
+                + f", {units.percent(placed.share)} of the time"
             )
             radius = 2.5 + 8.0 * math.sqrt(spent / top)  # area grows with the time
             dots.append(
-                Dot(op.name, placed.intensity, y, radius, BOUND_COLORS[placed.bound], False, tip)
+                Dot(
+                    op.name,
+                    placed.intensity,
+                    y,
+                    radius,
+                    theme.BOUND_COLORS[placed.bound],
+                    False,
+                    tip,
+                )
             )
             timed = measured.get(op.name)
             if timed is not None and timed.achieved_flops_per_s:
-                reached = figures.rate(timed.achieved_flops_per_s, "FLOP/s")
+                reached = units.rate(timed.achieved_flops_per_s, "FLOP/s")
                 achieved.append(
                     Dot(
                         op.name,
                         placed.intensity,
                         timed.achieved_flops_per_s,
                         4.5,
-                        ACHIEVED,
+                        theme.ACHIEVED,
                         True,
                         f"{op.name} (measured)\nachieved {reached}, mean "
-                        f"{figures.seconds(timed.mean_s)} over {timed.count} events\n"
-                        f"{figures.percent(timed.roofline_fraction)} of the roofline",
+                        f"{units.seconds(timed.mean_s)} over {timed.count} events\n"
+                        f"{units.percent(timed.roofline_fraction)} of the roofline",
                     )
                 )
         # Largest first: small dots stay visible on top of big ones.
         self.dots = sorted(dots, key=lambda d: -d.radius) + achieved
         self.roofs = sorted(
             (
-                (p + (f" {next(iter(units[p]))}" if len(units[p]) == 1 else ""), peak)
+                (p + (f" {next(iter(engines[p]))}" if len(engines[p]) == 1 else ""), peak)
                 for p, peak in precisions.items()
             ),
             key=lambda kv: kv[1],
@@ -168,10 +175,10 @@ class RooflinePlot(QWidget):
     # -- painting -----------------------------------------------------------------
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
-        painter.fillRect(self.rect(), QColor("#ffffff"))
+        painter.fillRect(self.rect(), QColor(theme.PAPER))
         painter.setRenderHint(QPainter.RenderHint.Antialiasing)
         if not self.dots and not self.roofs:
-            painter.setPen(QColor("#868e96"))
+            painter.setPen(QColor(theme.MUTED))
             painter.drawText(
                 self.rect(),
                 Qt.AlignmentFlag.AlignCenter,
@@ -189,7 +196,7 @@ class RooflinePlot(QWidget):
         x0, x1, y0, y1 = self._range
         r = self._plot_rect()
         metrics = painter.fontMetrics()
-        grid, text = QPen(QColor("#e9ecef"), 1), QColor("#495057")
+        grid, text = QPen(QColor(theme.GRID), 1), QColor(theme.TEXT_SECONDARY)
         for k in range(round(math.log10(x0)), round(math.log10(x1)) + 1):
             p = self._to_screen(10.0**k, y0)
             painter.setPen(grid)
@@ -211,7 +218,7 @@ class RooflinePlot(QWidget):
                 Qt.AlignmentFlag.AlignRight,
                 _decade(k),
             )
-        painter.setPen(QPen(QColor("#adb5bd"), 1))
+        painter.setPen(QPen(QColor(theme.FAINT), 1))
         painter.setBrush(Qt.BrushStyle.NoBrush)
         painter.drawRect(r)
         painter.save()
@@ -246,7 +253,7 @@ class RooflinePlot(QWidget):
         painter.save()
         painter.setClipRect(r)
         top_peak = self.roofs[-1][1]
-        roof_pen = QPen(QColor("#343a40"), 2)
+        roof_pen = QPen(QColor(theme.STRONG), 2)
         painter.setPen(roof_pen)
         painter.drawLine(
             self._to_screen(x0, self.bandwidth * x0),
@@ -254,13 +261,13 @@ class RooflinePlot(QWidget):
         )
         for i, (precision, peak) in enumerate(self.roofs):
             last = i == len(self.roofs) - 1
-            pen = QPen(QColor("#343a40" if last else "#868e96"), 2 if last else 1.3)
+            pen = QPen(QColor(theme.STRONG if last else theme.MUTED), 2 if last else 1.3)
             if not last:
                 pen.setStyle(Qt.PenStyle.DashLine)
             painter.setPen(pen)
             start = self._to_screen(peak / self.bandwidth, peak)
             painter.drawLine(start, self._to_screen(x1, peak))
-            label = f"{figures.rate(peak, 'FLOP/s')} {precision}"
+            label = f"{units.rate(peak, 'FLOP/s')} {precision}"
             width = painter.fontMetrics().horizontalAdvance(label)
             painter.drawText(QPointF(r.right() - width - 6, start.y() - 4), label)
         painter.restore()
@@ -273,10 +280,10 @@ class RooflinePlot(QWidget):
         painter.save()
         painter.translate(at)
         painter.rotate(angle)
-        painter.setPen(QColor("#343a40"))
+        painter.setPen(QColor(theme.STRONG))
         painter.drawText(
             QPointF(0, painter.fontMetrics().ascent() + 6),
-            f"memory {figures.rate(self.bandwidth, 'B/s')}",
+            f"memory {units.rate(self.bandwidth, 'B/s')}",
         )
         painter.restore()
 
@@ -290,10 +297,12 @@ class RooflinePlot(QWidget):
             if dot.achieved:
                 twin = estimates.get(dot.name)
                 if twin is not None:
-                    painter.setPen(QPen(QColor(43, 138, 62, 90), 1, Qt.PenStyle.DotLine))
+                    painter.setPen(
+                        QPen(theme.translucent(theme.ACHIEVED, 90), 1, Qt.PenStyle.DotLine)
+                    )
                     painter.drawLine(p, self._to_screen(twin.x, twin.y))
                 painter.setPen(QPen(color, 1.6))
-                painter.setBrush(QColor(255, 255, 255, 200))
+                painter.setBrush(theme.translucent(theme.PAPER, 200))
                 painter.drawPolygon(_diamond(p, dot.radius))
             else:
                 fill = QColor(color)
@@ -313,7 +322,7 @@ class RooflinePlot(QWidget):
             metrics = painter.fontMetrics()
             width = metrics.horizontalAdvance(dot.name)
             x = min(p.x() - width / 2, self._plot_rect().right() - width - 4)
-            painter.setPen(QColor("#212529"))
+            painter.setPen(QColor(theme.TEXT))
             painter.drawText(
                 QPointF(
                     max(x, self._plot_rect().left() + 4), p.y() + dot.radius + 6 + metrics.ascent()
@@ -328,23 +337,23 @@ class RooflinePlot(QWidget):
         r = self._plot_rect()
         metrics = painter.fontMetrics()
         entries = [
-            ("memory-bound", BOUND_COLORS["memory"], False),
-            ("compute-bound", BOUND_COLORS["compute"], False),
+            ("memory-bound", theme.BOUND_COLORS["memory"], False),
+            ("compute-bound", theme.BOUND_COLORS["compute"], False),
         ]
         if any(d.achieved for d in self.dots):
-            entries.append(("measured", ACHIEVED, True))
+            entries.append(("measured", theme.ACHIEVED, True))
         width = 20 + max(metrics.horizontalAdvance(e[0]) for e in entries)
         x = r.right() - width - 4
         y = r.bottom() - len(entries) * metrics.height() - 4
         for label, color, diamond in entries:
             centre = QPointF(x + 5, y + metrics.height() / 2)
             painter.setPen(QPen(QColor(color), 1.5))
-            painter.setBrush(QColor(255, 255, 255) if diamond else QColor(color))
+            painter.setBrush(QColor(theme.PAPER) if diamond else QColor(color))
             if diamond:
                 painter.drawPolygon(_diamond(centre, 4.5))
             else:
                 painter.drawEllipse(centre, 4.5, 4.5)
-            painter.setPen(QColor("#212529"))
+            painter.setPen(QColor(theme.TEXT))
             painter.drawText(QPointF(x + 14, y + metrics.ascent()), label)
             y += metrics.height()
 

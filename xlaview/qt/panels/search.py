@@ -24,10 +24,12 @@ class SearchPanel(QWidget):
         self.edit.setClearButtonEnabled(True)
         self.edit.returnPressed.connect(lambda: self.query_changed.emit(self.edit.text()))
         self.count = QLabel(self)
-        self.model = RowsModel(
+        self.rows_model = RowsModel(
             ["name", "opcode", "shape", "computation", "op_name", "source"], self
         )
-        self.table = table_view(self.model, self, "searchResults", self.instruction_requested.emit)
+        self.table = table_view(
+            self.rows_model, self, "searchResults", self.instruction_requested.emit
+        )
         row = QHBoxLayout()
         row.addWidget(self.edit, 1)
         row.addWidget(self.count)
@@ -41,6 +43,6 @@ class SearchPanel(QWidget):
         for h in hits:
             texts = (h.name, h.opcode, h.shape, h.computation, h.op_name or "", h.source or "")
             rows.append((texts, texts, h.name))
-        self.model.set_rows(rows)
+        self.rows_model.set_rows(rows)
         self.table.resizeColumnsToContents()
         self.count.setText(f"{len(hits)} found" + (" (first 500)" if len(hits) >= 500 else ""))

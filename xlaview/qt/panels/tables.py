@@ -3,13 +3,20 @@ sortable views that show them."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any, TypeAlias
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QTableView, QTableWidget, QWidget
 
+from xlaview.qt import theme
 from xlaview.qt.safe_text import tooltip
+
+# A row: its texts, a sort key per cell (None: no figure, sorted last), and
+# what a click on it hands on (an instruction's name, most often).
+Row: TypeAlias = tuple[Sequence[str], Sequence[Any], Any]
+Index: TypeAlias = QModelIndex | QPersistentModelIndex
 
 
 class RowsModel(QAbstractTableModel):
@@ -31,12 +38,12 @@ class RowsModel(QAbstractTableModel):
         self.numeric = numeric
         self.tips = tips
         self.whole = whole
-        self.rows: list[tuple[tuple[str, ...], tuple[object, ...], object]] = []
+        self.rows: Sequence[Row] = []
         self.highlight: set[int] = set()
 
     def set_rows(
         self,
-        rows: list[tuple[tuple[str, ...], tuple[object, ...], object]],
+        rows: Sequence[Row],
         highlight: set[int] | None = None,
     ) -> None:
         """Each row: (texts, sort keys, payload). ``highlight``: row numbers to tint."""
@@ -45,27 +52,27 @@ class RowsModel(QAbstractTableModel):
         self.highlight = highlight or set()
         self.endResetModel()
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self.headers)
 
-    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         row = self.rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
             return row[0][index.column()]
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() in self.numeric:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.BackgroundRole and id(row) in self.highlight:
-            return QColor("#fff4e6")
+            return QColor(theme.HIGHLIGHT_ROW)
         if role == Qt.ItemDataRole.ToolTipRole and index.column() in self.whole:
             return tooltip(row[0][index.column()])
         return None
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
-    ):
+    ) -> Any:
         if orientation != Qt.Orientation.Horizontal:
             return None
         if role == Qt.ItemDataRole.DisplayRole:
@@ -87,7 +94,7 @@ class RowsModel(QAbstractTableModel):
 
 
 def table_view(
-    model: RowsModel, parent: QWidget, object_name: str, on_pick: Callable[[object], None]
+    model: RowsModel, parent: QWidget, object_name: str, on_pick: Callable[[Any], object]
 ) -> QTableView:
     """A sortable table of ``model``; a click hands its row's payload to ``on_pick``."""
     view = QTableView(parent)

@@ -17,10 +17,12 @@ from PySide6.QtWidgets import (
 
 from xlaview.analysis.boundaries.explain import REASONS, Boundary
 from xlaview.analysis.traffic import Intermediate, Traffic
+from xlaview.qt import theme
 from xlaview.qt.model.analyses.boundaries import BoundariesShown
-from xlaview.qt.panels.boundary_detail import REASON_COLORS, BoundaryDetailView, OpLink, human
+from xlaview.qt.panels.boundary_detail import BoundaryDetailView, OpLink
 from xlaview.qt.panels.tables import RowsModel, table_view
 from xlaview.qt.safe_text import esc, steady_label
+from xlaview.units import human_bytes
 
 REASON_COLUMN = 5
 PICK_HINT = "Click a row to see why its value is materialized and what would remove it."
@@ -33,7 +35,7 @@ class TrafficRowsModel(RowsModel):
         self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
     ):
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == REASON_COLUMN:
-            colours = REASON_COLORS.get(self.rows[index.row()][0][REASON_COLUMN])
+            colours = theme.REASON_COLORS.get(self.rows[index.row()][0][REASON_COLUMN])
             return QColor(colours[1]) if colours else None
         return super().data(index, role)
 
@@ -61,12 +63,12 @@ class TrafficPanel(QWidget):
         self.reasons.currentIndexChanged.connect(self._on_reason_chosen)
         self.overlay = QCheckBox("Show on the graph", self)
         self.overlay.toggled.connect(self.overlay_toggled)
-        self.model = TrafficRowsModel(
+        self.rows_model = TrafficRowsModel(
             ["traffic", "bytes", "shape", "producer", "kind", "reason", "read by"],
             self,
             numeric=(0, 1),
         )
-        self.table = table_view(self.model, self, "trafficTable", self._on_row_picked)
+        self.table = table_view(self.rows_model, self, "trafficTable", self._on_row_picked)
         self.detail = BoundaryDetailView(self)
         # Scroll bars that come and go as rows do would resize the views on every pass step.
         for view in (self.table, self.detail):
@@ -127,7 +129,7 @@ class TrafficPanel(QWidget):
         row = next(
             (
                 r
-                for r, row in enumerate(self.model.rows)
+                for r, row in enumerate(self.rows_model.rows)
                 if getattr(row[2], "producer", None) == value
             ),
             None,
@@ -149,8 +151,8 @@ class TrafficPanel(QWidget):
             reason = boundary.reason if boundary is not None else ""
             row = (
                 (
-                    human(i.traffic_bytes),
-                    human(i.bytes),
+                    human_bytes(i.traffic_bytes),
+                    human_bytes(i.bytes),
                     i.shape,
                     i.producer,
                     i.producer_kind,
@@ -190,8 +192,8 @@ class TrafficPanel(QWidget):
             or "no fusions"
         )
         self.summary.setText(
-            f"<b>{human(traffic.total_traffic_bytes)}</b> read and written by top-level ops; "
-            f"<b>{human(traffic.intermediate_traffic_bytes)}</b> through "
+            f"<b>{human_bytes(traffic.total_traffic_bytes)}</b> read and written by top-level ops; "
+            f"<b>{human_bytes(traffic.intermediate_traffic_bytes)}</b> through "
             f"{len(traffic.intermediates)} intermediates materialized in memory. Fusions: {counts}."
         )
 
@@ -208,13 +210,14 @@ class TrafficPanel(QWidget):
             for b in boundaries.boundaries:
                 counts[b.reason] += 1
             self.reasons.addItem(
-                f"All reasons · {len(boundaries.boundaries)} · {human(sum(by_reason.values()))}",
+                f"All reasons · {len(boundaries.boundaries)} · "
+                f"{human_bytes(sum(by_reason.values()))}",
                 None,
             )
             for reason in REASONS:
                 self.reasons.addItem(
-                    f"{reason} · {counts[reason]} · {human(by_reason[reason])}, "
-                    f"saves {human(saved[reason])}"
+                    f"{reason} · {counts[reason]} · {human_bytes(by_reason[reason])}, "
+                    f"saves {human_bytes(saved[reason])}"
                     if counts[reason]
                     else f"{reason} · none",
                     reason,
@@ -227,16 +230,19 @@ class TrafficPanel(QWidget):
         shown = [
             r for r in self._rows if self._reason is None or r[0][REASON_COLUMN] == self._reason
         ]
-        self.model.set_rows(shown, self._big)
+        self.rows_model.set_rows(shown, self._big)
         header = self.table.horizontalHeader()
         # The rows come ranked by traffic: sorted again only if the user sorts
         # by something else (a Python key per row, on the GUI thread, competes
         # for the GIL with the worker: half a second for 3,600 rows).
-        if self.model.rows and (header.sortIndicatorSection(), header.sortIndicatorOrder()) != (
+        if self.rows_model.rows and (
+            header.sortIndicatorSection(),
+            header.sortIndicatorOrder(),
+        ) != (
             0,
             Qt.SortOrder.DescendingOrder,
         ):
-            self.model.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
+            self.rows_model.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
         for column, width in enumerate((84, 80, 160, 190, 92, 96)):
             self.table.setColumnWidth(column, width)
 

@@ -8,6 +8,7 @@ import math
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
@@ -376,7 +377,7 @@ def edge_near(parts: CanvasParts, x: float, y: float, tolerance: float) -> EdgeR
     bands = parts.band_range(y - tolerance, y + tolerance)
     for route in {id(r): r for b in bands for r in parts.band_routes[b]}.values():
         pts = route.points if not route.stub else route.points + route.target_stub
-        for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+        for (x0, y0), (x1, y1) in pairwise(pts):
             if not (min(y0, y1) - tolerance <= y <= max(y0, y1) + tolerance):
                 continue
             dx, dy = x1 - x0, y1 - y0

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QTextDocument
 
 from xlaview.dump.files import read_text
 from xlaview.dump.kernels import function_line
 from xlaview.dump.records import DumpFile
-from xlaview.qt.render.documents import build_document
+from xlaview.qt.render.documents import build_document, gui_thread
 from xlaview.text.lines import count_newlines, line_offset
 
 # A file longer than this shows an excerpt around the kernel: laying out a
@@ -58,6 +57,6 @@ def load_code(
     line = function_line(text, function) if function else None
     shown, first, note = excerpt(text, line)
     document = build_document(shown)
-    document.moveToThread(QCoreApplication.instance().thread())
+    document.moveToThread(gui_thread())
     jump = line - first + 1 if line else None
     return LoadedCode(kind, shown, document, jump, note)

@@ -15,6 +15,7 @@ import re
 from array import array
 from dataclasses import dataclass
 
+from PySide6.QtCore import QCoreApplication, QThread
 from PySide6.QtGui import QTextCursor, QTextDocument
 
 MAX_LINE_CHARS = 4000  # a longer line is cut in the view (messages and search see it whole)
@@ -101,3 +102,11 @@ def build_document(text: str) -> QTextDocument:
 def source_document(source: TextSource) -> QTextDocument | None:
     """The whole document of a small text (None for one shown by windows)."""
     return None if source.windowed else build_document(source.text)
+
+
+def gui_thread() -> QThread:
+    """The application's thread: a document built on the worker moves there to be shown."""
+    app = QCoreApplication.instance()
+    if app is None:
+        raise RuntimeError("documents are built for a running application")
+    return app.thread()

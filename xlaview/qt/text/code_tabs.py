@@ -77,8 +77,8 @@ class CodeTabs(QTabWidget):
     def _on_diff_ready(self, shown: DiffShown) -> None:
         self.text.set_highlights(
             {
-                "diff-added": (list(shown.marks.added_lines), "#ebfbee"),
-                "diff-changed": (list(shown.marks.changed_lines), "#fff9db"),
+                "diff-added": (list(shown.marks.added_lines), theme.ADDED_LINE),
+                "diff-changed": (list(shown.marks.changed_lines), theme.CHANGED_LINE),
             }
         )
 

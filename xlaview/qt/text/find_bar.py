@@ -17,7 +17,7 @@ from xlaview.qt import theme
 if TYPE_CHECKING:
     from xlaview.qt.text.hlo_text import HloTextView
 
-FOUND = "#ffe066"
+FOUND = theme.FOUND
 
 
 class FindBar(QWidget):
@@ -39,9 +39,9 @@ class FindBar(QWidget):
         layout.addWidget(self.edit, 1)
         layout.addWidget(self.count)
         layout.addWidget(close)
-        self.edit.returnPressed.connect(lambda: self.find(backward=False))
+        self.edit.returnPressed.connect(lambda: self.find_next(backward=False))
         self.edit.textChanged.connect(self._on_text_changed)
-        QShortcut(QKeySequence("Shift+Return"), self.edit, lambda: self.find(backward=True))
+        QShortcut(QKeySequence("Shift+Return"), self.edit, lambda: self.find_next(backward=True))
         QShortcut(QKeySequence("Escape"), self.edit, self.close_bar)
         self.hide()
 
@@ -63,9 +63,9 @@ class FindBar(QWidget):
             self.count.setText("")
             self.view.set_highlights({"search": ([], theme.SELECTION)})
             return
-        self.find(backward=False, from_start=True)
+        self.find_next(backward=False, from_start=True)
 
-    def find(self, backward: bool = False, from_start: bool = False) -> bool:
+    def find_next(self, backward: bool = False, from_start: bool = False) -> bool:
         needle = self.edit.text()
         if not needle:
             return False

@@ -11,6 +11,7 @@ view, so showing a module costs no more than showing one screen.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import (
@@ -68,14 +69,14 @@ class HloTextView(QPlainTextEdit):
         self.module: Module | None = None
         self.source: TextSource | None = None
         self.first = 0  # the file's 0-based line shown as the document's first block
-        self.scroll = QScrollBar(Qt.Orientation.Vertical, self)  # a big text's whole length
-        self.scroll.hide()
-        self.scroll.valueChanged.connect(self._on_outer_scroll)
+        self.file_scroll = QScrollBar(Qt.Orientation.Vertical, self)  # a big text's whole length
+        self.file_scroll.hide()
+        self.file_scroll.valueChanged.connect(self._on_outer_scroll)
         self._spans: LineSpans | None = None
         self._spans_first = 0
         self._formatted: set[int] = set()
         self._formats: dict[str, QTextCharFormat] = {}
-        self._line_owner = {}  # line (1-based, in the file) -> (computation, instruction)
+        self._line_owner: Mapping[int, tuple[str, str | None]] = {}  # file line -> owner
         self._document: QTextDocument | None = None
         self._formatting = False
         self._moving = False  # a window being put in place: its scroll events are ours
@@ -87,10 +88,6 @@ class HloTextView(QPlainTextEdit):
         self._update_margin()
 
     # -- content --------------------------------------------------------------
-    def set_text(self, text: str) -> None:
-        """Show plain text that is no module: a message, an error."""
-        self.set_document(None, build_document(text), {})
-
     def set_document(self, module: Module | None, document: QTextDocument, line_owners) -> None:
         """Show a whole document built off the GUI thread (`build_document`)."""
         self._show(module, None, document, line_owners, 0)
@@ -162,18 +159,18 @@ class HloTextView(QPlainTextEdit):
             if windowed
             else Qt.ScrollBarPolicy.ScrollBarAsNeeded
         )
-        self.scroll.setVisible(windowed)
-        if windowed:
-            self.scroll.blockSignals(True)
-            self.scroll.setRange(0, max(0, source.lines - self._visible_lines()))
-            self.scroll.setPageStep(self._visible_lines())
-            self.scroll.blockSignals(False)
+        self.file_scroll.setVisible(windowed)
+        if source is not None and source.windowed:
+            self.file_scroll.blockSignals(True)
+            self.file_scroll.setRange(0, max(0, source.lines - self._visible_lines()))
+            self.file_scroll.setPageStep(self._visible_lines())
+            self.file_scroll.blockSignals(False)
             self.window_moved.emit(first, document.toPlainText())
         self.verticalScrollBar().setValue(position)
         if windowed:
-            self.scroll.blockSignals(True)
-            self.scroll.setValue(first + self.verticalScrollBar().value())
-            self.scroll.blockSignals(False)
+            self.file_scroll.blockSignals(True)
+            self.file_scroll.setValue(first + self.verticalScrollBar().value())
+            self.file_scroll.blockSignals(False)
 
     def set_spans(self, spans: LineSpans, first: int = 0) -> None:
         """Colours of the text's lines from 0-based line ``first`` on."""
@@ -185,9 +182,6 @@ class HloTextView(QPlainTextEdit):
     def spans(self) -> LineSpans | None:
         """The colours of the text shown, once they came."""
         return self._spans
-
-    def window_text(self) -> str:
-        return self.document().toPlainText()
 
     # -- windows --------------------------------------------------------------
     def _visible_lines(self) -> int:
@@ -223,9 +217,9 @@ class HloTextView(QPlainTextEdit):
         if near_top or near_end:
             self._move_window(top)
             return
-        self.scroll.blockSignals(True)
-        self.scroll.setValue(top)
-        self.scroll.blockSignals(False)
+        self.file_scroll.blockSignals(True)
+        self.file_scroll.setValue(top)
+        self.file_scroll.blockSignals(False)
 
     def _on_outer_scroll(self, top: int) -> None:
         shown = self.document().blockCount()
@@ -311,15 +305,15 @@ class HloTextView(QPlainTextEdit):
         return 14 + self.fontMetrics().horizontalAdvance("9") * digits
 
     def _update_margin(self, _count: int = 0) -> None:
-        outer = self.scroll.sizeHint().width() if self.scroll.isVisible() else 0
+        outer = self.file_scroll.sizeHint().width() if self.file_scroll.isVisible() else 0
         self.setViewportMargins(self.line_number_width(), 0, outer, 0)
 
     def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         cr = self.contentsRect()
         self._numbers.setGeometry(QRect(cr.left(), cr.top(), self.line_number_width(), cr.height()))
-        width = self.scroll.sizeHint().width()
-        self.scroll.setGeometry(QRect(cr.right() - width + 1, cr.top(), width, cr.height()))
+        width = self.file_scroll.sizeHint().width()
+        self.file_scroll.setGeometry(QRect(cr.right() - width + 1, cr.top(), width, cr.height()))
         self._update_margin()
 
     # -- lines ----------------------------------------------------------------

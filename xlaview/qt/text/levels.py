@@ -22,11 +22,13 @@ from PySide6.QtWidgets import (
 )
 
 from xlaview.dump.kernels import KERNEL_LEVELS, KernelFiles, ModuleLevels
-from xlaview.qt.panels.inspector import human_bytes
+from xlaview.qt import theme
+from xlaview.qt.model.view_model import ViewModel
 from xlaview.qt.render.code import LoadedCode
 from xlaview.qt.render.documents import build_document
 from xlaview.qt.safe_text import esc, label
 from xlaview.qt.text.hlo_text import HloTextView
+from xlaview.units import human_bytes
 
 
 class CodePanel(QWidget):
@@ -52,7 +54,7 @@ class CodePanel(QWidget):
         if code.jump_line:
             self.view.show_span(code.jump_line)
             jump = [(code.jump_line, code.jump_line)]
-            self.view.set_highlights({"selection": (jump, "#fff3bf")})
+            self.view.set_highlights({"selection": (jump, theme.SELECTION)})
 
 
 class KernelPanel(CodePanel):
@@ -162,7 +164,8 @@ class KernelPanel(CodePanel):
                 human_bytes(row["bytes"]) if row["bytes"] is not None else "",
                 human_bytes(row["dereferenceable"]) if row["dereferenceable"] else "",
                 (
-                    f"allocation {slice_['index']} at {slice_['offset']:,}, {human_bytes(slice_['size'])}"
+                    f"allocation {slice_['index']} at {slice_['offset']:,}, "
+                    f"{human_bytes(slice_['size'])}"
                     if slice_
                     else ""
                 ),
@@ -179,7 +182,8 @@ class LevelsBar(QWidget):
     point_requested = Signal(str)
     kernel_requested = Signal(str)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, model: ViewModel, parent: QWidget | None = None) -> None:
+        """The levels of the module ``model`` shows; a pass picked is asked of it."""
         super().__init__(parent)
         self.setObjectName("levels")
         layout = QHBoxLayout(self)
@@ -211,6 +215,15 @@ class LevelsBar(QWidget):
         # A narrow window clips the strip rather than growing to fit it.
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
         self.setMinimumHeight(self.sizeHint().height())
+        model.module_info.levels_changed.connect(
+            lambda levels, module: self.set_module(
+                levels,
+                len(module.passes) if module else 0,
+                bool(module and module.before_optimizations),
+                bool(module and module.after_optimizations),
+            )
+        )
+        self.point_requested.connect(model.select_pass)
 
     def _button(self, text: str, slot) -> QToolButton:
         button = QToolButton(self)
@@ -221,7 +234,7 @@ class LevelsBar(QWidget):
 
     def _arrow(self) -> QLabel:
         arrow = QLabel("→", self)
-        arrow.setStyleSheet("color:#868e96")
+        arrow.setStyleSheet(f"color:{theme.MUTED}")
         return arrow
 
     def set_module(

@@ -9,6 +9,8 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter, QPaintEvent
 from PySide6.QtWidgets import QWidget
 
+from xlaview.qt import theme
+
 if TYPE_CHECKING:
     from xlaview.qt.text.hlo_text import HloTextView
 
@@ -24,8 +26,8 @@ class LineNumberArea(QWidget):
     def paintEvent(self, event: QPaintEvent) -> None:
         editor = self.editor
         painter = QPainter(self)
-        painter.fillRect(event.rect(), QColor("#f1f3f5"))
-        painter.setPen(QColor("#adb5bd"))
+        painter.fillRect(event.rect(), QColor(theme.PANEL))
+        painter.setPen(QColor(theme.FAINT))
         painter.setFont(editor.font())
         first = editor.firstVisibleBlock()
         top = editor.blockBoundingGeometry(first).translated(editor.contentOffset()).top()

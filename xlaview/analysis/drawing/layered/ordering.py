@@ -108,7 +108,7 @@ def keep_previous_order(nodes: list[int], shared: dict[int, int]) -> None:
     if len(slots) < 2:
         return
     kept = sorted((nodes[i] for i in slots), key=shared.__getitem__)
-    for i, v in zip(slots, kept):
+    for i, v in zip(slots, kept, strict=False):
         nodes[i] = v
 
 

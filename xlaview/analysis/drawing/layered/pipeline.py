@@ -107,7 +107,7 @@ def layered_layout(
     max_right = max(x + graph.half_width[v] for v, x in enumerate(xs))
     xs = [x - min_left for x in xs]
     ys = [layer_top[layer[v]] + layer_height[layer[v]] / 2 for v in range(n)]
-    layer_y = [top + height / 2 for top, height in zip(layer_top, layer_height)]
+    layer_y = [top + height / 2 for top, height in zip(layer_top, layer_height, strict=False)]
 
     routes = route_edges(nodes, pairs, graph, feedback, xs, ys, layer_y, layer_gap / 2)
     report(1.0)

@@ -49,7 +49,7 @@ def place_x(
             x += sep
             placed.append(x)
         middle = placed[-1] / 2
-        for v, x in zip(nodes, placed):
+        for v, x in zip(nodes, placed, strict=False):
             xs[v] = x - middle
     omega = [[_OMEGA_REAL, _OMEGA_MIXED], [_OMEGA_MIXED, _OMEGA_DUMMY]]
     is_dummy = [0] * real + [1] * (graph.size - real)
@@ -80,7 +80,9 @@ def place_x(
                     weight += w
                 desired.append(total / weight)
                 weights.append(weight)
-            for v, x in zip(nodes, closest_packing(desired, weights, separations[level])):
+            for v, x in zip(
+                nodes, closest_packing(desired, weights, separations[level]), strict=False
+            ):
                 xs[v] = x
         report((sweep + 1) / (_X_SWEEPS + 1))
     straighten(graph, xs, separations, omega, is_dummy)
@@ -101,7 +103,7 @@ def closest_packing(desired: list[float], weights: list[float], seps: list[float
     block_sum: list[float] = []
     block_weight: list[float] = []
     block_size: list[int] = []
-    for target, weight, off in zip(desired, weights, offsets):
+    for target, weight, off in zip(desired, weights, offsets, strict=False):
         total, mass, size = (target - off) * weight, weight, 1
         while block_sum and block_sum[-1] * mass >= total * block_weight[-1]:
             total += block_sum.pop()
@@ -112,7 +114,7 @@ def closest_packing(desired: list[float], weights: list[float], seps: list[float
         block_size.append(size)
     placed: list[float] = []
     i = 0
-    for total, mass, size in zip(block_sum, block_weight, block_size):
+    for total, mass, size in zip(block_sum, block_weight, block_size, strict=False):
         y = total / mass
         for off in offsets[i : i + size]:
             placed.append(y + off)
@@ -146,7 +148,7 @@ def straighten(
                 ends = sorted((xs[u], weights_v[is_dummy[u]]) for u in around)
                 half = sum(w for _, w in ends) / 2
                 seen = 0.0
-                for k, (low, w) in enumerate(ends):
+                for k, (low, w) in enumerate(ends):  # noqa: B007 (both read after the loop)
                     seen += w
                     if seen >= half:
                         break

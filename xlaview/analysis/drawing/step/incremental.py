@@ -186,7 +186,10 @@ def _worse(step: LayoutStep, fresh: GraphLayout) -> str:
         return f"{step.upward:,} edges would point up"
     slack = CROSSINGS_SLACK + CROSSINGS_SLACK_PER_EDGE * edges
     if ours.crossings > CROSSINGS_FACTOR * theirs.crossings + slack:
-        return f"the graph would have {ours.crossings:,} edge crossings instead of {theirs.crossings:,}"
+        return (
+            f"the graph would have {ours.crossings:,} edge crossings instead of "
+            f"{theirs.crossings:,}"
+        )
     length, fresh_length = edge_length(ours), edge_length(theirs)
     if length > LENGTH_FACTOR * fresh_length:
         return f"its edges would be {length / fresh_length - 1:.0%} longer"

@@ -42,7 +42,7 @@ class Adjacency:
         start = list(accumulate(start))
         items = [0] * len(heads)
         fill = start[:-1]
-        for head, tail in zip(heads, tails):
+        for head, tail in zip(heads, tails, strict=False):
             items[fill[head]] = tail
             fill[head] += 1
         self._start = start
@@ -112,21 +112,20 @@ def match_step(
     n = len(nodes)
     keys = [node.key for node in nodes]
     old_positions = previous.positions
-    if renamed:
-        named = [renamed.get(key, key) for key in keys]
-    else:
-        named = keys
+    named = [renamed.get(key, key) for key in keys] if renamed else keys
     old_key: list[str | None] = [key if key in old_positions else None for key in named]
 
     # Edges compared as sets of (operand, user) keys, with C-speed set
     # operations: the order of operands does not change a layout.
     old_edges = previous.edges
-    old_pairs = {(route.source, route.target): route for route in old_edges}
-    pairs = list(zip([old_key[s] for s in sources], [old_key[t] for t in targets]))
-    old_route: list[EdgeRoute | None] = [old_pairs.get(pair) for pair in pairs]  # type: ignore[arg-type]
+    old_pairs: dict[tuple[str | None, str | None], EdgeRoute] = {
+        (route.source, route.target): route for route in old_edges
+    }
+    pairs = list(zip([old_key[s] for s in sources], [old_key[t] for t in targets], strict=False))
+    old_route: list[EdgeRoute | None] = [old_pairs.get(pair) for pair in pairs]
     new_pairs = set(pairs)
     touched = {target for _, target in old_pairs.keys() ^ new_pairs}
-    lost_routes = [old_pairs[pair] for pair in old_pairs.keys() - new_pairs]  # type: ignore[index]
+    lost_routes = [old_pairs[pair] for pair in old_pairs.keys() - new_pairs]
 
     sizes = previous.sizes
     status = [NEW] * n
@@ -177,8 +176,10 @@ def _structure(
         # order is already topological, no need to search for one.
         order = list(range(n))
     else:
-        order, feedback = break_cycles(n, list(dict.fromkeys(zip(sources, targets))))
-        kept = [i for i, pair in enumerate(zip(sources, targets)) if pair not in feedback]
+        order, feedback = break_cycles(n, list(dict.fromkeys(zip(sources, targets, strict=False))))
+        kept = [
+            i for i, pair in enumerate(zip(sources, targets, strict=False)) if pair not in feedback
+        ]
         sources = [sources[i] for i in kept]
         targets = [targets[i] for i in kept]
     return order, feedback, Adjacency(n, targets, sources), Adjacency(n, sources, targets)

@@ -61,7 +61,7 @@ def relayer(
             else up
         )
         if settled is not None:
-            for v, level in zip(group, settled):
+            for v, level in zip(group, settled, strict=False):
                 if status[v] != NEW:
                     layer[v] = level
     _place_new(match.order, status, layer, former, keys, preds, succs)
@@ -112,7 +112,7 @@ def _cost(group: list[int], status: list[int], layer: list[int], settled: list[i
     a changed one, new nodes nothing."""
     return sum(
         2 if status[v] == KEPT else 1
-        for v, level in zip(group, settled)
+        for v, level in zip(group, settled, strict=False)
         if status[v] != NEW and level != layer[v]
     )
 

@@ -53,7 +53,7 @@ def reroute(
     # by one.
     routes: list[EdgeRoute | None] = [
         old if old is not None and unmoved[s] and unmoved[t] else None
-        for old, s, t in zip(match.old_route, sources, targets)
+        for old, s, t in zip(match.old_route, sources, targets, strict=False)
     ]
     if dirty:
         # Only a route with waypoints can cross a dirty layer, and it starts

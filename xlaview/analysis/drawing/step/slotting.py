@@ -69,7 +69,7 @@ def place_nodes(
     for v, x in wanted:
         put(v, bands.nearest_free(layer[v], x, half[v], nodes[v].width / 2))
 
-    right_end = max((x + h for x, h in zip(xs, half)), default=0.0)
+    right_end = max((x + h for x, h in zip(xs, half, strict=False)), default=0.0)
     sequence = _outwards(fresh, preds, succs, placed)
     for v in sequence:
         want = _median_x(v, preds, succs, xs, placed, layer, long_edge_layers, right_end)

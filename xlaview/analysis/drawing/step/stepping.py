@@ -82,7 +82,8 @@ def step_from(
         unmoved
         if match.keys is match.named
         else bytearray(
-            still and key == old for still, key, old in zip(unmoved, match.keys, match.old_key)
+            still and key == old
+            for still, key, old in zip(unmoved, match.keys, match.old_key, strict=False)
         )
     )
     routes = reroute(
@@ -113,7 +114,7 @@ def step_from(
         ),
         renamed={
             key: old
-            for key, old in zip(match.keys, match.old_key)
+            for key, old in zip(match.keys, match.old_key, strict=False)
             if old is not None and old != key
         },
         upward=routes.upward,
@@ -194,21 +195,21 @@ def _assemble(
     long_edge_layers: int,
 ) -> GraphLayout:
     keys = match.keys
-    right = max(x + node.width / 2 for x, node in zip(xs, nodes))
+    right = max(x + node.width / 2 for x, node in zip(xs, nodes, strict=False))
     # Kept routes lie within the previous width; they can only widen the
     # picture when what used to reach further right is gone.
-    for route, kept in zip(routes.routes, routes.kept):
+    for route, kept in zip(routes.routes, routes.kept, strict=False):
         if (right < previous.width or not kept) and len(route.points) > 2 and not route.stub:
             right = max(right, *(x for x, _ in route.points[1:-1]))
-    layers = dict(zip(keys, layer))
+    layers = dict(zip(keys, layer, strict=False))
     # The previous tuples where nothing changed: fewer new objects for the
     # garbage collector to visit (in a GUI process full of them, that shows).
     old_positions, old_sizes = previous.positions, previous.sizes
     positions = {}
-    for key, old, x, level, still in zip(keys, match.old_key, xs, layer, unmoved):
+    for key, old, x, level, still in zip(keys, match.old_key, xs, layer, unmoved, strict=False):
         positions[key] = old_positions[old] if still and old is not None else (x, layer_y[level])
     sizes = {}
-    for node, old in zip(nodes, match.old_key):
+    for node, old in zip(nodes, match.old_key, strict=False):
         size = old_sizes.get(old) if old is not None else None
         if size is None or size != (node.width, node.height):
             size = (node.width, node.height)
@@ -218,7 +219,9 @@ def _assemble(
         layers=layers,
         edges=routes.routes,
         width=right,
-        height=max(layer_y[level] + node.height / 2 for level, node in zip(layer, nodes)),
+        height=max(
+            layer_y[level] + node.height / 2 for level, node in zip(layer, nodes, strict=False)
+        ),
         crossings=_crossings(previous, match, routes, layers, long_edge_layers),
         dummy_count=routes.waypoints,
         layer_y=tuple(layer_y),

@@ -99,7 +99,10 @@ class BoundariesJob(QObject):
                 pass_key, traffic, None, message="Finding why each value is materialized …"
             )
         )
-        done = lambda result: self._explained(key, pass_key, traffic, result)
+
+        def done(result):
+            return self._explained(key, pass_key, traffic, result)
+
         if module.instruction_count <= IN_HELPER_ABOVE:
             self._jobs.submit(
                 "pass",

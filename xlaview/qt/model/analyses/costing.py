@@ -32,7 +32,6 @@ from xlaview.dump.records import DumpFile, DumpIndex, DumpModule
 from xlaview.errors import Problem
 from xlaview.hlo import Module
 from xlaview.profile import ModuleProfile, Trace, executed_file, read_trace
-from xlaview.qt.figures import seconds
 from xlaview.qt.model.analyses.cost_records import (
     CostShown,
     Measured,
@@ -43,6 +42,7 @@ from xlaview.qt.model.analyses.cost_records import (
     read_found_trace,
 )
 from xlaview.qt.model.host import JobHost, Notices, Shown
+from xlaview.units import seconds
 
 COSTS_KEPT = 3  # priced module files kept: each holds its parsed module alive
 HEAT_MODES = ("off", "estimate", "measured")

@@ -4,6 +4,8 @@ pass dumps repeat the one before, and how much each pass changed."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from xlaview.analysis.memory import memory_timeline
@@ -64,7 +66,7 @@ class ModuleInfo(QObject):
                 f"reports-{module.id}-{module.dump}",
                 tasks.read_reports,
                 module,
-                on_done=lambda r, m=module: self._reports_read(m, r),
+                on_done=partial(self._reports_read, module),
             )
         self._sizes_timer.start()
 
