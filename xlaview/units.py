@@ -11,6 +11,15 @@ from __future__ import annotations
 MISSING = "–"  # a figure that is not known
 
 
+def whole_number(text: str) -> int | None:
+    """``"0012"`` -> 12: ASCII digits, at most 19 of them (int64), else None
+    (``str.isdigit`` takes "²", which ``int`` refuses; 5,000 digits are not a
+    sequence number or an id, and ``int`` is slow on them)."""
+    if 0 < len(text) <= 19 and text.isascii() and text.isdigit():
+        return int(text)
+    return None
+
+
 def human_bytes(n: float | None, digits: int = 1, missing: str = MISSING) -> str:
     """``268435456`` -> ``256.0 MiB`` (binary units; whole bytes below 1 KiB)."""
     if n is None:

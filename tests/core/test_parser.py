@@ -74,6 +74,12 @@ ERRORS = [
      "close computation add"),
     ("undefined computation", ("to_apply=%add", "to_apply=%mul"), 12, "mul"),
     ("duplicate instruction", ("%c = f32[] constant(0)", "%p = f32[] constant(0)"), 11, "twice"),
+    ("negative parameter", ("%b = f32[] parameter(1)", "%b = f32[] parameter(-1)"), 5,
+     "parameter number"),
+    ("parameter out of range", ("%b = f32[] parameter(1)", "%b = f32[] parameter(2)"), 5,
+     "out of range"),
+    ("parameter number twice", ("%b = f32[] parameter(1)", "%b = f32[] parameter(0)"), 5,
+     "taken twice"),
 ]  # fmt: skip
 
 
@@ -104,6 +110,22 @@ def test_bad_line_is_skipped_rest_still_opens() -> None:
     names = [i.name for i in result.module.computation("main").instructions]
     assert names == ["p", "r", "b", "out"]
     assert result.diagnostics[0].line == 11
+
+
+def test_a_misnumbered_parameter_loses_its_number_not_its_computation() -> None:
+    text = replace_line(GOOD, "%b = f32[] parameter(1)", "%b = f32[] parameter(999999999)")
+    add = parse_module_tolerant(text).module.computation("add")
+    assert [i.parameter_number for i in add.instructions[:2]] == [0, None]
+
+
+def test_a_string_left_open_costs_its_line_not_the_next_computation() -> None:
+    # The string runs to the quote in main's first line, which goes on after it.
+    text = replace_line(GOOD, "ROOT %sum = f32[] add(%a, %b)", 'ROOT %sum = f32[] add(%a, %b), x="')
+    result = parse_module_tolerant(text)
+    assert [d.line for d in result.diagnostics][:1] == [6]
+    assert "a quote left open" in result.diagnostics[0].message
+    main = result.module.computation("main")
+    assert [i.name for i in main.instructions] == ["p", "c", "r", "b", "out"]
 
 
 def test_binary_junk_is_an_error_not_a_crash() -> None:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from xlaview.dump.files import DumpReadError, read_head
 from xlaview.dump.naming import backend_of, parse_stage_name
+from xlaview.hlo.attributes import read_module_name
 
 if TYPE_CHECKING:
     from xlaview.dump.records import DumpFile, DumpModule
@@ -31,7 +32,7 @@ __all__ = [
 # lists every parameter) and the first computations after the source tables.
 HEAD_BYTES = 16 * 1024
 
-_MODULE_LINE = re.compile(r"HloModule[ \t]+([^\s,]+)")
+_MODULE_LINE = re.compile(r"HloModule[ \t]+")
 _ENTRY = re.compile(r"^ENTRY[ \t]+%?([^\s({]+)", re.MULTILINE)
 # A computation header or an instruction: what an HLO text without an
 # HloModule line (a test fragment) still has.
@@ -73,9 +74,10 @@ def describe_hlo_head(text: str) -> HloHead:
     ``// RUN:`` before the HloModule line are skipped)."""
     first = _first_line(text)
     module = _MODULE_LINE.match(first)
+    named = read_module_name(first, module.end()) if module else None
     entry = _ENTRY.search(text)
     return HloHead(
-        module_name=module.group(1) if module else None,
+        module_name=named[0] if named else None,
         entry_name=entry.group(1) if entry else None,
         backend=backend_in(text),
         scheduled=module is not None and "is_scheduled=true" in first,

@@ -177,11 +177,13 @@ class KernelArgument:
     dereferenceable: int | None  # bytes LLVM was told the buffer has
 
 
+# Numbers as LLVM prints an i32 index and an i64 size: at most 10 and 20 digits
+# (a longer run is damage, and never reaches int()).
 _ARG_LOAD = re.compile(
-    r"(%\w+) = getelementptr inbounds %XLA_CPU_KernelArg, ptr %\w+, i32 (\d+), i32 0\n"
-    r"\s*(%\w+) = load ptr, ptr \1[^\n]*?(?:!dereferenceable !(\d+))?\n"
+    r"(%\w+) = getelementptr inbounds %XLA_CPU_KernelArg, ptr %\w+, i32 (\d{1,10}), i32 0\n"
+    r"\s*(%\w+) = load ptr, ptr \1[^\n]*?(?:!dereferenceable !(\d{1,20}))?\n"
 )
-_METADATA_INT = re.compile(r"^!(\d+) = !\{i64 (\d+)\}", re.MULTILINE)
+_METADATA_INT = re.compile(r"^!(\d{1,20}) = !\{i64 (\d{1,20})\}", re.MULTILINE)
 
 
 def kernel_arguments(ir: str, kernel: str) -> list[KernelArgument]:

@@ -31,13 +31,13 @@ _STAGES = (
 )
 _REPORTS = r"-buffer-assignment-values|-buffer-assignment|-live-range|-memory-usage-report"
 
-_PREFIX = re.compile(r"(?:(\d{10,})\.)?module_(\d{4,})(?:\.(.*))?\Z", re.S)
-_PASS = re.compile(rf"(?:^|\.)(\d{{4,}})\.([^.]+)\.after_(.+?)\.before_(.+)\.({_FORMATS})\Z")
-_SNAPSHOT = re.compile(rf"(?:^|\.)(\d{{4,}})\.([^.]+)\.after_([^.]+)\.({_FORMATS})\Z")
+_PREFIX = re.compile(r"(?:(\d{10,19})\.)?module_(\d{4,19})(?:\.(.*))?\Z", re.S)
+_PASS = re.compile(rf"(?:^|\.)(\d{{4,19}})\.([^.]+)\.after_(.+?)\.before_(.+)\.({_FORMATS})\Z")
+_SNAPSHOT = re.compile(rf"(?:^|\.)(\d{{4,19}})\.([^.]+)\.after_([^.]+)\.({_FORMATS})\Z")
 _STAGE = re.compile(rf"(?:^|\.)(?:({_BACKEND})_)?({_STAGES})({_REPORTS})?\.({_FORMATS})\Z")
-_CHANGELIST = re.compile(r"\.cl_(\d+)\Z")
+_CHANGELIST = re.compile(r"\.cl_(\d{1,19})\Z")
 _FUSION_VISUALIZATION = re.compile(
-    r"(.+)\.module_(\d{4,})\.(.*)\._fusion\.(html|pyz)\Z|(.+)_fusion_visualization\.html\Z"
+    r"(.+)\.module_(\d{4,19})\.(.*)\._fusion\.(html|pyz)\Z|(.+)_fusion_visualization\.html\Z"
 )
 # Suffixes of other per-module files, used to split an unknown module name
 # off them when no HLO dump of the module names it.

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xlaview.errors import XlaviewError
+from xlaview.units import whole_number
 
 if TYPE_CHECKING:
     from xlaview.dump.records import DumpFile, DumpModule
@@ -162,9 +163,10 @@ def find_point(module: DumpModule, key: str | int) -> ModulePoint:
     for p in points:
         if p.key == text:
             return p
-    if text.isdigit():
+    seq = whole_number(text)
+    if seq is not None:
         for p in points:
-            if p.seq == int(text):
+            if p.seq == seq:
                 return p
     aliases = {
         "before_optimizations": "before",

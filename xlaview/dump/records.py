@@ -11,6 +11,7 @@ from typing import Any
 from xlaview.dump.files import same_bytes
 from xlaview.dump.points import ModulePoint, find_point, module_points
 from xlaview.errors import Problem, XlaviewError
+from xlaview.units import whole_number
 
 __all__ = [
     "DumpFile", "DumpIndex", "DumpModule", "ModuleLookupError", "PassDump", "Problem", "Reports",
@@ -266,8 +267,7 @@ class DumpIndex:
 
 def _module_number(text: str) -> int | None:
     """9 for ``9``, ``0009`` and ``module_0009``."""
-    digits = text.removeprefix("module_")
-    return int(digits) if digits.isdigit() else None
+    return whole_number(text.removeprefix("module_"))
 
 
 def _listing(modules: list[DumpModule], limit: int = 20) -> str:

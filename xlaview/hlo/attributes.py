@@ -17,7 +17,9 @@ from xlaview.errors import XlaviewError
 
 _SKIP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
 _ATTR_NAME = re.compile(r"[A-Za-z_][\w.\-]*")
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', re.S)
+# A string may hold raw newlines (XLA prints an origin_recovery_table so):
+# the careful parser checks where an instruction holding one ends.
+STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', re.S)
 _OPEN = {"{": "}", "(": ")", "[": "]"}
 _PLAIN_RUN = re.compile(r"[^\"'{}()\[\]/]+")
 _BARE_STOP = frozenset(" \t\r\n,)}]")
@@ -47,7 +49,7 @@ def scan_balanced(text: str, pos: int) -> int:
                 break
         c = text[i]
         if c == '"' or c == "'":
-            m = _STRING.match(text, i)
+            m = STRING.match(text, i)
             if not m:
                 raise ValueSyntaxError("unterminated string", i)
             i = m.end()
@@ -81,7 +83,7 @@ def scan_value(text: str, pos: int) -> int:
         raise ValueSyntaxError("expects a value", pos)
     c = text[pos]
     if c == '"' or c == "'":
-        m = _STRING.match(text, pos)
+        m = STRING.match(text, pos)
         if not m:
             raise ValueSyntaxError("unterminated string", pos)
         return m.end()
@@ -200,6 +202,20 @@ def unquote(value: str) -> str:
     return value
 
 
+_MODULE_NAME = re.compile(r'"(?:[^"\\\n]|\\.)*"|[^\s,]+')
+
+
+def read_module_name(text: str, pos: int) -> tuple[str, int] | None:
+    """The module name that starts at ``pos`` (after ``HloModule``), quoted
+    (``"jit my, module"``) or bare, and where it ends; None if there is none.
+    The parser and the index both read names with this."""
+    m = _MODULE_NAME.match(text, pos)
+    if m is None:
+        return None
+    raw = m.group()
+    return (unquote(raw) if raw.startswith('"') else raw.rstrip(":")), m.end()
+
+
 _NAME_IN_LIST = re.compile(r"%?([A-Za-z_][\w.\-]*)")
 
 
@@ -215,10 +231,5 @@ def decode_backend_config(value: str) -> Any:
         return {}
     try:
         return json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past any config
         return raw
-
-
-def parse_braced_ints(value: str) -> tuple[int, ...]:
-    """``{1,0}`` -> ``(1, 0)``."""
-    return tuple(int(x) for x in re.findall(r"-?\d+", value))

@@ -202,9 +202,14 @@ _SKIP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
 _LINE_COMMENT = re.compile(r"//[^\n]*")
 _ARRAY = re.compile(r"([a-z][a-z0-9]*)\[([^\]]*)\]")
 _ARRAY_ON_ONE_LINE = re.compile(r"[a-z][a-z0-9]*\[[^\]\n]*\](?:\{[^{}\n]*\})?")
-_DIM = re.compile(r"\s*(?:(<=)?\s*(\d+)|(\?))\s*$")
+# Sizes are int64 in XLA: at most 19 digits (a longer run never reaches int(),
+# which refuses 4,300 digits and is quadratic below that).
+_DIM = re.compile(r"\s*(?:(<=)?\s*(\d{1,19})|(\?))\s*$")
 _LAYOUT_ITEM = re.compile(r"([A-Z#*]+)\(")
-_INT = re.compile(r"-?\d+")
+_INT = re.compile(r"-?\d{1,19}")
+_TILE_DIM = re.compile(r"\s*(?:(\d{1,19})|\*)\s*")
+INT64_MAX = (1 << 63) - 1
+MAX_ELEMENT_BITS = 64  # E(n): XLA packs sub-byte types; no element is wider
 
 
 @lru_cache(maxsize=65536)
@@ -270,8 +275,20 @@ def _parse_at(text: str, pos: int, depth: int = 0) -> tuple[Shape, int]:
         if close < 0:
             raise ShapeSyntaxError("expects '}' at the end of the layout", pos)
         layout = _parse_layout(text[pos + 1 : close], pos + 1)
+        m2m = layout.minor_to_major
+        if m2m and sorted(m2m) != list(range(len(dims))):
+            raise ShapeSyntaxError(
+                f"layout {{{','.join(map(str, m2m))}}} is not an order of the "
+                f"{len(dims)} dimensions of {element_type}[{m.group(2)}]",
+                pos + 1,
+            )
         pos = close + 1
-    return Shape(element_type, dims, dynamic, layout, text=text[start:pos]), pos
+    shape = Shape(element_type, dims, dynamic, layout, text=text[start:pos])
+    if shape.byte_size() > INT64_MAX:
+        raise ShapeSyntaxError(
+            f"{element_type}[{m.group(2)}] holds more bytes than int64 counts", m.start(2)
+        )
+    return shape, pos
 
 
 def _parse_dims(text: str, base: int) -> tuple[tuple[int, ...], tuple[bool, ...]]:
@@ -286,7 +303,10 @@ def _parse_dims(text: str, base: int) -> tuple[tuple[int, ...], tuple[bool, ...]
             dims.append(-1)
             dynamic.append(True)
         else:
-            dims.append(int(m.group(2)))
+            size = int(m.group(2))
+            if size > INT64_MAX:
+                raise ShapeSyntaxError(f"dimension size {size} is more than int64 holds", base)
+            dims.append(size)
             dynamic.append(bool(m.group(1)))
         base += len(item) + 1
     return tuple(dims), tuple(dynamic)
@@ -294,10 +314,10 @@ def _parse_dims(text: str, base: int) -> tuple[tuple[int, ...], tuple[bool, ...]
 
 def _parse_layout(text: str, base: int) -> Layout:
     head, _, attrs = text.partition(":")
-    try:
-        minor_to_major = tuple(int(x) for x in head.split(",") if x.strip())
-    except ValueError:
-        raise ShapeSyntaxError("expects integers in layout", base) from None
+    items = [x for x in head.split(",") if x.strip()]
+    if not all(_INT.fullmatch(x.strip()) for x in items):
+        raise ShapeSyntaxError("expects integers in layout", base)
+    minor_to_major = tuple(int(x) for x in items)
     tiles: list[tuple[int, ...]] = []
     element_bits = memory_space = None
     other: list[str] = []
@@ -318,20 +338,43 @@ def _parse_layout(text: str, base: int) -> Layout:
             pos = close + 1
             if kind != "T":
                 break
+        if not groups:
+            raise ShapeSyntaxError(f"expects '(' after {kind} in layout", base + pos)
         if kind == "T":
             for g in groups:
-                tiles.append(
-                    tuple(-1 if d.strip() == "*" else int(d) for d in g.split(",") if d.strip())
-                )
+                tiles.append(_tile(g, base + pos))
         elif kind == "E" and _INT.fullmatch(groups[0].strip()):
             element_bits = int(groups[0])
+            if not 0 <= element_bits <= MAX_ELEMENT_BITS:
+                raise ShapeSyntaxError(
+                    f"element size E({element_bits}): expects 0 to {MAX_ELEMENT_BITS} bits",
+                    base + pos,
+                )
         elif kind == "S" and _INT.fullmatch(groups[0].strip()):
             memory_space = int(groups[0])
+            if memory_space < 0:
+                raise ShapeSyntaxError(f"memory space S({memory_space}) is negative", base + pos)
+        elif kind in ("E", "S"):
+            raise ShapeSyntaxError(f"expects an integer in {kind}({groups[0]})", base + pos)
         else:
             other.append(f"{kind}({groups[0]})")
         while pos < len(attrs) and attrs[pos] == " ":
             pos += 1
     return Layout(minor_to_major, tuple(tiles), element_bits, memory_space, tuple(other), text)
+
+
+def _tile(text: str, base: int) -> tuple[int, ...]:
+    """One tile's dimensions (``8,128``; ``*`` combines dimensions, -1 here)."""
+    dims = []
+    for item in text.split(","):
+        m = _TILE_DIM.fullmatch(item)
+        if m is None:
+            raise ShapeSyntaxError(f"expects a tile size, got {item.strip()[:20]!r}", base)
+        size = -1 if m.group(1) is None else int(m.group(1))
+        if size == 0 or size > INT64_MAX:
+            raise ShapeSyntaxError(f"tile size {size} is not a size", base)
+        dims.append(size)
+    return tuple(dims)
 
 
 def _matching_paren(text: str, pos: int) -> int:

@@ -9,91 +9,12 @@ arithmetic. An FMA counts as two FLOPs (XLA's ``kFmaFlops``).
 from __future__ import annotations
 
 import math
-import re
-from dataclasses import dataclass
+from collections.abc import Callable
 
 from xlaview.hlo import Shape
+from xlaview.hlo.interpreted import ConvolutionLabels, WindowDimension
 
 FMA_FLOPS = 2
-
-
-@dataclass(frozen=True, slots=True)
-class WindowDimension:
-    """One dimension of an HLO ``window={...}`` attribute."""
-
-    size: int = 1
-    stride: int = 1
-    padding_low: int = 0
-    padding_high: int = 0
-    window_dilation: int = 1
-    base_dilation: int = 1
-
-
-@dataclass(frozen=True, slots=True)
-class ConvolutionLabels:
-    """``dim_labels=b01f_01io->b01f`` decoded into dimension numbers."""
-
-    input_batch: int
-    input_feature: int
-    input_spatial: tuple[int, ...]
-    kernel_input_feature: int
-    kernel_output_feature: int
-    kernel_spatial: tuple[int, ...]
-    output_batch: int
-    output_feature: int
-    output_spatial: tuple[int, ...]
-
-
-_WINDOW_FIELD = re.compile(r"(size|stride|pad|lhs_dilate|rhs_dilate|rhs_reversal)=(\S+)")
-
-
-def parse_window(text: str | None) -> tuple[WindowDimension, ...]:
-    """``{size=3x3 stride=2x2 pad=1_1x1_1}`` -> one `WindowDimension` per spatial dimension."""
-    if not text:
-        return ()
-    fields: dict[str, list[str]] = {}
-    for key, value in _WINDOW_FIELD.findall(text.strip("{}")):
-        fields[key] = value.rstrip("}").split("x")
-    rank = max((len(v) for v in fields.values()), default=0)
-
-    def ints(key: str, default: int) -> list[int]:
-        values = fields.get(key)
-        return [int(v) for v in values] if values else [default] * rank
-
-    sizes, strides = ints("size", 1), ints("stride", 1)
-    lhs, rhs = ints("lhs_dilate", 1), ints("rhs_dilate", 1)
-    pads = [p.split("_") for p in fields.get("pad", ["0_0"] * rank)]
-    return tuple(
-        WindowDimension(sizes[k], strides[k], int(pads[k][0]), int(pads[k][-1]), rhs[k], lhs[k])
-        for k in range(rank)
-    )
-
-
-def parse_dim_labels(text: str | None) -> ConvolutionLabels | None:
-    """``b01f_01io->b01f`` -> dimension numbers (None when it does not read)."""
-    if not text or "->" not in text or "_" not in text:
-        return None
-    lhs_rhs, out = text.split("->", 1)
-    lhs, rhs = lhs_rhs.split("_", 1)
-
-    def spatial(labels: str) -> tuple[int, ...]:
-        digits = sorted((int(c), k) for k, c in enumerate(labels) if c.isdigit())
-        return tuple(k for _, k in digits)
-
-    try:
-        return ConvolutionLabels(
-            lhs.index("b"),
-            lhs.index("f"),
-            spatial(lhs),
-            rhs.index("i"),
-            rhs.index("o"),
-            spatial(rhs),
-            out.index("b"),
-            out.index("f"),
-            spatial(out),
-        )
-    except ValueError:
-        return None
 
 
 def dot_flops(lhs: Shape, result: Shape, lhs_contracting: tuple[int, ...]) -> int:
@@ -113,9 +34,10 @@ def convolution_flops(
     labels: ConvolutionLabels,
     feature_group_count: int = 1,
     batch_group_count: int = 1,
-) -> int:
+) -> int | None:
     """XLA's ``GetConvolutionFlops``: 2 x the multiply-adds that touch a valid
-    (in-bounds, non-dilated) input element, summed over the window."""
+    (in-bounds, non-dilated) input element, summed over the window (None:
+    too many positions of a dilated input to count)."""
     try:
         input_feature = lhs.dims[labels.input_feature]
         output_feature = result.dims[labels.output_feature]
@@ -134,18 +56,31 @@ def convolution_flops(
         for k, dim in enumerate(window)
         if k < len(kernel_limits)
     ]
+    known = [c for c in counts if c is not None]
+    if len(known) != len(counts):
+        return None
     fmas = (
         (input_feature // max(feature_group_count, 1))
         * output_feature
         * (batch // max(batch_group_count, 1))
-        * math.prod(counts)
+        * math.prod(known)
     )
     return fmas * FMA_FLOPS
 
 
+# Beyond this many kernel (or output) positions of a dilated input, the count
+# is not worked out (one step per position): the convolution's FLOPs are then
+# unknown, said so, never a guess.
+MAX_DILATED_POSITIONS = 1 << 20
+
+
 def _valid_positions(
     w: WindowDimension, input_limit: int, kernel_limit: int, output_limit: int
-) -> int:
+) -> int | None:
+    """How many (kernel position, output position) pairs of one spatial
+    dimension read an input element that is there (not padding, not a hole
+    of the base dilation): XLA's double loop, counted in closed form (or, for
+    a dilated input, in one step per position of the shorter side)."""
     # The two shortcuts XLA takes for an N^2 pattern with N valid positions.
     if (
         input_limit == output_limit
@@ -167,20 +102,121 @@ def _valid_positions(
         and w.padding_low == output_limit - 1
     ):
         return output_limit
+    if kernel_limit <= 0 or output_limit <= 0 or input_limit <= 0:
+        return 0
+    if w.base_dilation == 1:
+        return _undilated_positions(w, input_limit, kernel_limit, output_limit)
+    return _dilated_positions(w, input_limit, kernel_limit, output_limit)
+
+
+def _undilated_positions(w: WindowDimension, n_in: int, n_kernel: int, n_out: int) -> int:
+    """Pairs (k, o) with 0 <= o*stride + k*dilation - pad_low < n_in. For each
+    k the outputs that qualify form a range [lower(k), upper(k)], both ends
+    falling with k: the sum over k splits into a few runs, each a constant
+    or a sum of floors of a linear function (`_floor_sum`)."""
+    s, wd, pl = w.stride, w.window_dilation, w.padding_low
+    top = n_in - 1 + pl
+
+    def above(k: int) -> int:  # the last output k reaches before the input ends
+        return (top - wd * k) // s
+
+    def below(k: int) -> int:  # the first output k reaches at or after the input starts
+        return -((wd * k - pl) // s)
+
+    first = _first(n_kernel, lambda k: below(k) <= n_out - 1)
+    last = _last(n_kernel, lambda k: above(k) >= 0)
+    if first > last:
+        return 0
+    full_top = _last(n_kernel, lambda k: above(k) >= n_out - 1)  # upper(k) = n_out - 1
+    from_zero = _first(n_kernel, lambda k: below(k) <= 0)  # lower(k) = 0
+    upper = _run(first, min(last, full_top), n_out - 1) + _floor_run(
+        max(first, full_top + 1), last, -wd, top, s
+    )
+    lower = _floor_run(first, min(last, from_zero - 1), wd, -pl, s, negate=True)
+    return upper - lower + (last - first + 1)
+
+
+def _dilated_positions(w: WindowDimension, n_in: int, n_kernel: int, n_out: int) -> int | None:
+    """The same with a base dilation: an input element sits at every
+    ``base_dilation``-th place, so for each position of the shorter side the
+    positions of the other that land on one are an arithmetic progression."""
+    s, wd, pl, bd = w.stride, w.window_dilation, w.padding_low, w.base_dilation
+    span = bd * (n_in - 1)  # places 0..span hold input elements at multiples of bd
+    if min(n_kernel, n_out) > MAX_DILATED_POSITIONS:
+        return None
     count = 0
-    for kernel_index in range(kernel_limit):
-        if w.stride == 1 and w.base_dilation == 1:
-            base = w.padding_low - kernel_index * w.window_dilation
-            count += max(min(input_limit + base, output_limit) - max(base, 0), 0)
+    if n_kernel <= n_out:
+        step, other, places = s, n_out, ((wd * k - pl) for k in range(n_kernel))
+    else:
+        step, other, places = wd, n_kernel, ((s * o - pl) for o in range(n_out))
+    g = math.gcd(step, bd)
+    period = bd // g
+    inverse = pow(step // g, -1, period) if period > 1 else 0
+    for c in places:
+        # j in [0, other) with 0 <= step*j + c <= span and step*j + c = 0 (mod bd)
+        low = max(0, -(c // step) if c < 0 else 0)
+        high = min(other - 1, (span - c) // step) if span >= c else -1
+        if low > high or c % g:
             continue
-        for output_index in range(output_limit):
-            undilated = output_index * w.stride - w.padding_low + kernel_index * w.window_dilation
-            index = undilated // w.base_dilation if w.base_dilation > 1 else undilated
-            if undilated != index * w.base_dilation:
-                continue
-            if 0 <= index < input_limit:
-                count += 1
+        residue = ((-c // g) * inverse) % period if period > 1 else 0
+        start = low + (residue - low) % period
+        if start <= high:
+            count += (high - start) // period + 1
     return count
+
+
+def _first(n: int, holds: Callable[[int], bool]) -> int:
+    """The least k in [0, n) where ``holds`` (true from some k on), else n."""
+    lo, hi = 0, n
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if holds(mid):
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def _last(n: int, holds: Callable[[int], bool]) -> int:
+    """The greatest k in [0, n) where ``holds`` (true up to some k), else -1."""
+    return _first(n, lambda k: not holds(k)) - 1
+
+
+def _run(first: int, last: int, value: int) -> int:
+    return value * (last - first + 1) if last >= first else 0
+
+
+def _floor_run(first: int, last: int, a: int, b: int, m: int, negate: bool = False) -> int:
+    """Sum over k in [first, last] of floor((a*k + b) / m) (negated: of
+    -floor(...))."""
+    if last < first:
+        return 0
+    # k = first + i, i in [0, n): floor((a*i + a*first + b) / m)
+    n, c = last - first + 1, a * first + b
+    if a < 0:  # count down from last instead: the slope turns positive
+        a, c = -a, a * last + b
+    total = _floor_sum(n, m, a, c)
+    return -total if negate else total
+
+
+def _floor_sum(n: int, m: int, a: int, b: int) -> int:
+    """Sum of floor((a*i + b) / m) for i in [0, n), a >= 0, m > 0, any b
+    (the Euclid-like reduction: O(log) steps)."""
+    total = 0
+    if b < 0 or b >= m:
+        q, b = divmod(b, m)
+        total += q * n
+    while True:
+        if a >= m:
+            q, a = divmod(a, m)
+            total += q * n * (n - 1) // 2
+        if b >= m:
+            q, b = divmod(b, m)
+            total += q * n
+        y = a * n + b
+        if y < m:
+            return total
+        n, b, m, a = y // m, y % m, a, m
 
 
 def _elements(shape: Shape) -> int:

@@ -21,6 +21,7 @@ from xlaview.collector import gc_paused
 from xlaview.hlo.attributes import (
     ValueSyntaxError,
     computation_names,
+    read_module_name,
     scan_attributes,
     scan_balanced,
     unquote,
@@ -58,8 +59,8 @@ __all__ = ["Deferral", "ParseResult", "parse_module", "parse_module_tolerant"]
 # ``(p: f32[2], q: s32[]) -> f32[2] {`` on one line, no comment.
 _FAST_HEADER = re.compile(r"(\([^\n/{}]*\)[ \t]*->[ \t]*[^\n/{}]*?)[ \t]*(?=\{[ \t\r]*$)", re.M)
 _SECTION_KEYWORDS = ("FileNames", "FunctionNames", "FileLocations", "StackFrames")
-_SECTION_ENTRY = re.compile(r'(\d+)[ \t]+("(?:[^"\\\n]|\\.)*"|\{[^}\n]*\})')
-_BRACED_FIELD = re.compile(r"(\w+)=(-?\d+)")
+_SECTION_ENTRY = re.compile(r'(\d{1,19})[ \t]+("(?:[^"\\\n]|\\.)*"|\{[^}\n]*\})')
+_BRACED_FIELD = re.compile(r"(\w+)=(-?\d{1,19})(?!\d)")
 _CALL_ATTRIBUTE = re.compile(
     r"(?<![\w.\-])(?:"
     + "|".join(CALLED_COMPUTATION_ATTRIBUTES)
@@ -281,12 +282,11 @@ class _Parser(CarefulParser):
     def parse_header(self, pos: int) -> tuple[int, str, str]:
         text = self.text
         pos = self.skip(pos + len("HloModule"))
-        m = re.compile(r'"(?:[^"\\]|\\.)*"|[^\s,]+').match(text, pos)
-        if not m:
+        found = read_module_name(text, pos)
+        if found is None:
             self.report(self.error(pos, "expects a module name after HloModule"))
             return pos, "", ""
-        name = unquote(m.group()) if m.group().startswith('"') else m.group().rstrip(":")
-        attr_start = m.end()
+        name, attr_start = found
         try:
             _, end = scan_attributes(text, attr_start)
         except ValueSyntaxError as err:
@@ -379,8 +379,7 @@ class _Parser(CarefulParser):
             signature,
             attribute_text,
         )
-        self.check_computation(comp)
-        return comp, pos
+        return self.check_computation(comp), pos
 
     def fast_computation(self, pos: int) -> tuple[Computation, int] | None:
         """The computation at ``pos`` from the previous module, the store or

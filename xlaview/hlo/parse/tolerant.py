@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 
-from xlaview.hlo.attributes import ValueSyntaxError, scan_attributes, scan_balanced
+from xlaview.hlo.attributes import STRING, ValueSyntaxError, scan_attributes, scan_balanced
 from xlaview.hlo.errors import HloSyntaxError, LineLocator
+from xlaview.hlo.interpreted import check_attributes, check_items, names_checked
 from xlaview.hlo.model import (
     CALLED_COMPUTATION_ATTRIBUTES,
     Computation,
@@ -29,9 +30,13 @@ NAME = re.compile(r"%?([A-Za-z_][A-Za-z0-9_.\-]*)")
 _OPCODE = re.compile(r"[A-Za-z][A-Za-z0-9\-_]*")
 _IDENT_CHAR = re.compile(r"[A-Za-z0-9_.\-]")
 SHAPE_START = re.compile(r"[a-z][a-z0-9]*\[|\(")
-_COMPACT_GTE = re.compile(r"#(-?\d+)")
+PARAMETER_NUMBER = re.compile(r"\d{1,9}")
+_COMPACT_GTE = re.compile(r"#(-?\d{1,19})")
 _DEFINED_NAME = re.compile(r"^[ \t]*(?:ROOT[ \t]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*)[ \t]*=", re.M)
 _INLINE_COMMENT = re.compile(r"/\*.*?\*/")
+# What follows an instruction on its line: blanks and comments, then the next thing.
+_LINE_REST = re.compile(r"(?:[ \t\r]+|/\*.*?\*/|//[^\n]*)*(.?)", re.S)
+_QUOTE = re.compile(r"[\"']")
 
 # One whole instruction on one line, as XLA prints it, after blank space,
 # inside a computation the fast path (`xlaview.hlo.parse.printed`) left to this parser.
@@ -181,6 +186,8 @@ class CarefulParser:
                         and ("//" in tail or "/*" in tail)
                         or "{" in tail
                         and INLINE_COMPUTATION.search(tail)
+                        or names_checked(tail)
+                        and check_attributes(tail) is not None
                     )
                 ):
                     # An attribute list that goes on past this line (XLA never
@@ -193,6 +200,8 @@ class CarefulParser:
                     payload = ops.strip()
                     if ("{" in payload or "}" in payload) and not balanced_braces(payload):
                         operands = None  # the careful path says where it goes wrong
+                    elif opcode == "parameter" and not PARAMETER_NUMBER.fullmatch(payload):
+                        operands = None
                 elif ops and not ops.isspace():
                     if "/*" in ops:  # XLA numbers long operand lists: /*index=5*/
                         ops = _INLINE_COMMENT.sub("", ops)
@@ -351,6 +360,10 @@ class CarefulParser:
             except ValueSyntaxError as err:
                 raise self.error(err.offset, f"in {opcode} of {name}: {err}") from None
             payload = " ".join(text[pos + 1 : close - 1].split())
+            if opcode == "parameter" and not PARAMETER_NUMBER.fullmatch(payload):
+                raise self.error(
+                    pos + 1, f"expects a parameter number (0, 1, ...) in {name}, sees {payload!r}"
+                )
             pos = close
         else:
             operands, pos = self.parse_operands(pos + 1, name)
@@ -370,8 +383,18 @@ class CarefulParser:
         try:
             items, end = scan_attributes(text, pos)
         except ValueSyntaxError as err:
-            raise self.error(err.offset, f"in the attributes of {name}: {err}") from None
+            found = self.open_quote(attr_start, err.offset, name)
+            raise found or self.error(err.offset, f"in the attributes of {name}: {err}") from None
         attribute_text = text[attr_start:end]
+        if "\n" in attribute_text:
+            rest = _LINE_REST.match(text, end)
+            if rest is not None and rest.group(1) not in "\n}":  # "": the end of the text
+                found = self.open_quote(attr_start, end, name)
+                if found is not None:
+                    raise found
+        refused = check_items(items)
+        if refused is not None:
+            raise self.error(refused[0], f"in the attributes of {name}: {refused[1]}")
         if any(k in CALLED_COMPUTATION_ATTRIBUTES and v.startswith("{") for k, v, _ in items):
             attribute_text = self.replace_inline_computations(items, attr_start, end)
         if "\n" in attribute_text:
@@ -388,6 +411,36 @@ class CarefulParser:
             payload,
         )
         return instr, end
+
+    def string_over_lines(self, start: int, stop: int) -> int | None:
+        """Where the first string between ``start`` and ``stop`` that goes over
+        lines opens (None: none does)."""
+        text = self.text
+        i = start
+        while True:
+            quote = _QUOTE.search(text, i, stop)
+            if quote is None:
+                return None
+            m = STRING.match(text, quote.start())
+            if m is None:
+                return None  # never closed: the error says so there
+            if "\n" in m.group():
+                return quote.start()
+            i = m.end()
+
+    def open_quote(self, start: int, stop: int, name: str) -> HloSyntaxError | None:
+        """A quote left open in ``name``'s attributes, if one explains an
+        error at ``stop``: a string from ``start`` going over lines, which
+        swallowed the lines up to the next quote (XLA prints newlines in its
+        strings as ``\\n``). The parse resumes on the instruction's next line."""
+        at = self.string_over_lines(start, stop)
+        if at is None:
+            return None
+        return self.error(
+            at,
+            f"in the attributes of {name}: a string goes over lines and the text after it "
+            "does not read (a quote left open?)",
+        )
 
     def replace_inline_computations(
         self, items: list[tuple[str, str, int]], attr_start: int, end: int
@@ -434,7 +487,7 @@ class CarefulParser:
         name = self.computation_names.unique("_")
         instructions = [i._replace(computation=name) for i in instructions]
         comp = Computation(name, False, tuple(instructions), self.span(pos, end))
-        self.check_computation(comp)
+        comp = self.check_computation(comp)
         self.inline.append(comp)
         return name, end
 
@@ -492,7 +545,10 @@ class CarefulParser:
             raise self.error(pos, f"expects ',' or ')' in the operands of {name}")
 
     # -- checks ---------------------------------------------------------------
-    def check_computation(self, comp: Computation) -> None:
+    def check_computation(self, comp: Computation) -> Computation:
+        """``comp`` after reporting what XLA would refuse in it: names defined
+        twice, two ROOTs, undefined operands, parameters not numbered 0 to
+        n - 1 (those lose their number: analyses take them as unknown)."""
         defined: dict[str, Instruction] = {}
         root: Instruction | None = None
         for instr in comp.instructions:
@@ -525,6 +581,40 @@ class CarefulParser:
                             f"computation {comp.name}",
                         )
                     )
+        misnumbered = self.misnumbered_parameters(comp)
+        if not misnumbered:
+            return comp
+        instructions = tuple(
+            i._replace(payload=None) if i.name in misnumbered else i for i in comp.instructions
+        )
+        return Computation(
+            comp.name, comp.is_entry, instructions, comp.span, comp.signature, comp.attribute_text
+        )
+
+    def misnumbered_parameters(self, comp: Computation) -> set[str]:
+        """The parameters of ``comp`` whose number is out of range or taken, reported."""
+        parameters = [i for i in comp.instructions if i.opcode == "parameter"]
+        taken: dict[int, str] = {}
+        bad: set[str] = set()
+        for instr in parameters:
+            number = instr.parameter_number
+            if number is None:
+                continue
+            if number >= len(parameters):
+                problem = (
+                    f"parameter number {number} of {instr.name} is out of range: "
+                    f"computation {comp.name} has {len(parameters)} parameters, numbered from 0"
+                )
+            elif number in taken:
+                problem = (
+                    f"parameter number {number} is taken twice: {taken[number]} and {instr.name}"
+                )
+            else:
+                taken[number] = instr.name
+                continue
+            bad.add(instr.name)
+            self.report(self.error(instr.span.offset, problem))
+        return bad
 
 
 def _computation_reference(value: str) -> bool:

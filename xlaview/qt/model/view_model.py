@@ -56,6 +56,7 @@ from xlaview.qt.model.release import Releaser
 from xlaview.qt.model.tasks import PreparedPass
 from xlaview.qt.model.view_cache import ViewCache
 from xlaview.text.spans import lex_text
+from xlaview.units import whole_number
 
 
 class ViewModel(QObject):
@@ -479,4 +480,5 @@ class ViewModel(QObject):
 
 
 def _public_pass(key: str | None) -> int | str | None:
-    return int(key) if key is not None and key.isdigit() else key
+    number = whole_number(key) if key is not None else None
+    return number if number is not None else key
