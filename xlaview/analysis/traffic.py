@@ -34,7 +34,7 @@ from xlaview.analysis.memory_spaces import memory_space, shape_memory_space
 from xlaview.dump.readers import BufferAssignment
 from xlaview.dump.reports import ModuleReports
 from xlaview.hlo import Computation, Instruction, Module, Shape
-from xlaview.hlo.attributes import parse_braced_ints
+from xlaview.hlo.interpreted import braced_ints
 
 # Ops that move no data: they name (part of) a buffer another op wrote.
 ALIASING = frozenset(
@@ -394,7 +394,7 @@ def _in_place_operand(instr: Instruction, module: Module) -> int | None:
         k = _fused_in_place(instr, module)
     elif "output_to_operand" in (instr.attribute_text or ""):
         aliasing = instr.attribute("output_to_operand_aliasing") or ""
-        numbers = parse_braced_ints(aliasing.split(":", 1)[1]) if ":" in aliasing else ()
+        numbers = braced_ints(aliasing.split(":", 1)[1]) if ":" in aliasing else ()
         if numbers and numbers[0] < len(instr.operand_names):
             k = numbers[0]
     return k

@@ -211,7 +211,15 @@ def load_priced(path: Path):
     from xlaview.analysis.cost.two_processes import load_and_price
 
     loaded, cost = reading(path, lambda: load_and_price(path))
-    return accepted(path, loaded), cost
+    module = accepted(path, loaded)
+    warn_pricing(path, cost)
+    return module, cost
+
+
+def warn_pricing(path: Path, cost) -> None:
+    """What the pricing would not believe, as warnings located in ``path``."""
+    for problem in cost.problems:
+        echo(f"warning: {path}:{problem.line}: {problem.message}", err=True)
 
 
 def reading(path: Path, read):

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from xlaview import units
-from xlaview.cli.common import CliError, echo, emit_json, keep, reading
+from xlaview.cli.common import CliError, echo, emit_json, keep, reading, warn_pricing
 from xlaview.units import human_bytes
 
 
@@ -39,6 +39,7 @@ def load_for_inspection(path: Path, priced: bool = False):
 
     if priced:  # while a helper process parses part of a big module
         loaded, cost = reading(path, lambda: load_and_price(path, meanwhile=read_the_dump))
+        warn_pricing(path, cost)
     else:
         loaded, cost = reading(path, lambda: load_module(path)), None
         read_the_dump()

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from xlaview.hlo import Computation, Instruction, Shape
-from xlaview.hlo.attributes import parse_braced_ints
+from xlaview.hlo.interpreted import braced_ints
 
 REDUCTIONS = frozenset(("reduce", "reduce-window"))
 MEMORY_SPACE_MOVE = "memory space"  # how a copy between memory spaces (TPU VMEM) is described
@@ -40,7 +40,7 @@ def relayout(instr: Instruction, operand: Shape | None) -> str | None:
     if operand is None or not operand.is_array or not instr.shape.is_array:
         return None
     if instr.opcode == "transpose":
-        perm = parse_braced_ints(instr.attribute("dimensions") or "{}")
+        perm = braced_ints(instr.attribute("dimensions") or "{}")
         if len(perm) != instr.shape.rank or operand.rank != instr.shape.rank:
             return None
         out_order, out_tiles, out_space = _physical(instr.shape)

@@ -30,15 +30,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from xlaview.analysis.cost.flop_counts import (
-    convolution_flops,
-    dot_flops,
-    parse_dim_labels,
-    parse_window,
-)
+from xlaview.analysis.cost.flop_counts import convolution_flops, dot_flops
 from xlaview.analysis.cost.rules import OpProperties
 from xlaview.analysis.kinds import custom_call_target
 from xlaview.hlo import Computation, Instruction, Shape
+from xlaview.hlo.interpreted import parse_dim_labels, parse_window
 
 if TYPE_CHECKING:
     from xlaview.analysis.cost.model import CostModel

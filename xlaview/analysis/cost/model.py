@@ -123,6 +123,9 @@ class CostModel:
         # computation -> the computation whose instruction first called it
         self.callers: dict[str, str] = {}
         self._visiting: list[str] = []
+        # Computations reached again through their own callees (a malformed
+        # module: XLA's verifier refuses recursion): priced once, cut there.
+        self.cycles: list[str] = []
         # Called with the share of computations priced so far, now and then (a
         # caller that raises there stops a long pricing).
         self.progress: Callable[[float], None] | None = None
@@ -169,6 +172,13 @@ class CostModel:
             return totals
         if not self.module.has_computation(name):
             return ZERO
+        self._callees_first(name, steps=True)
+        return self._sum(name)
+
+    def _sum(self, name: str) -> Totals:
+        totals = self._sums.get(name)
+        if totals is not None:
+            return totals
         self._sums[name] = ZERO  # a (malformed) cycle ends here
         self._enter(name)
         comp = self.module.computation(name)
@@ -221,6 +231,13 @@ class CostModel:
             return totals
         if not self.module.has_computation(name):
             return ZERO
+        self._callees_first(name, steps=False)
+        return self._flops_of(name)
+
+    def _flops_of(self, name: str) -> Totals:
+        totals = self._sums.get(name) or self._flops.get(name)
+        if totals is not None:
+            return totals
         self._flops[name] = ZERO
         self._enter(name)
         comp = self.module.computation(name)
@@ -243,6 +260,49 @@ class CostModel:
         self._visiting.pop()
         totals = self._flops[name] = (flops, transcendentals, 0.0)
         return totals
+
+    def _done(self, name: str, steps: bool) -> bool:
+        return name in self._sums or (not steps and name in self._flops)
+
+    def _callees_first(self, name: str, steps: bool) -> None:
+        """Price every computation ``name`` reaches through calls before
+        ``name`` itself, callees first, walking the call graph with a stack of
+        our own: pricing then recurses one level at most, and a program of
+        10,000 nested calls is priced as any other (recursing through
+        `sum_of`, 250 levels overflowed Python's stack). ``steps``: ``name``
+        runs as steps (`sum_of`), else only its FLOPs count (`flops_of`).
+        Callers are recorded in the order the recursion would meet them; a
+        computation that calls itself again (through others) is left in
+        `cycles`, and priced once, as far as the cycle."""
+        module = self.module
+        stack: list[tuple[str, bool, str | None, bool]] = [(name, steps, None, False)]
+        open_: set[str] = set()
+        while stack:
+            comp_name, as_steps, parent, expanded = stack.pop()
+            if expanded:
+                open_.discard(comp_name)
+                if comp_name != name and not self._done(comp_name, as_steps):
+                    (self._sum if as_steps else self._flops_of)(comp_name)
+                continue
+            if parent is not None:
+                self.callers.setdefault(comp_name, parent)
+            if self._done(comp_name, as_steps) or not module.has_computation(comp_name):
+                continue
+            if comp_name in open_:
+                self.cycles.append(comp_name)
+                continue
+            open_.add(comp_name)
+            stack.append((comp_name, as_steps, parent, True))
+            below: list[tuple[str, bool, str | None, bool]] = []
+            priced, owner = self.props, self.owner
+            for instr in module.computation(comp_name).instructions:
+                if instr.name in priced and owner.get(instr.name) == comp_name:
+                    continue  # priced already (by the other process, say): its callees too
+                called = _called_by(instr)
+                if called:
+                    runs_steps = instr.opcode in CONTAINERS
+                    below += [(c, runs_steps, comp_name, False) for c in called]
+            stack += reversed(below)  # popped in instruction order, as recursion meets them
 
     def _enter(self, name: str) -> None:
         self._entered += 1
@@ -411,6 +471,16 @@ def called_names(instr: Instruction, attribute: str) -> tuple[str, ...]:
     if match is None:
         match = _CALLED[attribute].search(text)  # printed after metadata after all
     return computation_names(match.group(1)) if match else ()
+
+
+def _called_by(instr: Instruction) -> tuple[str, ...]:
+    """Every computation ``instr`` calls, by the attributes pricing reads."""
+    if not instr.attribute_text or "=" not in instr.attribute_text:
+        return ()
+    found: tuple[str, ...] = ()
+    for attribute in _CALLED:
+        found += called_names(instr, attribute)
+    return found
 
 
 def _container(instr: Instruction, totals: Totals) -> OpProperties:

@@ -12,17 +12,11 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, NamedTuple
 
-from xlaview.analysis.cost.flop_counts import (
-    FMA_FLOPS,
-    convolution_flops,
-    dot_flops,
-    parse_dim_labels,
-    parse_window,
-)
+from xlaview.analysis.cost.flop_counts import FMA_FLOPS, convolution_flops, dot_flops
 from xlaview.analysis.cost.fusion_bytes import fusion_bytes
 from xlaview.analysis.kinds import fusion_kind
 from xlaview.hlo import Computation, Instruction, Shape
-from xlaview.hlo.attributes import parse_braced_ints
+from xlaview.hlo.interpreted import braced_ints, parse_dim_labels, parse_window
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -81,7 +75,7 @@ def dot(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties
     base = model.default(instr, comp)
     if lhs is None:
         return base
-    contracting = parse_braced_ints(instr.attribute("lhs_contracting_dims") or "{}")
+    contracting = braced_ints(instr.attribute("lhs_contracting_dims") or "{}")
     return base._replace(flops=float(dot_flops(lhs, instr.shape, contracting)))
 
 
@@ -92,10 +86,10 @@ def ragged_dot(model: CostModel, instr: Instruction, comp: Computation) -> OpPro
         return base
     result = instr.shape
     # XLA deletes dimension i (not the group dimension itself) for each group dimension.
-    for i in range(len(parse_braced_ints(instr.attribute("rhs_group_dims") or "{}"))):
+    for i in range(len(braced_ints(instr.attribute("rhs_group_dims") or "{}"))):
         if i < result.rank:
             result = Shape(result.element_type, result.dims[:i] + result.dims[i + 1 :])
-    contracting = parse_braced_ints(instr.attribute("lhs_contracting_dims") or "{}")
+    contracting = braced_ints(instr.attribute("lhs_contracting_dims") or "{}")
     return base._replace(flops=float(dot_flops(lhs, result, contracting)))
 
 
@@ -114,6 +108,8 @@ def convolution(model: CostModel, instr: Instruction, comp: Computation) -> OpPr
         int(instr.attribute("feature_group_count") or 1),
         int(instr.attribute("batch_group_count") or 1),
     )
+    if flops is None:  # too many positions to count: unknown, not a guess
+        return base._replace(known=False)
     return base._replace(flops=float(flops))
 
 
@@ -257,7 +253,7 @@ def tuple_op(model: CostModel, instr: Instruction, comp: Computation) -> OpPrope
 def transpose(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties:
     operand = model.operand_shape(instr, comp, 0)
     if operand is not None and transpose_is_bitcast(
-        operand, instr.shape, parse_braced_ints(instr.attribute("dimensions") or "{}")
+        operand, instr.shape, braced_ints(instr.attribute("dimensions") or "{}")
     ):
         return OpProperties(0.0, 0.0, 0.0, (0.0,), 0.0)
     return model.default(instr, comp)
@@ -295,7 +291,7 @@ def fft(model: CostModel, instr: Instruction, comp: Computation) -> OpProperties
         return model.default(instr, comp)
     real = shape.elements[0] if shape.is_tuple and shape.elements else shape
     log_factors = 1
-    for length in parse_braced_ints(instr.attribute("fft_length") or "{}"):
+    for length in braced_ints(instr.attribute("fft_length") or "{}"):
         log_factors *= max(length, 1).bit_length() - 1
     flops = FMA_FLOPS * 4 * log_factors * model.elements(real)
     return model.default(instr, comp)._replace(flops=float(flops))

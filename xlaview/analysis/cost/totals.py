@@ -24,10 +24,12 @@ from typing import Any, NamedTuple, Protocol
 from xlaview.analysis.cost.library_calls import is_library_call
 from xlaview.analysis.cost.loops import (
     LoopCount,
+    callees_first,
     executed_totals,
     fold,
     step_executions,
     trip_count,
+    trip_count_problem,
 )
 from xlaview.analysis.cost.model import (
     CONTAINERS,
@@ -44,6 +46,7 @@ from xlaview.analysis.memory_spaces import (
     shape_memory_space,
 )
 from xlaview.collector import gc_paused
+from xlaview.errors import Problem
 from xlaview.hlo import Computation, Instruction, Module, Shape
 
 __all__ = [
@@ -134,6 +137,7 @@ class ModuleCost:
         "module",
         "ops",
         "platform",
+        "problems",
         "totals",
     )
 
@@ -147,8 +151,13 @@ class ModuleCost:
         loops: tuple[LoopCount, ...],
         executions: dict[str, int],
         platform: str | None,
+        problems: tuple[Problem, ...] = (),
     ) -> None:
         self.module = module.name
+        # What the pricing would not believe (a negative trip count, a
+        # computation that runs itself): each located at its line, the file's
+        # path left to the caller (""), left out of the totals.
+        self.problems = problems
         self.totals = totals
         self.executed = executed
         self.ops = ops
@@ -206,9 +215,8 @@ class ModuleCost:
         with ``executed``, as often as their known trip counts say; a
         conditional's most expensive branch; a call's callee. Ops missing from
         ``values`` count 0."""
-        memo: dict[str, float] = {}
         entry = self._module.entry
-        return fold(self._module, entry.name, values, executed, memo) if entry else 0.0
+        return fold(self._module, entry.name, values, executed) if entry else 0.0
 
     def _executions_of(self, computation: str) -> int:
         seen = 0
@@ -283,7 +291,7 @@ def price_share(module: Module, mine: Callable[[Instruction], bool]) -> SharePri
         entry = module.entry
         if entry is None:
             return SharePrices({}, {}, {})
-        count = step_executions(module, model, entry)[0][entry.name]
+        count = step_executions(module, entry)[0][entry.name]
         chosen = model.price_some(entry, mine)
         props = {i.name: model.price(i, entry) for i in chosen}
         records = _entry_records(model, entry, chosen, count, memory_platform(module))
@@ -306,7 +314,7 @@ def _module_cost(
     if entry is None:
         empty = CostTotals(0, 0, 0)
         return ModuleCost(module, model, (), empty, empty, (), {}, platform)
-    executions, loops = step_executions(module, model, entry)
+    executions, loops = step_executions(module, entry)
     records: dict[str, OpCost | None] = {}
     if share is not None and not xla_compatible and platform == memory_platform(module):
         # This process's part first, while the other prices its own.
@@ -330,7 +338,7 @@ def _module_cost(
                 record = _top_op(model, instr, comp, count, platform, spaces)
             if record is not None:
                 ops.append(record)
-    executed = executed_totals(module, model, entry.name, {})
+    executed = executed_totals(module, model, entry.name)
     return ModuleCost(
         module,
         model,
@@ -340,7 +348,29 @@ def _module_cost(
         tuple(loops),
         executions,
         platform,
+        _pricing_problems(module, model, entry, loops),
     )
+
+
+def _pricing_problems(
+    module: Module, model: CostModel, entry: Computation, loops: list[LoopCount]
+) -> tuple[Problem, ...]:
+    problems = []
+    for loop in loops:
+        instr = module.computation(loop.computation).instruction(loop.name)
+        message = trip_count_problem(instr)
+        if message is not None:
+            problems.append(Problem("", f"{loop.name}: {message}", instr.span.line))
+    for name in dict.fromkeys([*callees_first(module, entry.name)[1], *model.cycles]):
+        problems.append(
+            Problem(
+                "",
+                f"computation {name} runs itself again through what it calls (XLA refuses "
+                "recursion): counted once round the cycle",
+                module.computation(name).span.line,
+            )
+        )
+    return tuple(problems)
 
 
 def _entry_records(

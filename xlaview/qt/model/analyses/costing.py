@@ -18,6 +18,7 @@ after-optimizations dump), so they apply to that pass only.
 from __future__ import annotations
 
 from collections import OrderedDict
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -221,6 +222,10 @@ class Costing(QObject):
         if roof.device != (self.chosen or detected.device):
             self._submit_price(dump_file, module, cost)  # the device changed meanwhile
             return
+        if dump_file not in self._costs and cost.problems:
+            self._notices.add_problems(
+                [replace(problem, path=dump_file.rel) for problem in cost.problems]
+            )
         self._costs[dump_file] = (module, cost)
         self._costs.move_to_end(dump_file)
         while len(self._costs) > COSTS_KEPT:
