@@ -304,15 +304,17 @@ def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
 
 
 def test_huge_traces_stop_at_the_cap(tmp_path: Path) -> None:
-    """A gzip bomb: 64 MB of text in 64 KB on disk stops at the text cap."""
+    """A gzip bomb: 64 MB of text in 64 KB on disk stops at the text cap, at
+    the file cap, and, within both, at the ratio cap (a thousand to one)."""
     path = tmp_path / "bomb.trace.json.gz"
     with gzip.open(path, "wb", compresslevel=9) as handle:
-        handle.write(b'{"traceEvents": [' + b" " * (64 << 20) + b"]}")
+        handle.write(b'{"traceEvents": [' + b" " * (80 << 20) + b"]}")
     with pytest.raises(TraceReadError, match="too large"):
         read_trace(path, max_text=16 << 20)
     with pytest.raises(TraceReadError, match="too large"):
         read_trace(path, max_file=1024)
-    assert read_trace(path).events == 0  # within the default caps: an empty trace
+    with pytest.raises(TraceReadError, match="a compression bomb"):
+        read_trace(path)
 
 
 def test_reading_writes_nothing(profiled: dict[str, Path]) -> None:

@@ -32,6 +32,11 @@ from xlaview.errors import LocatedError
 MAX_FILE_BYTES = 2 << 30
 MAX_TEXT_BYTES = 8 << 30
 CHUNK = 1 << 20
+# gzip turns a megabyte into at most about a gigabyte (1032:1, for runs of one
+# byte); real traces compress 10 to 40 times. Past this much text, a file that
+# has grown more than MAX_RATIO times the bytes read from disk is a bomb.
+RATIO_CHECKED_AFTER = 64 << 20
+MAX_RATIO = 200
 
 TRACE_FOLDER = "trace"  # where xlaview.collect(profile=N) puts the trace in a dump folder
 _JSON_SUFFIXES = (".trace.json.gz", ".trace.json", ".json.gz", ".json")
@@ -73,7 +78,8 @@ def text_chunks(
         with open_dump_file(path, file_limit) as (raw, _st):
             buffered = io.BufferedReader(raw)
             stream: io.BufferedIOBase = buffered
-            if buffered.peek(2)[:2] == b"\x1f\x8b":
+            compressed = buffered.peek(2)[:2] == b"\x1f\x8b"
+            if compressed:
                 stream = gzip.GzipFile(fileobj=buffered, mode="rb")
             decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
             total = 0
@@ -87,6 +93,12 @@ def text_chunks(
                 total += len(block)
                 if total > limit:
                     raise TraceReadError(path, f"too large: more than {limit:,} bytes of text")
+                if compressed and total > RATIO_CHECKED_AFTER and total > MAX_RATIO * raw.tell():
+                    raise TraceReadError(
+                        path,
+                        f"{raw.tell():,} compressed bytes grew to more than {total:,}: "
+                        f"over {MAX_RATIO} times, a compression bomb, not a trace",
+                    )
                 yield decoder.decode(block)
             yield decoder.decode(b"", final=True)
     except DumpReadError as err:

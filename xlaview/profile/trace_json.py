@@ -12,10 +12,11 @@ them).
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from xlaview.profile.events import EventTable, OpKey
 from xlaview.profile.files import MAX_FILE_BYTES, MAX_TEXT_BYTES, TraceReadError, text_chunks
@@ -39,6 +40,7 @@ class _Stream:
         self.pos = 0
         self.consumed = 0  # characters dropped from the front of ``text``
         self.eof = False
+        self.bad_times = 0  # op events left out: a negative, infinite or NaN time
 
     def _refill(self, at_least: int = 0) -> bool:
         """Read on until the buffer holds ``at_least`` characters past ``pos``
@@ -86,6 +88,8 @@ class _Stream:
         while True:
             try:
                 value, end = _DECODER.raw_decode(self.text, self.pos)
+            except RecursionError:  # the standard decoder recurses per level
+                self.fail("a value nested deeper than any trace event")
             except json.JSONDecodeError as err:
                 # Perhaps only cut short by the end of the buffer: read on,
                 # doubling what is buffered so that a long value is decoded
@@ -99,7 +103,7 @@ class _Stream:
             self.pos = end
             return value
 
-    def fail(self, message: str, pos: int | None = None) -> None:
+    def fail(self, message: str, pos: int | None = None) -> NoReturn:
         where = self.consumed + (self.pos if pos is None else pos)
         raise TraceReadError(
             self.path, f"not a trace-event JSON file: {message} at character {where:,}"
@@ -119,7 +123,13 @@ def read_trace_json(
     events the file holds in all. ``progress`` gets the events read so far,
     every 100,000; ``notes`` gets a line if the file looks cut short by the
     profiler's export limit."""
-    complete = _read(path, table, host, max_text, max_file, progress)
+    stream = _Stream(path, text_chunks(path, max_text, max_file))
+    complete = _read(stream, table, host, progress)
+    if stream.bad_times and notes is not None:
+        notes.append(
+            f"{path}: {stream.bad_times:,} op events with a negative, infinite or NaN time "
+            "left out of every figure"
+        )
     if complete >= JSON_EXPORT_LIMIT and notes is not None:
         notes.append(
             f"{path}: {complete:,} timed events, the most the profiler's JSON export "
@@ -129,14 +139,11 @@ def read_trace_json(
 
 
 def _read(
-    path: Path,
+    stream: _Stream,
     table: EventTable,
     host: str,
-    max_text: int,
-    max_file: int,
     progress: Callable[[int], None] | None,
 ) -> int:
-    stream = _Stream(path, text_chunks(path, max_text, max_file))
     first = stream.peek()
     if first == "[":  # the bare-array form of the format
         return _read_events(stream, table, host, progress)
@@ -231,8 +238,11 @@ def _flush(
         try:
             start = float(event.get("ts", 0.0)) * _US
             duration = float(event.get("dur", 0.0)) * _US
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             stream.fail(f"an event of {args.get('hlo_op')!r} has a time that is not a number")
+        if not (math.isfinite(start) and math.isfinite(duration) and duration >= 0):
+            stream.bad_times += 1
+            continue
         device = device_name(processes.get(pid, f"pid {pid}"), args.get("device_ordinal"), host)
         line = threads.get((pid, tid), f"tid {tid}")
         run = args.get("run_id")
@@ -253,10 +263,14 @@ def _flush(
 
 
 def _int_or_none(value: Any) -> int | None:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
+    """A whole number of JSON (an int, a whole float, digits in a string), else None."""
+    if isinstance(value, bool):
         return None
+    if isinstance(value, float):
+        return int(value) if value.is_integer() else None  # not inf, not NaN
+    if isinstance(value, str):
+        return int(value) if value.isascii() and value.isdigit() and len(value) <= 19 else None
+    return value if isinstance(value, int) else None
 
 
 def device_name(plane: str, ordinal: object, host: str = "") -> str:

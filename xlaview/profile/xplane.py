@@ -67,6 +67,8 @@ def _fields(
     while pos < end:
         tag, pos = _varint(data, pos)
         number, wire = tag >> 3, tag & 7
+        if number == 0:  # no message has a field 0: this is not a protocol buffer
+            raise _Corrupt("a field numbered 0")
         if wire == 0:
             value, pos = _varint(data, pos)
             yield number, wire, value, 0
@@ -90,6 +92,8 @@ def _skip(data: bytes, pos: int) -> int:
     """Past the field whose tag starts at ``pos``."""
     tag, pos = _varint(data, pos)
     wire = tag & 7
+    if tag >> 3 == 0:
+        raise _Corrupt("a field numbered 0")
     if wire == 0:
         return _varint(data, pos)[1]
     if wire == _LENGTH:
