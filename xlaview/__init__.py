@@ -22,13 +22,14 @@ def collect(
     out: str | os.PathLike[str] | None = None,
     open: bool = False,
     profile: int = 0,
+    force: bool = False,
     **kwargs: Any,
 ) -> Path:
     """`xlaview.collection.collect` (which see), then, with ``open=True``, the
     window on the folder (it returns when the window closes)."""
     from xlaview.collection import collect as compile_with_dumps
 
-    folder = compile_with_dumps(fn, *args, out=out, profile=profile, **kwargs)
+    folder = compile_with_dumps(fn, *args, out=out, profile=profile, force=force, **kwargs)
     if open:
         from xlaview.qt.app import run_gui  # the GUI only when asked for
 

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from xlaview.dump.naming import parse_file_name
 from xlaview.errors import XlaviewError
 from xlaview.profile.files import TRACE_FOLDER
 
@@ -40,7 +41,23 @@ def new_dump_folder(label: str) -> Path:
     return folder
 
 
-def ensure_writable(folder: Path) -> Path:
+def holds_dump(folder: Path) -> bool:
+    """Whether ``folder`` already holds files XLA's dumper names."""
+    try:
+        return any(parse_file_name(entry.name) is not None for entry in os.scandir(folder))
+    except OSError:
+        return False
+
+
+def ensure_writable(folder: Path, force: bool = False) -> Path:
+    """``folder`` made, writable, and (unless ``force``) holding no dump yet:
+    a second program dumped into it would mix its modules with the first's
+    (module ids start at 0000 again)."""
+    if not force and holds_dump(folder):
+        raise CollectError(
+            f"{folder} already holds a dump: another program's modules would mix with it "
+            "(their ids start again at 0000); give a new folder, or --force to add to it"
+        )
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as err:
@@ -144,6 +161,7 @@ def run_with_dumps(
     passes: str | None = DEFAULT_PASSES,
     modules: str | None = None,
     env: dict[str, str] | None = None,
+    force: bool = False,
 ) -> tuple[int, Path, list[str]]:
     """Run ``command`` with dumping on; stdin, stdout and stderr pass through.
 
@@ -152,7 +170,7 @@ def run_with_dumps(
     """
     env = dict(os.environ if env is None else env)
     flags, folder, warnings = merge_xla_flags(env.get("XLA_FLAGS", ""), out, passes, modules)
-    ensure_writable(folder)
+    ensure_writable(folder, force)
     env["XLA_FLAGS"] = flags
     try:
         completed = subprocess.run(list(command), env=env)
@@ -173,6 +191,7 @@ def collect(
     out: str | os.PathLike[str] | None = None,
     passes: str = DEFAULT_PASSES,
     profile: int = 0,
+    force: bool = False,
     **jit_kwargs: Any,
 ) -> Path:
     """Compile ``fn`` for ``args`` (arrays or ``jax.ShapeDtypeStruct``) with
@@ -200,7 +219,9 @@ def collect(
     if not isinstance(profile, int) or isinstance(profile, bool) or profile < 0:
         raise CollectError(f"profile= takes a number of runs, not {profile!r}")
     name = getattr(fn, "__name__", "fn")
-    folder = ensure_writable(Path(out).expanduser() if out is not None else new_dump_folder(name))
+    folder = ensure_writable(
+        Path(out).expanduser() if out is not None else new_dump_folder(name), force
+    )
     options: dict[str, str | bool] = {"xla_dump_to": str(folder), "xla_dump_hlo_pass_re": passes}
     compiled = jax.jit(fn, **jit_kwargs).lower(*args).compile(compiler_options=options)
     if profile:

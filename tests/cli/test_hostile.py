@@ -212,13 +212,22 @@ def test_export_that_cannot_work_fails_before_qt_starts(
     assert not png.exists(), "an image was written"
 
 
+def outside(tmp_path: Path, name: str) -> Path:
+    """A file beside the dump folder ``tmp_path``, not in it (export refuses
+    to write into a dump unless --force)."""
+    folder = tmp_path.with_name(tmp_path.name + "-out")
+    folder.mkdir(exist_ok=True)
+    return folder / name
+
+
 def test_export_of_a_one_line_module_is_checked_by_parsing(tmp_path: Path) -> None:
     """A module on one line has no header line to find: it is parsed instead,
     so a request for one of its instructions passes the check (and Qt,
     missing here, is what fails)."""
     (tmp_path / AFTER_NAME).write_bytes(AFTER.replace(b"\n", b" "))
+    png = outside(tmp_path, "o.png")
     run = xlaview_capped(
-        "export", str(tmp_path), "--select", "nope_x", "--out", str(tmp_path / "o.png"), env=NO_QT
+        "export", str(tmp_path), "--select", "nope_x", "--out", str(png), env=NO_QT
     )
     assert run.returncode == 2 and b"no instruction 'nope_x'" in run.stderr, run
     run = xlaview_capped(
@@ -227,7 +236,7 @@ def test_export_of_a_one_line_module_is_checked_by_parsing(tmp_path: Path) -> No
         "--select",
         "convert_exponential_fusion",
         "--out",
-        str(tmp_path / "o.png"),
+        str(png),
         env=NO_QT,
     )
     assert run.returncode != 2, f"the check refused an instruction the module has: {run}"
@@ -237,7 +246,7 @@ def test_export_of_a_name_with_markup(tmp_path: Path) -> None:
     (
         tmp_path / "module_0001.jit_<img src=&#47;dev&#47;zero>.cpu_after_optimizations.txt"
     ).write_bytes(AFTER)
-    png = tmp_path / "out.png"
+    png = outside(tmp_path, "out.png")
     run = xlaview_capped("export", str(tmp_path), "--out", str(png), timeout=60)
     check_run(run, "export", True)
     assert png.exists()
@@ -248,7 +257,7 @@ def test_export_with_a_binary_neighbour_pass(tmp_path: Path) -> None:
     problem, and the image is written."""
     (tmp_path / AFTER_NAME).write_bytes(AFTER)
     (tmp_path / "module_0000.jit_f.0001.pipe.after_a.before_b.txt").write_bytes(b"\0" * 100)
-    png = tmp_path / "out.png"
+    png = outside(tmp_path, "out.png")
     run = xlaview_capped("export", str(tmp_path), "--out", str(png), timeout=60)
     check_run(run, "export", True)
     assert png.exists()
@@ -280,5 +289,6 @@ def test_the_window_with_a_bad_setting_says_so_before_qt_starts(dump: Path, sett
     run = xlaview_capped(str(dump), env={**NO_QT, setting: "lots"})
     assert run.returncode == 2, run
     assert run.stderr.decode().strip() == (
-        f"xlaview: {setting}='lots': expected a size such as 2G, 500M or 1000000"
+        f"xlaview: {setting}='lots': expected a size, a whole number of bytes or of K, M, G or T "
+        "(2G, 500M, 1000000)"
     )

@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from xlaview.analysis.passes.diff import diff_modules
-from xlaview.dump.files import SettingError
 from xlaview.dump.index import index_dump
 from xlaview.dump.modules import ModuleCache, load_module
+from xlaview.dump.settings import SettingError
 from xlaview.hlo import Module, parse_module, parse_module_tolerant
 from xlaview.hlo.parse.store import ComputationStore
 from xlaview.resources import sample_dump

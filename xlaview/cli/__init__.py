@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from xlaview.cli import analyses, boundaries, collect, cost, export, inspect, profile, summary
 from xlaview.cli.common import echo, kept, release
 from xlaview.collector import gc_paused
+from xlaview.dump.settings import SettingError, check_settings
 from xlaview.errors import XlaviewError
 from xlaview.version import __version__
 
@@ -30,7 +31,7 @@ def build_parser() -> tuple[argparse.ArgumentParser, set[str]]:
         "window on PATH (a dump folder or an HLO file; default: a small bundled dump).",
     )
     parser.add_argument("--version", action="version", version=f"xlaview {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub = parser.add_subparsers(dest="subcommand", metavar="COMMAND")
     for command in COMMANDS:
         command.register(sub)
     return parser, set(sub.choices)
@@ -46,6 +47,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     _never_fail_to_encode()
     release()
     args = parser.parse_args(argv)
+    try:
+        check_settings()
+    except SettingError as err:
+        echo(f"xlaview {args.subcommand}: {err}", err=True)
+        return 2
     # A command runs once and exits: the cyclic garbage collector would only
     # walk the million objects of a big module again and again (a third of a
     # second each time) for garbage it never finds.
@@ -53,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with gc_paused():
             return args.run(args)
     except XlaviewError as err:  # CliError, or bad input the command did not expect
-        echo(f"xlaview {args.command}: {err}", err=True)
+        echo(f"xlaview {args.subcommand}: {err}", err=True)
         return 2
     except BrokenPipeError:  # `xlaview summary DIR | head`
         _quiet_broken_pipe()
@@ -62,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except MemoryError:
         echo(
-            f"xlaview {args.command}: out of memory (the dump is too large for this machine?)",
+            f"xlaview {args.subcommand}: out of memory (the dump is too large for this machine?)",
             err=True,
         )
         return 1
@@ -70,7 +76,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if os.environ.get("XLAVIEW_DEBUG"):
             raise
         echo(
-            f"xlaview {args.command}: internal error: {type(err).__name__}: {str(err)[:300]} "
+            f"xlaview {args.subcommand}: internal error: {type(err).__name__}: {str(err)[:300]} "
             "(XLAVIEW_DEBUG=1 shows the traceback; please report it)",
             err=True,
         )

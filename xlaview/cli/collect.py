@@ -21,7 +21,9 @@ def cmd_collect(args: argparse.Namespace) -> int:
     out = args.out.expanduser().absolute() if args.out else new_dump_folder(Path(command[0]).name)
     echo(f"xlaview: dumping into {out}", err=True)
     try:
-        status, folder, warnings = run_with_dumps(command, out, args.passes, args.modules)
+        status, folder, warnings = run_with_dumps(
+            command, out, args.passes, args.modules, force=args.force
+        )
     except CollectError as err:
         raise CliError(str(err)) from None
     for warning in warnings:
@@ -52,11 +54,14 @@ def register(sub) -> None:
         "collect",
         help="run a program with XLA's dump flags and index the dump",
         usage="xlaview collect [--out DIR] [--passes REGEX] [--modules REGEX] "
-        "[--open] -- COMMAND [ARGS...]",
+        "[--open] [--force] -- COMMAND [ARGS...]",
     )
     p.add_argument("--out", type=Path, help="dump folder (default: a new one in the cache)")
     p.add_argument("--passes", default=".*", help="--xla_dump_hlo_pass_re (default: .*)")
     p.add_argument("--modules", help="--xla_dump_hlo_module_re: only modules whose name matches")
     p.add_argument("--open", action="store_true", help="open the window on the dump afterwards")
+    p.add_argument(
+        "--force", action="store_true", help="dump into an --out that already holds a dump"
+    )
     p.add_argument("command", nargs=argparse.REMAINDER, help="the program and its arguments")
     p.set_defaults(run=cmd_collect)

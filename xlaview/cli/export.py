@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,27 @@ class ExportTarget:
 _COMPUTATION_HEADER = re.compile(r"^[^ \t\n][^\n]*\{[ \t]*$", re.MULTILINE)
 
 
+def check_out(out: Path, dump: Path, force: bool) -> None:
+    """The image can be written where ``out`` says, and not into the dump it
+    shows unless ``force``: `CliError` (one line, before Qt starts) if not."""
+    target = out.expanduser().absolute()
+    folder = target.parent
+    if not folder.is_dir():
+        raise CliError(f"--out {out}: there is no folder {folder}")
+    if target.is_dir():
+        raise CliError(f"--out {out} is a folder: give a file name ending in .png or .svg")
+    if not os.access(folder, os.W_OK | os.X_OK) or (
+        target.exists() and not os.access(target, os.W_OK)
+    ):
+        raise CliError(f"--out {out}: cannot write there (permissions)")
+    root = (dump if dump.is_dir() else dump.parent).expanduser().resolve()
+    if not force and target.resolve().is_relative_to(root):
+        raise CliError(
+            f"--out {out} is inside the dump folder {root}: xlaview writes nothing into a "
+            "dump unless asked (--force)"
+        )
+
+
 def check_request(args: argparse.Namespace) -> ExportTarget:
     """What ``export`` will show, checked before Qt starts, in one line: the dump
     opens; the module, the point (``--pass``) and the instruction (``--select``)
@@ -55,6 +77,7 @@ def check_request(args: argparse.Namespace) -> ExportTarget:
 
     if args.out.suffix.lower() not in (".png", ".svg"):
         raise CliError(f"--out must end in .png or .svg, not {args.out.name!r}")
+    check_out(args.out, args.dir, args.force)
     _, module, file = resolve_module(args.dir, args.module)
     path = Path(file).absolute() if file is not None else None
     if module is None:  # an HLO file of no module: the window opens it as it is
@@ -110,8 +133,6 @@ def check_request(args: argparse.Namespace) -> ExportTarget:
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Render the window offscreen, as a user would see it, to PNG (or the graph to SVG)."""
-    import os
-
     target = check_request(args)
     if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY"):
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -149,6 +170,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             export.window_png(window, args.out)
     except (KeyError, RuntimeError) as err:  # what the window could not show, in one line
         raise CliError(err.args[0] if err.args else str(err)) from None
+    except OSError as err:  # the disk filled, the folder went away meanwhile
+        raise CliError(f"--out {args.out}: cannot write: {err.strerror or err}") from None
     finally:
         window.wait_idle()  # jobs still running would report to a closed window
         window.close()
@@ -173,6 +196,9 @@ def register(sub) -> None:
     p.add_argument("--select", metavar="INSTR", help="the instruction to select")
     p.add_argument(
         "--out", type=Path, required=True, help="FILE.png (the window) or FILE.svg (the graph)"
+    )
+    p.add_argument(
+        "--force", action="store_true", help="write --out even inside the dump folder shown"
     )
     p.add_argument(
         "--size",

@@ -24,38 +24,26 @@ from __future__ import annotations
 import codecs
 import io
 import os
-import re
 import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from xlaview.errors import LocatedError, XlaviewError
+from xlaview.dump.settings import FILE_SIZE_LIMIT_ENV, file_size_limit
+from xlaview.errors import LocatedError
 from xlaview.units import human_bytes
 
 __all__ = [
-    "DEFAULT_FILE_SIZE_LIMIT",
-    "FILE_SIZE_LIMIT_ENV",
     "DumpReadError",
-    "SettingError",
     "check_dump_file",
-    "file_size_limit",
     "non_regular_kind",
     "open_dump_file",
     "read_bytes",
     "read_head_tail",
     "read_text",
     "same_bytes",
-    "size_setting",
 ]  # fmt: skip
-
-FILE_SIZE_LIMIT_ENV = "XLAVIEW_MAX_FILE_SIZE"
-# The largest single files of real dumps are HLO texts of tens of MB (a 330k-
-# instruction module is 46 MB) and kernel IR of a few hundred MB. A module
-# beyond 2 GiB would need tens of GB to parse: a file that big in a dump is an
-# accident or an attack, and the setting is there for the day it is neither.
-DEFAULT_FILE_SIZE_LIMIT = 2 << 30
 
 # Work on big texts goes a megabyte at a time: one C call over a 30 MB kernel
 # file (decoding it, counting its lines) holds the GIL, and so keeps the
@@ -69,8 +57,6 @@ _OPEN_FLAGS = (
     | getattr(os, "O_CLOEXEC", 0)
     | getattr(os, "O_BINARY", 0)  # Windows: no newline translation
 )
-_SIZE_SETTING = re.compile(r"\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*", re.IGNORECASE)
-_UNIT = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
 
 
 class DumpReadError(LocatedError, OSError):
@@ -79,28 +65,6 @@ class DumpReadError(LocatedError, OSError):
 
     def __init__(self, path: str | os.PathLike[str], message: str, line: int = 0) -> None:
         super().__init__(message, os.fspath(path), line)
-
-
-class SettingError(XlaviewError, ValueError):
-    """An xlaview setting (an environment variable) that does not read."""
-
-
-def file_size_limit() -> int:
-    """The largest file xlaview reads, in bytes: ``XLAVIEW_MAX_FILE_SIZE``
-    (bytes, or with a unit: ``500M``, ``4G``, ``4GiB``), else 2 GiB."""
-    return size_setting(FILE_SIZE_LIMIT_ENV, DEFAULT_FILE_SIZE_LIMIT)
-
-
-def size_setting(name: str, default: int) -> int:
-    """A size in bytes from the environment variable ``name`` (bytes, or with
-    a unit: ``500M``, ``4G``, ``4GiB``), else ``default``."""
-    setting = os.environ.get(name, "").strip()
-    if not setting:
-        return default
-    match = _SIZE_SETTING.fullmatch(setting)
-    if match is None:
-        raise SettingError(f"{name}={setting!r}: expected a size such as 2G, 500M or 1000000")
-    return int(float(match[1]) * _UNIT[match[2].lower()])
 
 
 def non_regular_kind(mode: int) -> str | None:

@@ -10,8 +10,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
-from xlaview.dump.files import DumpReadError, read_text, size_setting
+from xlaview.dump.files import DumpReadError, read_text
 from xlaview.dump.records import DumpFile
+from xlaview.dump.settings import memory_budget
 from xlaview.errors import Problem
 from xlaview.hlo import HloSyntaxError, Module, parse_module_tolerant
 from xlaview.hlo.parse.driver import Deferral
@@ -19,11 +20,6 @@ from xlaview.hlo.parse.parsed import estimate_bytes
 from xlaview.hlo.parse.store import ComputationStore
 
 CACHE_SIZE = 12  # parsed modules kept at most: a pass step re-reads its neighbours
-# Bytes of parsed HLO the cache keeps (texts, modules and shared computations).
-# Sized for the window's goal on a 1 GB dump (benchmarks/run.py scale): the
-# whole window, its helper processes and Qt's documents under 2 GB.
-DEFAULT_BUDGET = 768 << 20
-BUDGET_ENV = "XLAVIEW_MEMORY_BUDGET"  # the setting: bytes or 1G, 500M
 # The share of the budget for computations shared between passes: they are
 # what makes a step cheap (a text is re-read in milliseconds, a computation
 # is parsed in much longer).
@@ -59,13 +55,6 @@ def module_bytes(module: Module) -> int:
         ):
             total += _RELOCATED_BYTES * len(parsed)
     return total
-
-
-def memory_budget() -> int:
-    """Bytes of parsed HLO a window keeps: ``XLAVIEW_MEMORY_BUDGET`` (bytes or
-    ``1G``, ``500M``), else 768 MiB. What the budget does not keep is read again
-    when asked (a pass step, mostly from computations still shared)."""
-    return size_setting(BUDGET_ENV, DEFAULT_BUDGET)
 
 
 class ModuleCache:

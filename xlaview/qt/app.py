@@ -13,8 +13,7 @@ from PySide6.QtCore import QMessageLogContext, Qt, QTimer, QtMsgType, qInstallMe
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QMessageBox
 
-from xlaview.dump.files import SettingError, file_size_limit
-from xlaview.dump.modules import memory_budget
+from xlaview.dump.settings import SettingError, check_settings
 from xlaview.qt import theme
 from xlaview.qt.model.workers import finish, stop_processes
 from xlaview.resources import icon_path
@@ -68,6 +67,21 @@ def install_exception_hook() -> None:
     sys.excepthook = hook
 
 
+def no_display() -> str | None:
+    """Why the window cannot open here, if it cannot: on Linux with no
+    display and no platform asked for, Qt would abort with a message about
+    ``libxcb-cursor0`` (it tries the X11 plugin and finds no display)."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return None
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    return (
+        "no display to open the window on (neither DISPLAY nor WAYLAND_DISPLAY is set). "
+        "`xlaview export DIR --out shot.png` renders the window headless; set DISPLAY to "
+        "open it, or QT_QPA_PLATFORM=offscreen to run it in a script"
+    )
+
+
 def run_gui(argv: Sequence[str]) -> int:
     """``xlaview [PATH]``: open the window on PATH (default: the bundled dump)."""
     from xlaview.qt.main_window import main_window_for
@@ -80,9 +94,13 @@ def run_gui(argv: Sequence[str]) -> int:
         print(f"xlaview: {path}: no such file or folder", file=sys.stderr)
         return 2
     try:
-        memory_budget(), file_size_limit()
+        check_settings()
     except SettingError as err:
         print(f"xlaview: {err}", file=sys.stderr)
+        return 2
+    missing = no_display()
+    if missing is not None:
+        print(f"xlaview: {missing}", file=sys.stderr)
         return 2
     app = application()
     install_exception_hook()
