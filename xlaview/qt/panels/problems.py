@@ -28,19 +28,22 @@ class ProblemsView(QTableWidget):
         self.setWordWrap(False)
         self.cellDoubleClicked.connect(lambda row, _c: self.problem_activated.emit(self._rows[row]))
         self._rows: list[Problem] = []
+        self._listed: set[Problem] = set()  # each once, however often it is reported
 
     def set_problems(self, problems: list[Problem]) -> None:
         self._rows = []
+        self._listed = set()
         self.setRowCount(0)
         self.add_problems(problems)
 
     def add_problems(self, problems: list[Problem]) -> None:
         for problem in problems:
-            if problem in self._rows:
+            if problem in self._listed:
                 continue
             row = self.rowCount()
             self.insertRow(row)
             self._rows.append(problem)
+            self._listed.add(problem)
             self.setItem(row, 0, QTableWidgetItem(problem.path))
             line = QTableWidgetItem(str(problem.line) if problem.line else "")
             line.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)

@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from xlaview.dump.checks import sniff
 from xlaview.dump.files import SETTLE_SECONDS, recently_written
 from xlaview.dump.index import index_dump
-from xlaview.dump.modules import LoadedModule
+from xlaview.dump.modules import LoadedModule, load_module
 from xlaview.dump.records import DumpFile, DumpIndex
 from xlaview.errors import Problem
 from xlaview.qt.model.host import JobHost, Notices, Shown
@@ -54,24 +54,41 @@ class Folder(QObject):
             )
 
     def report_parse_problems(self, loaded: LoadedModule, dump_file: DumpFile) -> None:
-        """A file's syntax errors, once it has stopped changing: a file a
-        program is still writing is cut short, not broken."""
+        """A file's syntax errors (an empty file's too), once it has stopped
+        changing: a file a program is still writing is cut short, not broken.
+        Listed once per state of the file, whether the user stays on it or
+        not: one emptied while shown is listed when the grace period ends."""
         if not loaded.problems:
             return
         if recently_written(dump_file.path):
-
-            def again(_: object) -> None:
-                self.refresh_requested.emit()  # a rewritten file is read again ...
-                self.report_parse_problems(loaded, dump_file)  # ... an unchanged one reported
-
             jobs = self._jobs
-            stamp = jobs.stamp("pass")
+            stamp = jobs.stamp("folder")
             QTimer.singleShot(
                 int(SETTLE_SECONDS * 1000) + 100,
                 self,
-                lambda: jobs.deliver("pass", stamp, again, None),
+                lambda: jobs.deliver(
+                    "folder", stamp, lambda _: self._settled(loaded, dump_file), None
+                ),
             )
             return
         self._notices.add_problems(
             [Problem(dump_file.rel, p.message, p.line) for p in loaded.problems]
         )
+
+    def _settled(self, loaded: LoadedModule, dump_file: DumpFile) -> None:
+        """The grace period is over: the file as read is listed if it has not
+        changed since; a rewritten one is read again (the re-index shows it)."""
+        self.refresh_requested.emit()
+        try:
+            st = dump_file.path.stat()
+        except OSError as err:
+            self._notices.add_problems([Problem(dump_file.rel, f"cannot read: {err.strerror}")])
+            return
+        if (st.st_size, st.st_mtime_ns) == (dump_file.size, dump_file.mtime_ns):
+            self.report_parse_problems(loaded, dump_file)
+            return
+        changed = DumpFile(dump_file.path, dump_file.rel, st.st_size, st.st_mtime_ns)
+        self._jobs.submit(
+            "folder", f"settle-{dump_file.rel}", load_module, changed.path,
+            on_done=lambda again: self.report_parse_problems(again, changed),
+        )  # fmt: skip
