@@ -150,7 +150,7 @@ def kind_name(instr: Instruction, module: Module | None = None) -> str:
     if op in ("custom-call", "custom-call-start"):
         return custom_call_target(instr) or op
     if op == "async-start" and module is not None:
-        wrapped = _wrapped_root(instr, module)
+        wrapped = wrapped_root(instr, module)
         if wrapped is not None:
             if wrapped.opcode == "custom-call":
                 return custom_call_target(wrapped) or "custom-call-start"
@@ -171,8 +171,46 @@ def op_label(instr: Instruction, module: Module | None = None) -> str:
     return op if kind == op else f"{op} {kind}"
 
 
-def _wrapped_root(instr: Instruction, module: Module) -> Instruction | None:
+def wrapped_root(instr: Instruction, module: Module) -> Instruction | None:
+    """The op an ``async-start`` runs (the root of the computation it calls)."""
     called = instr.called_computations
     if not called or not module.has_computation(called[0]):
         return None
     return module.computation(called[0]).root
+
+
+# -- the precision a product asks for ----------------------------------------------------
+
+_LEVELS = ("default", "high", "highest")
+_OPERAND_PRECISION = re.compile(r"operand_precision=\{([^}]*)\}")
+_CONFIG_PRECISION = re.compile(r'"operand_precision"\s*:\s*\[([^\]]*)\]')
+# ``algorithm=dot_bf16_bf16_f32_x3`` in HLO text, "ALG_DOT_BF16_BF16_F32_X3" in
+# a GEMM's backend config (JAX's DotAlgorithmPreset names, lower-cased).
+_ALGORITHM = re.compile(r"(?:algorithm=dot_|ALG_DOT_)(\w+)", re.IGNORECASE)
+
+
+def precision_level(attribute_text: str) -> str:
+    """The precision an instruction's attributes ask of its product: ``highest``,
+    ``high`` or ``default``.
+
+    A dot algorithm decides first: ``f32_f32_f32`` and six or nine bf16 passes
+    (``bf16_bf16_f32_x6``, ``_x9``) are ``highest``, three passes (``_x3``)
+    ``high``, any other (``bf16_bf16_f32``, ``tf32_tf32_f32``...) ``default``.
+    Else the highest of the operands' levels in ``operand_precision={...}`` or
+    in a backend config's ``"operand_precision":["HIGHEST",...]``.
+    """
+    algorithm = _ALGORITHM.search(attribute_text)
+    if algorithm:
+        name = algorithm.group(1).lower()
+        if name.startswith("f32_f32_f32") or name.endswith(("_x6", "_x9")):
+            return "highest"
+        return "high" if name.endswith("_x3") else "default"
+    if "F32_F32_F32" in attribute_text or '"HIGHEST"' in attribute_text:  # elsewhere in a config
+        return "highest"
+    levels = [
+        word.strip().strip('"').lower()
+        for match in (_OPERAND_PRECISION, _CONFIG_PRECISION)
+        for found in match.finditer(attribute_text)
+        for word in found.group(1).split(",")
+    ]
+    return max((w for w in levels if w in _LEVELS), key=_LEVELS.index, default="default")
