@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -56,3 +57,15 @@ def profiled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     from programs.profiled import generate
 
     return generate(tmp_path_factory.mktemp("profiled"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """This machine's CPU figures (the ``cpu`` device) go to a cache of the
+    session's own, shared with the commands the tests run: measured once per
+    session, never in the user's cache."""
+    if "XLAVIEW_CACHE_DIR" not in os.environ:
+        import tempfile
+
+        folder = tempfile.mkdtemp(prefix="xlaview-test-cache-")
+        os.environ["XLAVIEW_CACHE_DIR"] = folder
+        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
