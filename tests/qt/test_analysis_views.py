@@ -101,6 +101,34 @@ def test_memory_view_peak_is_the_reports(window, qtbot) -> None:
     assert window.view_state()["selection"] == bar.instruction
 
 
+def test_memory_panel_shows_the_memory_and_the_peak_of_live_values(window, qtbot) -> None:
+    """The figures `summary --json`, `inspect` and `compare` give, with the same
+    words: the total from the memory-usage report, the peak of live values."""
+    open_sample(window)
+    qtbot.waitUntil(lambda: window.view_state()["memory"] is not None)
+    memory = window.view_state()["memory"]
+    assert memory["total_bytes"] == 406880316  # the report's "Total bytes"
+    assert memory["peak_live_bytes"] == 273694720
+    parts = ("parameter_bytes", "output_bytes", "temp_bytes", "constant_bytes")
+    assert sum(memory[k] for k in parts) == memory["total_bytes"]
+    qtbot.waitUntil(lambda: window.memory.chart.timeline is not None)
+    summary = window.memory.summary_text()
+    assert summary.startswith(
+        "Memory 388.0 MiB (parameters 1.0 MiB, outputs 1.0 MiB, temporaries 386.0 MiB, "
+        "constants 6 B); peak of live values 261.0 MiB"
+    ), summary
+    assert "the step XLA's live-range report calls the peak" in summary, summary
+    window.problems_dock.show()
+    window.bottom_tabs.setCurrentWidget(window.memory)
+    window.memory.chart.repaint()
+    labels = window.memory.chart.labels()
+    assert "memory 388.0 MiB" in labels, labels
+    assert "peak of live values 261.0 MiB, step 22" in labels, labels
+    assert {"parameters", "outputs", "temporaries", "constants"} <= set(labels), labels
+    # What the curve draws never tops the memory (it once counted slices twice: 515 MiB).
+    assert max(window.memory.chart.timeline.occupied) <= memory["total_bytes"]
+
+
 def test_search_finds_by_op_name_and_selects(window, qtbot) -> None:
     open_sample(window)
     window.search("meta:exp op:fusion")
@@ -126,6 +154,8 @@ def test_compare_two_dumps(window, qtbot) -> None:
         table.item(r, 0).text(): (table.item(r, 1).text(), table.item(r, 2).text())
         for r in range(table.rowCount())
     }
+    assert rows["memory"] == ("388.0 MiB", "2.0 MiB")
+    assert rows["peak of live values"] == ("261.0 MiB", "2.0 MiB")
     assert rows["kCustom fusions"] == ("0", "1")
     assert rows["kLoop fusions"] == ("15", "0")
     assert "[8192,8192]" in rows["largest intermediates"][0]

@@ -9,7 +9,6 @@ from pathlib import Path
 from xlaview.cli.common import (
     CliError,
     echo,
-    elided,
     emit_json,
     final_reports,
     hlo_file,
@@ -19,7 +18,7 @@ from xlaview.cli.common import (
     print_table,
     resolve_module,
 )
-from xlaview.units import human_bytes
+from xlaview.units import elided, human_bytes
 
 
 def cmd_traffic(args: argparse.Namespace) -> int:
@@ -136,10 +135,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
             ("instructions", "instructions"),
             ("total_traffic_bytes", "traffic"),
             ("intermediate_traffic_bytes", "through intermediates"),
-            ("peak_memory_bytes", "peak memory"),
         ):
             fmt = str if key == "instructions" else human_bytes
             rows.append((label, fmt(d["left"][key]), fmt(d["right"][key])))
+        rows += memory_rows(d["left"]["memory"], d["right"]["memory"])
         for kind in d["left"]["fusion_counts"]:
             rows.append(
                 (
@@ -156,8 +155,26 @@ def cmd_compare(args: argparse.Namespace) -> int:
             )
         )
         print_table(rows, ("", str(args.left), str(args.right)))
+        for side, folder in (("left", args.left), ("right", args.right)):
+            if d[side]["memory_text"]:
+                echo(f"{folder}: {d[side]['memory_text']}")
+                if d[side]["memory_note"]:
+                    echo(f"  {d[side]['memory_note']}")
         echo()
     return 0
+
+
+def memory_rows(left: dict | None, right: dict | None) -> list[tuple[str, str, str]]:
+    """The compare table's memory rows: memory, its parts, the peak of live values."""
+    from xlaview.analysis.memory import MEMORY_FIGURES
+
+    rows = []
+    for key, label in MEMORY_FIGURES:  # the parts indented under the memory
+        indent = "  " if key not in ("total_bytes", "peak_live_bytes") else ""
+        a = left[key] if left else None
+        b = right[key] if right else None
+        rows.append((indent + label, human_bytes(a), human_bytes(b)))
+    return rows
 
 
 def register(sub) -> None:

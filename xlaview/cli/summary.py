@@ -26,7 +26,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
         raise CliError(str(err)) from None
     index.problems += sniff(index)
     if args.json:
-        emit_json(index.to_json())
+        emit_json(_with_memory(index))
         return 0
     every_file = [f for m in index.modules for f in m.all_files()] + index.unrecognized
     size = sum(f.size for f in every_file)
@@ -72,6 +72,20 @@ def cmd_summary(args: argparse.Namespace) -> int:
         for p in index.problems:
             echo(f"  {p}")
     return 0
+
+
+def _with_memory(index) -> dict:
+    """``index.to_json()`` with each module's ``memory`` (`ModuleMemory.to_json`,
+    None without a memory-usage report or buffer assignment)."""
+    from xlaview.analysis.memory import module_memory
+    from xlaview.dump.reports import load_reports
+
+    document = index.to_json()
+    for module, entry in zip(index.modules, document["modules"], strict=True):
+        has_reports = any(f for _, f in module.reports.items())
+        memory = module_memory(load_reports(module, values=False)) if has_reports else None
+        entry["memory"] = memory.to_json() if memory else None
+    return document
 
 
 def register(sub) -> None:

@@ -30,17 +30,13 @@ class ModuleReports:
     memory_usage: MemoryUsageReport | None
     problems: tuple[Problem, ...]
 
-    @property
-    def peak_bytes(self) -> int | None:
-        if self.live_range and self.live_range.peak_bytes:
-            return self.live_range.peak_bytes
-        if self.memory_usage and self.memory_usage.total_bytes:
-            return self.memory_usage.total_bytes
-        return None
 
+def load_reports(module: DumpModule, values: bool = True) -> ModuleReports:
+    """Read the buffer-assignment, live-range and memory-usage reports of a module.
 
-def load_reports(module: DumpModule) -> ModuleReports:
-    """Read the buffer-assignment, live-range and memory-usage reports of a module."""
+    ``values=False`` leaves out the ``-buffer-assignment-values.txt`` (ten times
+    the allocations' size; only ``positions`` needs it): enough for the module's
+    memory (`xlaview.analysis.memory.module_memory`)."""
     problems: list[Problem] = []
 
     def text_of(f: DumpFile | None) -> str | None:
@@ -57,7 +53,7 @@ def load_reports(module: DumpModule) -> ModuleReports:
     ba_text = text_of(reports.buffer_assignment)
     if ba_text is not None:
         assert reports.buffer_assignment is not None
-        values_text = text_of(reports.buffer_assignment_values)
+        values_text = text_of(reports.buffer_assignment_values) if values else None
         assignment = read_buffer_assignment(ba_text, reports.buffer_assignment.rel, values_text)
         problems += _report_problems(assignment.diagnostics)
     live_text = text_of(reports.live_range)

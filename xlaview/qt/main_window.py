@@ -221,7 +221,9 @@ class MainWindow(QMainWindow):
         number, ``"before"`` or ``"after"``), ``computation`` (the main graph's),
         ``selection``, ``fusion_computation``, ``diff`` (None or ``{"from", "to"}``),
         ``text_pass`` and ``graph_pass`` (the pass whose text / graph is drawn;
-        None while loading)."""
+        None while loading), ``memory`` (the module's, as ``summary --json`` gives
+        it: `ModuleMemory.to_json`; None before its reports are read or without
+        them)."""
         return self.model.view_state()
 
     def graph_positions(self) -> dict[str, tuple[float, float]]:

@@ -476,6 +476,7 @@ class ViewModel(QObject):
             else {"from": _public_pass(diff[0]), "to": _public_pass(diff[1])},
             "text_pass": _public_pass(self.text_pass),
             "graph_pass": _public_pass(self.graph_pass),
+            "memory": memory.to_json() if (memory := self.module_info.memory) else None,
         }
 
 

@@ -6,14 +6,16 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QTableWidgetItem, QVBoxLayout, QWidget
 
 from xlaview.analysis.compare import ModuleComparison
+from xlaview.analysis.memory import MEMORY_FIGURES
 from xlaview.qt import safe_text, theme
 from xlaview.qt.panels.tables import plain_table
-from xlaview.qt.safe_text import esc
-from xlaview.units import human_bytes
+from xlaview.qt.safe_text import esc, tooltip
+from xlaview.units import exact_bytes, human_bytes
 
 
 class CompareView(QWidget):
-    """Two dumps side by side: fusions, traffic, peak memory, what only one has."""
+    """Two dumps side by side: fusions, traffic, memory and the peak of live
+    values, what only one has."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -40,10 +42,16 @@ class CompareView(QWidget):
                 ("instructions", "instructions"),
                 ("total_traffic_bytes", "traffic (top-level ops)"),
                 ("intermediate_traffic_bytes", "through intermediates"),
-                ("peak_memory_bytes", "peak memory"),
             ):
                 fmt = str if key == "instructions" else human_bytes
                 rows.append((label, fmt(d["left"][key]), fmt(d["right"][key])))
+            exact: dict[int, tuple[str, str]] = {}  # row -> tooltips: the exact bytes
+            left_memory, right_memory = d["left"]["memory"] or {}, d["right"]["memory"] or {}
+            for key, label in MEMORY_FIGURES:  # the parts indented under the memory
+                a, b = left_memory.get(key), right_memory.get(key)
+                exact[len(rows)] = (exact_bytes(a), exact_bytes(b))
+                indent = "  " if key not in ("total_bytes", "peak_live_bytes") else ""
+                rows.append((indent + label, human_bytes(a), human_bytes(b)))
             for kind in d["left"]["fusion_counts"]:
                 rows.append(
                     (
@@ -62,13 +70,17 @@ class CompareView(QWidget):
             rows.append(
                 ("instructions only here", str(len(result.only_left)), str(len(result.only_right)))
             )
-            for label, a, b in rows:
+            notes = [d[side]["memory_note"] for side in ("left", "right")]
+            for k, (label, a, b) in enumerate(rows):
                 r = self.table.rowCount()
                 self.table.insertRow(r)
                 for c, value in enumerate((label, a, b)):
                     item = QTableWidgetItem(value)
                     if a != b and c:
                         item.setBackground(QColor(theme.HIGHLIGHT_ROW))
+                    if k in exact and c:
+                        note = notes[c - 1]
+                        item.setToolTip(tooltip(exact[k][c - 1] + (f"\n{note}" if note else "")))
                     self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
         self.table.resizeRowsToContents()

@@ -116,9 +116,9 @@ def render(described: dict[str, Any], kind: Kind | None = None, all_operands: bo
     a = d["allocation"]
     if a:
         share = (
-            f"{d['peak_share']:.1%} of peak ({human_bytes(d['peak_bytes'])})"
+            f"{d['peak_share']:.1%} of the peak of live values ({human_bytes(d['peak_bytes'])})"
             if d["peak_share"]
-            else ("not live at the peak" if d["peak_bytes"] else "–")
+            else ("not live at the peak step" if d["peak_bytes"] else "–")
         )
         live = f"{d['live_range'][0]} … {d['live_range'][1]}" if d["live_range"] else "–"
         parts.append(_rows([

@@ -61,6 +61,7 @@ class AnalysisTabs(QTabWidget):
         self.traffic.wanted_changed.connect(model.boundaries.set_wanted)
         self.traffic.fusion_requested.connect(model.show_fusion)
         model.module_info.memory_ready.connect(self.memory.set_timeline)
+        model.module_info.memory_shown.connect(self.memory.set_memory)
         self.memory.instruction_requested.connect(select)
         costing = model.costing
         costing.cost_ready.connect(self.cost.set_cost)

@@ -8,7 +8,7 @@ from functools import partial
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from xlaview.analysis.memory import memory_timeline
+from xlaview.analysis.memory import ModuleMemory, memory_timeline, module_memory
 from xlaview.analysis.passes import change_sizes
 from xlaview.dump.kernels import ModuleLevels, module_levels
 from xlaview.dump.records import DumpModule
@@ -21,6 +21,7 @@ CHANGE_SIZES_DELAY_MS = 800  # after a module's first dump shows
 
 class ModuleInfo(QObject):
     memory_ready = Signal(object)  # MemoryTimeline | None
+    memory_shown = Signal(object)  # ModuleMemory | None, of the module shown
     unchanged_ready = Signal(object)  # pass key -> bool
     change_sizes_ready = Signal(object)  # pass key -> lines changed
     levels_changed = Signal(object, object)  # ModuleLevels | None, DumpModule | None
@@ -33,6 +34,7 @@ class ModuleInfo(QObject):
         self._jobs, self._notices, self._shown = jobs, notices, shown
         self._reports: dict[tuple, ModuleReports] = {}
         self.levels: ModuleLevels | None = None
+        self.memory: ModuleMemory | None = None  # the module shown's (`module_memory`)
         self._sizes_timer = QTimer(self)
         self._sizes_timer.setSingleShot(True)
         self._sizes_timer.setInterval(CHANGE_SIZES_DELAY_MS)
@@ -50,6 +52,7 @@ class ModuleInfo(QObject):
     def module_shown(self, module: DumpModule | None) -> None:
         self.levels = module_levels(module) if module is not None else None
         self.levels_changed.emit(self.levels, module)
+        self._set_memory(None)
         if module is None:
             self.memory_ready.emit(None)
             return
@@ -77,8 +80,14 @@ class ModuleInfo(QObject):
             return None
         return self._reports.get(_reports_key(module))
 
+    def _set_memory(self, memory: ModuleMemory | None) -> None:
+        self.memory = memory
+        self.memory_shown.emit(memory)
+
     def _reports_read(self, module: DumpModule, reports: ModuleReports) -> None:
         self._reports[_reports_key(module)] = reports
+        # A sum over the allocations: cheap enough here, and the figures show at once.
+        self._set_memory(module_memory(reports))
         if reports.problems:
             self._notices.add_problems(list(reports.problems))
         if reports.live_range is not None:
