@@ -8,6 +8,8 @@ from seconds down to picoseconds; three significant digits.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 MISSING = "–"  # a figure that is not known
 
 
@@ -29,6 +31,35 @@ def human_bytes(n: float | None, digits: int = 1, missing: str = MISSING) -> str
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.{digits}f} {unit}"
         n /= 1024
     return f"{n} B"
+
+
+_BYTE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
+
+
+def exact_bytes(n: int | None, missing: str = MISSING) -> str:
+    """``406880316`` -> ``406,880,316 bytes``: the count itself, for tooltips."""
+    return missing if n is None else f"{n:,} bytes"
+
+
+def byte_ticks(top: float, most: int = 5) -> list[int]:
+    """Axis ticks for bytes from 0 up to ``top``: multiples of a power of two
+    (``0, 128 MiB, 256 MiB, 384 MiB``), at most ``most`` steps, the last at or
+    below ``top``."""
+    step = 1
+    while top / step > most:
+        step *= 2
+    return [i * step for i in range(int(top // step) + 1)]
+
+
+def byte_tick_label(n: int) -> str:
+    """``134217728`` -> ``128 MiB``, ``1572864`` -> ``1.5 MiB``: as few decimals
+    as say the tick exactly (two at most)."""
+    for digits in (0, 1, 2):
+        text = human_bytes(n, digits)
+        number, unit = text.split()
+        if float(number) * 1024 ** _BYTE_UNITS.index(unit) == n:
+            return text
+    return human_bytes(n, 2)
 
 
 def seconds(value: float | None, missing: str = MISSING) -> str:
@@ -86,3 +117,10 @@ def _three(value: float) -> str:
     magnitude = abs(value)
     digits = 0 if magnitude >= 100 else 1 if magnitude >= 10 else 2
     return f"{value:.{digits}f}"
+
+
+def elided(items: Sequence[str], shown: int = 4) -> str:
+    """The first few items and how many more: a value read 180 times is not
+    listed on one line."""
+    head = ", ".join(items[:shown])
+    return head + (f", ... and {len(items) - shown} more" if len(items) > shown else "")

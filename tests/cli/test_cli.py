@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from xlaview.resources import sample_dump
+from xlaview.resources import sample_dump, sample_dump_default_flags
 
 SAMPLE = sample_dump()  # the seed: attention, seq 8192, bf16, CPU, unfused
+FUSED = sample_dump_default_flags()  # the same program, XLA's default flags
 
 
 def xlaview(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -93,6 +94,51 @@ def test_inspect_module_summary() -> None:
     assert out["summary"]["peak_memory_bytes"] > 268435456
 
 
+MEMORY_KEYS = {
+    "total_bytes", "parameter_bytes", "output_bytes", "temp_bytes", "constant_bytes",
+    "peak_live_bytes",
+}  # fmt: skip
+# The one memory figure of the bundled dump, in the words every view uses.
+SAMPLE_MEMORY = (
+    "memory 388.0 MiB (parameters 1.0 MiB, outputs 1.0 MiB, temporaries 386.0 MiB, "
+    "constants 6 B); peak of live values 261.0 MiB"
+)
+
+
+def test_summary_json_gives_each_module_its_memory() -> None:
+    (module,) = json.loads(xlaview("summary", "--json", str(SAMPLE)).stdout)["modules"]
+    memory = module["memory"]
+    assert set(memory) >= MEMORY_KEYS
+    # The memory-usage report's "Total bytes: 406880316 (388.03MiB)", split exactly.
+    assert memory["total_bytes"] == 406880316
+    parts = ("parameter_bytes", "output_bytes", "temp_bytes", "constant_bytes")
+    assert sum(memory[k] for k in parts) == memory["total_bytes"]
+    assert memory["peak_live_bytes"] == 273694720
+
+
+def test_summary_json_memory_is_null_without_reports(tmp_path: Path) -> None:
+    after = next(SAMPLE.glob("*cpu_after_optimizations.txt"))
+    (tmp_path / after.name).write_bytes(after.read_bytes())
+    (module,) = json.loads(xlaview("summary", "--json", str(tmp_path)).stdout)["modules"]
+    assert module["memory"] is None
+
+
+def test_inspect_and_compare_say_the_same_memory() -> None:
+    after = next(SAMPLE.glob("*cpu_after_optimizations.txt"))
+    inspected = xlaview("inspect", str(after)).stdout
+    compared = xlaview("compare", str(SAMPLE), str(FUSED)).stdout
+    for out in (inspected, compared):
+        assert SAMPLE_MEMORY in out, out
+        assert "the most in use at once is 387.0 MiB, at step 17" in out, out
+    summary = json.loads(xlaview("inspect", "--json", str(after)).stdout)["summary"]
+    document = json.loads(xlaview("compare", "--json", str(SAMPLE), str(FUSED)).stdout)
+    left = document["modules"][0]["left"]
+    assert summary["memory"] == left["memory"] and summary["memory_text"] == SAMPLE_MEMORY
+    assert set(left["memory"]) >= MEMORY_KEYS and left["memory"]["total_bytes"] == 406880316
+    # The key kept for older readers: the peak of live values.
+    assert summary["peak_memory_bytes"] == left["peak_memory_bytes"] == 273694720
+
+
 def test_inspect_of_a_broken_file_says_where(tmp_path: Path) -> None:
     after = next(SAMPLE.glob("*cpu_after_optimizations.txt"))
     text = after.read_text()
@@ -156,7 +202,8 @@ def test_boundaries_json_contract() -> None:
     """The contract of issue 17: exactly these keys; the seed's bf16 score matrix is
     multi-pass (online softmax), the f32 one leaving the dot a library call."""
     out = json.loads(xlaview("boundaries", "--json", str(SAMPLE)).stdout)
-    assert set(out) == {"module", "boundaries", "by_reason"} and out["module"] == "jit_attention"
+    assert set(out) == {"module", "boundaries", "by_reason", "interior_by_reason"}
+    assert out["module"] == "jit_attention" and not any(out["interior_by_reason"].values())
     reasons = [
         "multi-pass",
         "library-call",
@@ -178,7 +225,9 @@ def test_boundaries_json_contract() -> None:
             "reason",
             "evidence",
             "suggestion",
+            "inside",
         }, b
+        assert b["inside"] is None, "no library kernel in the unfused sample"
         assert b["reason"] in reasons and b["evidence"][0]["reason"] == b["reason"]
         assert all(set(e) == {"reason", "text", "ops"} for e in b["evidence"])
     assert sum(b["bytes"] for b in out["boundaries"]) == sum(out["by_reason"].values())

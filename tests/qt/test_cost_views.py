@@ -24,6 +24,12 @@ def show_cost_tab(window, folder: Path | None = None) -> None:
     window.wait_idle()
 
 
+def on_h100(window) -> None:
+    """Price on the H100 (the bundled XLA:CPU dump defaults to this machine's CPU)."""
+    window.model.costing.set_device("h100")
+    window.wait_idle()
+
+
 def table_names(panel) -> list[str]:
     """The ops as the Cost table lists them, top first."""
     return [panel.rows_model.index(row, 0).data() for row in range(panel.rows_model.rowCount())]
@@ -49,8 +55,12 @@ def test_seed_ranks_the_score_matrices_first_and_memory_bound(window) -> None:
     show_cost_tab(window)
     panel = window.cost_panel
     assert panel.shown is not None, "the Cost tab priced the shown pass"
-    assert panel.shown.device.name == "h100", "a CPU dump is priced on the H100 by default"
-    assert "not detected" in panel.device_reason.text(), panel.device_reason.text()
+    assert panel.shown.device.name == "cpu", "an XLA:CPU dump: this machine's CPU by default"
+    assert "this machine's CPU, measured" in panel.device_reason.text(), panel.device_reason.text()
+    assert panel.device.currentData() == "cpu" and "RAM traffic" in panel.summary.text()
+    assert not panel.shown.caveats, "priced on a CPU, no caveat of one"
+    on_h100(window)
+    assert panel.shown.device.name == "h100" and "chosen by you" in panel.device_reason.text()
     names = table_names(panel)
     producers, touching = touching_big_arrays(window)
     top = names[: len(touching)]
@@ -64,6 +74,8 @@ def test_seed_ranks_the_score_matrices_first_and_memory_bound(window) -> None:
         panel.summary.text()
     )
     assert not panel.measured_shown(), "no trace: no measured columns"
+    assert panel.shown.caveats and "XLA:CPU dump priced on" in panel.summary.text()
+    assert "converted from bf16" in panel.summary.toolTip()
 
 
 def test_device_switch_places_the_same_cost_on_another_roofline(window) -> None:
@@ -87,6 +99,7 @@ def test_device_switch_places_the_same_cost_on_another_roofline(window) -> None:
 
 def test_a_row_and_a_dot_select_their_op(window, qtbot) -> None:
     show_cost_tab(window)
+    on_h100(window)
     panel = window.cost_panel
     row = table_names(panel).index("dot_general.6")
     table = panel.table
@@ -113,6 +126,7 @@ def test_heat_colours_the_nodes_and_follows_pass_steps_and_the_fused_pane(
     window, tmp_path: Path
 ) -> None:
     show_cost_tab(window)
+    on_h100(window)
     panel, pane = window.cost_panel, window.graph_pane
     panel.heat.setCurrentIndex(panel.heat.findData("estimate"))
     window.select_instruction("convert_exponential_fusion")
@@ -145,6 +159,7 @@ def test_heat_colours_the_nodes_and_follows_pass_steps_and_the_fused_pane(
 def test_inspector_prices_a_selection_without_the_cost_tab(window) -> None:
     window.open_dump(sample_dump())
     window.wait_idle()
+    on_h100(window)
     window.select_instruction("dot_general.6")
     window.wait_idle()
     text = window.inspector.toPlainText()

@@ -75,15 +75,17 @@ def test_a_collected_profile_fills_the_measured_views(window, collected: Path) -
     assert fills.get(top), f"the op with the most self time ({top}) is coloured: {fills}"
     title, stops = window.graph_pane.main.legend()
     assert title == "measured self time, 3 runs" and stops, (title, stops)
-    # The inspector: measured count, mean, and no % of roofline without a device.
+    # The inspector: measured count, mean, and % of this machine's roofline.
     window.select_instruction(top)
     window.wait_idle()
     text = window.inspector.toPlainText()
     op = expected.op(top)
     assert f"{op.count} in 3 runs" in text and "Measured".upper() in text.upper(), text
-    assert expected.device is None and "no device" in text, text
+    assert expected.device == "cpu" and "of roofline" in text, text
+    fraction = expected.op(top).roofline_fraction
+    assert fraction is not None and fraction <= 1.05, "no op beats this machine's roofline"
     # A loop body's ops run once per iteration: the scan's trip count, 4.
-    assert "Executed (loop bodies × trip count)" in panel.summary.text()
+    assert "executed (each loop body × its trip count)" in panel.summary.text()
     assert any(texts[5].endswith("×4") for texts, _, _ in panel.rows_model.rows), "loop body ops"
     # Another pass: the measured figures are of the HLO that ran, not of it.
     keys = [p.key for p in window.timeline.points]

@@ -1,6 +1,7 @@
 """Everything the dump says about one instruction, joined: the HLO line, its
 layouts decoded, the bytes it moves, and its buffer-assignment entry, live
-range and share of peak memory. The CLI prints it; the inspector shows it."""
+range and share of the peak of live values. The CLI prints it; the inspector
+shows it."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from xlaview.analysis.buffers import bytes_per_memory_space, primary_memory, result_buffers
 from xlaview.analysis.kinds import custom_call_target, kind_name, op_label
+from xlaview.analysis.memory import explain_memory, memory_timeline, module_memory
 from xlaview.analysis.memory_spaces import memory_platform, memory_space
 from xlaview.dump.kernels import KernelFiles, ModuleLevels, kernel_arguments
 from xlaview.dump.reports import ModuleReports, memory_of
@@ -212,7 +214,8 @@ def describe_instruction(
         "source": [str(f) for f in module.source_frames(instr)],
         "backend_config": instr.backend_config,
         "peak_share": None,
-        "peak_bytes": reports.peak_bytes if reports else None,
+        # The peak of live values (`ModuleMemory.peak_live_bytes`) the share is of.
+        "peak_bytes": reports.live_range.peak_bytes if reports and reports.live_range else None,
     }
     if reports and reports.buffer_assignment:
         # A tuple-shaped result: its first element's slice, not the pointer table's.
@@ -245,6 +248,7 @@ def describe_cost(
     if op is None:
         return None
     out: dict[str, Any] = {
+        "opcode": op.opcode,
         "flops": op.flops,
         "transcendentals": op.transcendentals,
         "bytes_read": list(op.bytes_read),
@@ -254,16 +258,43 @@ def describe_cost(
         "executions": op.executions,
         "top_level": op.top_level,
         "known": op.known,
+        "opaque": op.opaque,
+        "interior_bytes": op.interior_bytes,
+        "padding_bytes": op.padding_bytes,
+        "collective": None
+        if op.collective is None
+        else {
+            "kind": op.collective.kind,
+            "group_size": op.collective.group_size,
+            "payload_bytes": op.collective.payload_bytes,
+            "wire_bytes": op.collective.wire_bytes,
+        },
+        "run": None,
     }
+    run = cost.run_totals(name) if cost is not None else None
+    if run is not None:  # a loop, call or conditional: what one run of it executes
+        time = roof.run_time(name) if roof is not None else None
+        total = roof.executed_time_s if roof is not None else 0.0
+        out["run"] = {
+            **run.to_json(),
+            "time_s": time,
+            # its share of the module's executed estimate
+            "share": min(time / total, 1.0) if time is not None and total > 0 else None,
+        }
     placed = roof.op(name) if roof is not None else None
     if placed is not None and roof is not None:
         out.update(
             device=roof.device.name,
+            device_title=roof.device.title,
             intensity=placed.intensity,
-            time_s=placed.time_s,
+            time_s=placed.time_s if placed.known else None,
             bound=placed.bound,
             precision=placed.precision,
-            share=placed.share,
+            share=placed.share if placed.known else None,
+            peak_flops_per_s=placed.peak_flops,
+            memory_bytes_per_s=placed.bandwidth,
+            interconnect_time_s=placed.interconnect_time_s,
+            interior_time_s=placed.interior_time_s,
         )
     return out
 
@@ -272,6 +303,12 @@ def describe_module(module: Module, reports: ModuleReports | None = None) -> dic
     """What ``inspect FILE`` prints without ``--instruction``."""
     fusions = Counter(i.fusion_kind or "unknown" for i in module.instructions_with("fusion"))
     entry = module.entry
+    memory = module_memory(reports)
+    timeline = (
+        memory_timeline(reports.live_range, reports.buffer_assignment)
+        if reports is not None and reports.live_range is not None
+        else None
+    )
     return {
         "module": module.name,
         "computations": len(module.computations),
@@ -279,7 +316,11 @@ def describe_module(module: Module, reports: ModuleReports | None = None) -> dic
         "entry": entry.name if entry else None,
         "entry_instructions": len(entry.instructions) if entry else 0,
         "fusions": dict(sorted(fusions.items())),
-        "peak_memory_bytes": reports.peak_bytes if reports else None,
+        # Kept for older readers: the peak of live values, `memory.peak_live_bytes`.
+        "peak_memory_bytes": memory.peak_live_bytes if memory else None,
+        "memory": memory.to_json() if memory else None,
+        "memory_text": memory.describe() if memory else None,
+        "memory_note": explain_memory(memory, timeline) if memory else None,
         "allocations": len(reports.buffer_assignment.allocations)
         if reports and reports.buffer_assignment
         else None,

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from xlaview.analysis.reasons import REASONS
 from xlaview.cli.common import (
     echo,
-    elided,
     emit_json,
     final_reports,
     hlo_file,
     load_priced,
     print_table,
 )
-from xlaview.units import human_bytes
+from xlaview.units import elided, human_bytes
+
+if TYPE_CHECKING:
+    from xlaview.analysis.boundaries.explain import Boundary
 
 
 def cmd_boundaries(args: argparse.Namespace) -> int:
@@ -29,7 +32,12 @@ def cmd_boundaries(args: argparse.Namespace) -> int:
     if args.json:
         emit_json(result.to_json())
         return 0
-    shown = [b for b in result.boundaries if args.reason is None or b.reason == args.reason]
+
+    def wanted(b: Boundary) -> bool:
+        return args.reason is None or b.reason == args.reason
+
+    shown = [b for b in result.boundaries if wanted(b)][: args.top or None]
+    inside = [b for b in result.interior if wanted(b)][: args.top or None]
     total = sum(b.bytes for b in result.boundaries)
     echo(
         f"{result.module}: {len(result.boundaries)} boundaries, {human_bytes(total)} through "
@@ -45,13 +53,31 @@ def cmd_boundaries(args: argparse.Namespace) -> int:
             b.value,
             elided(b.consumers),
         )
-        for b in shown[: args.top or None]
+        for b in shown
     ]
     print_table(rows, ("bytes", "saves", "reason", "shape", "value", "read by"))
+    if result.interior:
+        kernels = sorted({b.inside or "" for b in result.interior})
+        echo()
+        echo(
+            f"inside library kernels ({elided(tuple(kernels))}): {len(result.interior)} values "
+            f"between the stages of their bodies, "
+            f"{human_bytes(sum(b.bytes for b in result.interior))} if the library materializes "
+            "them (it may keep them on chip; xlaview cannot see which)"
+        )
+        echo()
+        print_table(
+            [
+                (human_bytes(b.bytes), b.reason, b.shape, b.value, elided(b.consumers), b.inside)
+                for b in inside
+            ],
+            ("bytes", "reason", "shape", "value", "read by", "inside"),
+        )
     if args.why:
-        for b in shown[: args.top or None]:
+        for b in [*shown, *inside]:
             echo()
-            echo(f"{b.value} ({b.reason}, {human_bytes(b.bytes)})")
+            where = f", inside {b.inside}: may be materialized by the library" if b.inside else ""
+            echo(f"{b.value} ({b.reason}, {human_bytes(b.bytes)}{where})")
             for e in b.evidence:
                 echo(f"  {e.reason}: {e.text}")
             if b.suggestion:

@@ -106,13 +106,6 @@ def plural(count: int, noun: str) -> str:
     return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
-def elided(items: Sequence[str], shown: int = 4) -> str:
-    """The first few items and how many more: a value read 180 times is not
-    listed on one line."""
-    head = ", ".join(items[:shown])
-    return head + (f", ... and {len(items) - shown} more" if len(items) > shown else "")
-
-
 def emit_json(document: object) -> None:
     """Print one JSON document: ASCII (every other character escaped), and
     always valid UTF-8 JSON, whatever bytes the dump's file names held."""

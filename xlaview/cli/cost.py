@@ -19,73 +19,76 @@ from xlaview.units import human_bytes
 
 
 def cmd_cost(args: argparse.Namespace) -> int:
-    from xlaview.analysis.cost.devices import UnknownDeviceError, detect_device, device
-    from xlaview.analysis.cost.roofline import roofline
+    from xlaview.analysis.cost.cpu_device import caveats_on
+    from xlaview.analysis.cost.roofline import headline, roofline
 
     file = hlo_file(args.path, args.module)
     module, cost = load_priced(file)
-    if args.device:
-        try:
-            dev, reason = device(args.device), "chosen with --device"
-        except UnknownDeviceError as err:
-            raise CliError(str(err)) from None
-    else:
-        choice = detect_device(module, file, cost.platform)
-        dev = choice.device
-        reason = choice.reason + ("" if choice.detected else "; choose one with --device")
+    dev, reason = choose_device(args.device, module, file, cost.platform)
     roof = roofline(cost, dev)
+    caveats = caveats_on(dev, module, file)
     order = sorted(
         range(len(cost.ops)),
         key=lambda k: (-roof.ops[k].time_s * cost.ops[k].executions, cost.ops[k].name),
     )
     if args.json:
-        emit_json(_document(cost, roof, order, file, reason))
+        emit_json({**_document(cost, roof, order, file, reason), "cpu_caveats": caveats})
         return 0
     echo(f"{cost.module} on {dev.title} ({dev.name}: {reason})")
-    total = cost.totals
-    echo(
-        f"{units.count(total.flops, 'FLOP')}, "
-        f"{units.count(total.transcendentals)} transcendentals, "
-        f"{human_bytes(total.bytes_accessed)} accessed; {units.seconds(roof.time_s)} at best"
-    )
-    if cost.executed != cost.totals:
-        ex = cost.executed
-        echo(
-            f"executed (loops x trip count): {units.count(ex.flops, 'FLOP')}, "
-            f"{human_bytes(ex.bytes_accessed)}; {units.seconds(roof.executed_time_s)}"
-        )
-    unknown = [loop.name for loop in cost.loops if loop.trip_count is None]
-    if unknown:
-        echo(
-            f"loops without a known trip count (counted once): {', '.join(unknown[:5])}"
-            + (" ..." if len(unknown) > 5 else "")
-        )
+    if dev.measured:
+        echo(f"  {dev.measured}")
+    for line in headline(cost, roof):  # the window's Cost tab says the same
+        echo(line)
+    if caveats:
+        echo("An XLA:CPU dump priced on an accelerator:")
+        for caveat in caveats:
+            echo(f"  {caveat}")
     echo()
     rows = []
     for k in order[: args.top]:
         op, placed = cost.ops[k], roof.ops[k]
         times = f" x{op.executions}" if op.executions != 1 else ""
         intensity = f"{placed.intensity:.1f}" if placed.intensity is not None else "-"
+        known = placed.known
         rows.append(
             (
                 op.name,
                 op.kind,
-                units.count(op.flops),
-                human_bytes(op.memory_bytes),
-                intensity,
-                units.seconds(placed.time_s) + times,
-                placed.bound,
-                f"{placed.share:.1%}",
+                units.count(op.flops) if known else units.MISSING,
+                human_bytes(op.memory_bytes) if known else units.MISSING,
+                intensity if known else units.MISSING,
+                (units.seconds(placed.time_s) + times) if known else units.MISSING,
+                placed.bound + (" (opaque)" if op.opaque else ""),
+                f"{placed.share:.1%}" if known else units.MISSING,
             )
         )
-    print_table(rows, ("op", "kind", "FLOPs", "bytes", "FLOP/B", "time", "bound", "share"))
+    memory = f"{dev.memory} bytes"
+    print_table(rows, ("op", "kind", "FLOPs", memory, "FLOP/B", "time", "bound", "share"))
     return 0
+
+
+def choose_device(
+    name: str | None, module: Any, file: Path, platform: str | None
+) -> tuple[Any, str]:
+    """The device to price on and why (``--device``, else the one the dump names)."""
+    from xlaview.analysis.cost.cpu_device import CalibrationError
+    from xlaview.analysis.cost.devices import UnknownDeviceError, detect_device, device
+
+    if name:
+        try:
+            return device(name), "chosen with --device"
+        except (UnknownDeviceError, CalibrationError) as err:
+            raise CliError(str(err)) from None
+    choice = detect_device(module, file, platform)
+    return choice.device, choice.reason + ("" if choice.detected else "; choose one with --device")
 
 
 def _document(cost: Any, roof: Any, order: list[int], file: Path, reason: str) -> dict[str, Any]:
     ops = []
     for k in order:
         op, placed = cost.ops[k], roof.ops[k]
+        known = placed.known
+        collective = op.collective
         ops.append(
             {
                 "name": op.name,
@@ -97,13 +100,29 @@ def _document(cost: Any, roof: Any, order: list[int], file: Path, reason: str) -
                 "bytes_written": op.bytes_written,
                 "bytes_accessed": op.bytes_accessed,
                 "intensity": placed.intensity,
-                "time_s": placed.time_s,
+                "time_s": placed.time_s if known else None,
                 "bound": placed.bound,
                 # Beyond the contract.
                 "opcode": op.opcode,
                 "memory_bytes": op.memory_bytes,
                 "executions": op.executions,
-                "share": placed.share,
+                "share": placed.share if known else None,
+                "peak_flops_per_s": placed.peak_flops,
+                "precision": placed.precision,
+                "memory_bytes_per_s": placed.bandwidth,
+                "padding_bytes": op.padding_bytes,
+                "opaque": op.opaque,
+                "interior_bytes": op.interior_bytes,
+                "interior_time_s": placed.interior_time_s,
+                "interconnect_time_s": placed.interconnect_time_s,
+                "collective": None
+                if collective is None
+                else {
+                    "kind": collective.kind,
+                    "group_size": collective.group_size,
+                    "payload_bytes": collective.payload_bytes,
+                    "wire_bytes": collective.wire_bytes,
+                },
             }
         )
     return {
@@ -121,6 +140,11 @@ def _document(cost: Any, roof: Any, order: list[int], file: Path, reason: str) -
         # Beyond the contract.
         "file": str(file),
         "device_reason": reason,
+        "device_spec": roof.device.to_json(),
+        "unknown_ops": [
+            {"name": op.name, "computation": op.computation, "kind": op.kind}
+            for op in cost.unknown_ops
+        ],
         "loops": [
             {"name": loop.name, "computation": loop.computation, "trip_count": loop.trip_count}
             for loop in cost.loops
@@ -134,8 +158,9 @@ def register(sub: Any) -> None:
     p.add_argument("--module", help="module name or id (default: the one with most passes)")
     p.add_argument(
         "--device",
-        help="h100, h200, a100, mi300x, tpu-v4, tpu-v5e, tpu-v5p, "
-        "tpu-v6e (default: the one the dump was compiled for, else h100)",
+        help="a device name: h100 (the SXM), h100-pcie, a100, mi300x, tpu-v5e..., or cpu (this "
+        "machine's, measured once and cached); an unknown name lists them all. Default: the one "
+        "the dump was compiled for (cpu for an XLA:CPU dump), else h100",
     )
     p.add_argument("--top", type=int, default=20, help="ops shown in the table")
     p.add_argument("--json", action="store_true", help="print one JSON object")

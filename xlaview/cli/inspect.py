@@ -92,7 +92,12 @@ def print_module_summary(path: Path, summary: dict) -> None:
     )
     fusions = ", ".join(f"{k} {v}" for k, v in summary["fusions"].items()) or "none"
     echo(f"  fusions: {fusions}")
-    echo(f"  peak memory: {human_bytes(summary['peak_memory_bytes'])}")
+    if summary["memory"] is None:
+        echo("  memory: – (XLA's memory reports describe the after-optimizations module)")
+    else:
+        echo(f"  {summary['memory_text']}")
+        if summary["memory_note"]:
+            echo(f"  {summary['memory_note']}")
 
 
 def print_instruction(d: dict) -> None:
@@ -128,19 +133,9 @@ def print_instruction(d: dict) -> None:
             echo(f"  buffer {b['index']} {b['shape']}: {where}, {b['memory_space_name']}")
     c = d["cost"]
     if c:
-        times = f" x{c['executions']}" if c["executions"] != 1 else ""
-        line = (
-            f"  cost: {units.count(c['flops'], 'FLOP')}, {units.count(c['transcendentals'])} "
-            f"transcendentals, {human_bytes(c['bytes_accessed'])} accessed{times}"
-        )
-        if "time_s" in c:
-            line += (
-                f"; on {c['device']} {units.seconds(c['time_s'])}, {c['bound']}-bound"
-                f" ({c['precision']} peak)"
-            )
-        echo(line)
+        print_cost(c)
     if d["live_range"]:
-        share = f", {d['peak_share']:.1%} of peak" if d["peak_share"] else ""
+        share = f", {d['peak_share']:.1%} of the peak of live values" if d["peak_share"] else ""
         echo(f"  live range: {d['live_range'][0]}..{d['live_range'][1]}{share}")
     if d["op_name"]:
         echo(f"  op_name: {d['op_name']}")
@@ -149,6 +144,46 @@ def print_instruction(d: dict) -> None:
             echo(f"  kernel {key.replace('_', '-')}: {path}")
     for frame in d["source"][:3]:
         echo(f"  at {frame}")
+
+
+def print_cost(c: dict) -> None:
+    """The cost lines of ``inspect -i``: what one run executes first for a
+    loop, then one execution, its time (per step for an op in a loop body)."""
+    if not c["known"]:
+        echo("  cost: not known (a custom call with no body and no known formula)")
+        return
+    run = c["run"]
+    if run is not None:
+        time = f"; {units.seconds(run['time_s'])} at best" if run["time_s"] is not None else ""
+        echo(
+            f"  executes (loop bodies x trip count): {units.count(run['flops'], 'FLOP')}, "
+            f"{human_bytes(run['bytes_accessed'])}{time}"
+        )
+    line = (
+        f"  cost{' of one run' if run else ''}: {units.count(c['flops'], 'FLOP')}, "
+        f"{units.count(c['transcendentals'])} transcendentals, "
+        f"{human_bytes(c['bytes_accessed'])} accessed"
+    )
+    if c.get("time_s") is not None:
+        runs = c["executions"]
+        per_step = (
+            f"{units.seconds(c['time_s'] * runs)} per step ({runs} x {units.seconds(c['time_s'])})"
+            if runs != 1
+            else units.seconds(c["time_s"])
+        )
+        line += f"; on {c['device']} {per_step}, {c['bound']}-bound ({c['precision']} peak)"
+    echo(line)
+    if c["collective"]:
+        k = c["collective"]
+        echo(
+            f"  sends {human_bytes(k['wire_bytes'])} per device ({k['kind']} of "
+            f"{human_bytes(k['payload_bytes'])} in groups of {k['group_size']})"
+        )
+    if c["interior_bytes"]:
+        echo(
+            f"  interior: {human_bytes(c['interior_bytes'])} between the stages of its body "
+            "if the library materializes them"
+        )
 
 
 def register(sub) -> None:

@@ -363,6 +363,7 @@ class Module:
         "_count",
         "_offsets",
         "_spaces",
+        "_tiles",
     )
 
     def __init__(
@@ -391,6 +392,7 @@ class Module:
         self._count: int | None = None
         self._offsets: list[int] | None = None
         self._spaces: bool | None = None
+        self._tiles: bool | None = None
 
     # -- header ---------------------------------------------------------------
     @property
@@ -422,6 +424,13 @@ class Module:
                 pos = text.find("S", pos + 1)
             self._spaces = pos > 0
         return self._spaces
+
+    @property
+    def names_tiles(self) -> bool:
+        """Whether a layout is tiled (``{1,0:T(8,128)}``). One search of the text."""
+        if self._tiles is None:
+            self._tiles = ":T(" in self.text or ")T(" in self.text
+        return self._tiles
 
     # -- lookups --------------------------------------------------------------
     @property

@@ -7,9 +7,10 @@ fraction of the roofline reached is roofline time over mean measured time
 (1.0: as fast as the device's peaks allow).
 
 Ops inside a ``while`` body run once per iteration and are timed once per
-iteration, so their rates are per iteration too. The ``while`` op itself is
-timed over all its iterations while its static cost (XLA's single-iteration
-semantics) counts one: its fraction of the roofline is not meaningful.
+iteration, so their rates are per iteration too. The ``while`` op itself (a
+``call``, a ``conditional``) is timed over all it runs, and its static work is
+what it runs: its body as many times as its known trip count says (once when
+unknown), so its rates and fraction of the roofline compare like with like.
 """
 
 from __future__ import annotations

@@ -23,7 +23,9 @@ from xlaview.profile.trace import Trace
 class StaticOp:
     """One execution of an op as the cost analysis prices it: XLA's FLOPs
     (transcendentals apart, as in ``xlaview cost``), bytes accessed, and the
-    roofline time (None without a roofline device)."""
+    roofline time (None without a roofline device). For a ``while``, ``call``
+    or ``conditional``, what one run of it executes: its body as many times as
+    the loop's trip count says, so that its achieved rates are of that work."""
 
     flops: float
     bytes_accessed: float
@@ -41,6 +43,13 @@ class StaticCosts(Mapping[str, StaticOp]):
 
     def _price(self, name: str) -> StaticOp | None:
         if name not in self._found:
+            run = self._cost.run_totals(name)
+            if run is not None:  # a loop, call or conditional: what one run of it executes
+                line = self._roofline
+                self._found[name] = StaticOp(
+                    run.flops, run.bytes_accessed, line.run_time(name) if line else None
+                )
+                return self._found[name]
             op = self._cost.op(name)
             placed = self._roofline.op(name) if self._roofline is not None and op else None
             self._found[name] = (
@@ -71,9 +80,9 @@ class StaticCosts(Mapping[str, StaticOp]):
 
 def roofline_device(module: Module, path: str | Path | None, name: str | None) -> Device | None:
     """The device of the roofline: ``name`` if given (`UnknownDeviceError` if
-    unknown), else the accelerator the dump was compiled for, else None: a CPU
-    dump names no accelerator, and a CPU's measured time against a GPU's
-    peaks would mean nothing."""
+    unknown), else the one the dump was compiled for (an XLA:CPU dump: this
+    machine's CPU, measured), else None: a measured time against the peaks of
+    a chip the dump does not name would mean nothing."""
     if name is not None:
         return device_named(name)
     choice = detect_device(module, path)

@@ -60,15 +60,27 @@ ADDED_LINE, CHANGED_LINE = "#ebfbee", "#fff9db"  # the same, as text backgrounds
 PEAK = "#e03131"  # a peak line, a removed node's outline
 FOUND = "#ffe066"  # find hits
 NOTE = "#9c36b5"  # the graph's note in the status bar
+WARNING = "#d9480f"  # a caveat on a figure
 PILL_BACKGROUND, PILL_TEXT = "#e7f5ff", "#1864ab"
 OPERAND_BORDER, USER_BORDER = "#1c7ed6", "#2f9e44"  # around the selection's neighbours
-MEMORY_LINE = "#1864ab"  # bytes live over the schedule
-BUFFER, BUFFER_AT_PEAK = "#74c0fc", "#ffa94d"
+BUFFER_AT_PEAK = "#ffa94d"  # a buffer live at the step of the peak of live values
 SHARE_BAR = "#ffd8a8"  # an op's share of the measured time, behind its cell
 GHOST_FILL = "#fff5f5"  # a node the pass removed
-MEMORY_AREA = "#4dabf7"  # under the bytes-live line
+# The parts of a module's memory (`xlaview.analysis.memory.MEMORY_PARTS`): their
+# bytes in use over time, and the buffers of each.
+MEMORY_PART_COLORS = {
+    "parameter": "#8ce99a",
+    "output": "#e599f7",
+    "temp": "#74c0fc",
+    "constant": "#ced4da",
+}
 # The roofline: what bounds an op, and a measured op where it landed.
-BOUND_COLORS = {"memory": "#1c7ed6", "compute": "#e8590c", "unknown": MUTED}
+BOUND_COLORS = {
+    "memory": "#1c7ed6",
+    "compute": "#e8590c",
+    "interconnect": "#2f9e44",
+    "unknown": MUTED,
+}
 ACHIEVED = "#2b8a3e"
 # Each boundary reason: (background, text) of its badge.
 REASON_COLORS: dict[str, tuple[str, str]] = {

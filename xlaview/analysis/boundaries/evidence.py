@@ -57,6 +57,16 @@ class Evidence:
     ops: tuple[OpRef, ...]
 
 
+OWN_KERNEL_WRITES = "it runs as its own kernel and writes its result to memory"
+OWN_KERNEL_READS = "it runs as its own kernel and reads its operands from memory"
+# The same facts about the stages of a library kernel's body, which the
+# library may run as one kernel (xlaview.analysis.cost.interior).
+AS_STAGES = (
+    ("is a fusion around a", "is a stage around a"),
+    (OWN_KERNEL_WRITES, "run as a kernel of its own, it writes its result to memory"),
+    (OWN_KERNEL_READS, "run as a kernel of its own, it reads its operands from memory"),
+)
+
 # A consumer: its name, what it is, what it does with the value (None: unknown).
 Reader = tuple[str, "OpFacts | None", "OperandUse | None"]
 
@@ -321,8 +331,7 @@ class ReasonFinder:
             out.append(
                 self._fact(
                     "library-call",
-                    f"producer {producer.name} is {producer.library_what}: "
-                    "it runs as its own kernel and writes its result to memory",
+                    f"producer {producer.name} is {producer.library_what}: {OWN_KERNEL_WRITES}",
                     (producer.name,),
                     producer.body,
                     producer.library,
@@ -333,8 +342,7 @@ class ReasonFinder:
                 out.append(
                     self._fact(
                         "library-call",
-                        f"consumer {name} is {facts.library_what}: it runs "
-                        "as its own kernel and reads its operands from memory",
+                        f"consumer {name} is {facts.library_what}: {OWN_KERNEL_READS}",
                         (name,),
                         facts.body,
                         facts.library,

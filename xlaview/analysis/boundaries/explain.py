@@ -65,12 +65,14 @@ value.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
-from xlaview.analysis.boundaries.evidence import Evidence, OpRef, ReasonFinder
+from xlaview.analysis.boundaries.evidence import AS_STAGES, Evidence, OpRef, ReasonFinder
 from xlaview.analysis.boundaries.multipass import Flow
 from xlaview.analysis.boundaries.op_facts import OpIndex
+from xlaview.analysis.cost.interior import interior_of, is_opaque
 from xlaview.analysis.reasons import PRECEDENCE, REASONS
 from xlaview.analysis.traffic import Intermediate, Traffic, analyze_traffic
 from xlaview.dump.reports import ModuleReports
@@ -105,6 +107,10 @@ class Boundary:
     reason: str  # one of REASONS
     evidence: tuple[Evidence, ...]  # the deciding facts first, then every other applicable reason's
     suggestion: str | None
+    # The library kernel whose body computes the value (None: a top-level
+    # boundary). Such a value *may* be materialized: the library may keep it
+    # on chip (see xlaview.analysis.cost.interior).
+    inside: str | None = None
 
     @property
     def reasons(self) -> tuple[str, ...]:
@@ -130,6 +136,7 @@ class Boundary:
                 for e in self.evidence
             ],
             "suggestion": self.suggestion,
+            "inside": self.inside,
         }
 
 
@@ -140,20 +147,21 @@ class Boundaries:
 
     module: str
     boundaries: tuple[Boundary, ...]
+    # Values inside library kernels that may be materialized (`Boundary.inside`).
+    interior: tuple[Boundary, ...] = ()
 
     def by_reason(self) -> dict[str, int]:
-        """Bytes of the boundaries of each reason (every reason, zero included)."""
-        out = dict.fromkeys(REASONS, 0)
-        for b in self.boundaries:
-            out[b.reason] += b.bytes
-        return out
+        """Bytes of the boundaries of each reason (every reason, zero included;
+        the values inside library kernels apart: `interior_by_reason`)."""
+        return _by_reason(self.boundaries, lambda b: b.bytes)
 
     def saved_by_reason(self) -> dict[str, int]:
         """Bytes removing the boundaries of each reason would save."""
-        out = dict.fromkeys(REASONS, 0)
-        for b in self.boundaries:
-            out[b.reason] += b.saved_bytes
-        return out
+        return _by_reason(self.boundaries, lambda b: b.saved_bytes)
+
+    def interior_by_reason(self) -> dict[str, int]:
+        """Bytes of the values inside library kernels, by reason."""
+        return _by_reason(self.interior, lambda b: b.bytes)
 
     def find(self, value: str) -> Boundary | None:
         """The boundary of a value (``name`` or ``name#index``), as Traffic labels it."""
@@ -162,9 +170,19 @@ class Boundaries:
     def to_json(self) -> dict[str, Any]:
         return {
             "module": self.module,
-            "boundaries": [b.to_json() for b in self.boundaries],
+            "boundaries": [b.to_json() for b in (*self.boundaries, *self.interior)],
             "by_reason": self.by_reason(),
+            "interior_by_reason": self.interior_by_reason(),
         }
+
+
+def _by_reason(
+    boundaries: tuple[Boundary, ...], figure: Callable[[Boundary], int]
+) -> dict[str, int]:
+    out = dict.fromkeys(REASONS, 0)
+    for b in boundaries:
+        out[b.reason] += figure(b)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,4 +254,41 @@ def module_boundaries(
             )
         )
     out.sort(key=lambda b: (-b.bytes, b.value))
-    return Boundaries(module.name, tuple(out))
+    return Boundaries(module.name, tuple(out), _interior(module, traffic))
+
+
+def _interior(module: Module, traffic: Traffic) -> tuple[Boundary, ...]:
+    """The values between the stages of each library kernel's body, with
+    their reasons, as the body's stages would have them as top-level ops."""
+    out: list[Boundary] = []
+    for op in traffic.ops:
+        instr = module.computation(op.computation).instruction(op.name)
+        if not is_opaque(instr):
+            continue
+        interior = interior_of(module, instr)
+        if interior is None or interior.module is None:
+            continue
+        staged = module_boundaries(interior.module)
+        body = interior.computation
+        for b in staged.boundaries:
+            out.append(
+                replace(
+                    b,
+                    computation=body,
+                    bytes=b.bytes * op.executions,
+                    saved_bytes=b.saved_bytes * op.executions,
+                    evidence=tuple(_in_body(e, body) for e in b.evidence),
+                    inside=op.name,
+                )
+            )
+    out.sort(key=lambda b: (-b.bytes, b.inside or "", b.value))
+    return tuple(out)
+
+
+def _in_body(evidence: Evidence, body: str) -> Evidence:
+    """Evidence about the stages, naming the library kernel's body instead."""
+    ops = tuple(OpRef(body, ref.instruction) for ref in evidence.ops)
+    text = evidence.text
+    for said, inside in AS_STAGES:
+        text = text.replace(said, inside)
+    return replace(evidence, text=text, ops=ops)

@@ -19,8 +19,10 @@ reads and writes, a ``while`` counts body and condition once, a
 
 ``xla_compatible=False`` departs from the CPU model where it cannot see:
 library calls (GEMMs, convolutions) get FLOPs and bytes from their
-configuration (`xlaview.analysis.cost.library_calls`), and the ``-done`` half of an
-asynchronous pair costs nothing (its ``-start`` already counted the work).
+configuration (`xlaview.analysis.cost.library_calls`), and a tiled layout
+(TPU ``T(8,128)``) costs its padded size, as the device stores it (XLA:CPU's
+shape size ignores tiles). Asynchronous pairs are priced as XLA prices them:
+each half like any op, reading its operands and writing its result.
 """
 
 from __future__ import annotations
@@ -63,22 +65,6 @@ FREE = frozenset(
         "add-dependency",
     )
 )
-# The second half of an asynchronous pair, whose first half did the work.
-ASYNC_DONE = frozenset(
-    (
-        "async-done",
-        "async-update",
-        "all-reduce-done",
-        "all-gather-done",
-        "collective-permute-done",
-        "copy-done",
-        "send-done",
-        "recv-done",
-    )
-)
-# The element of a ``-start``'s tuple that is its result: the rest are its
-# operand, handed on, and a context, none of them written.
-START_RESULT = {"copy-start": 0, "all-gather-start": 1, "collective-permute-start": 1}
 # ``add-start``/``add-update``/``add-done``: XLA's shorthand for an async-start
 # wrapping ``add`` (and its update and done).
 ASYNC_SUFFIXES = ("-start", "-update", "-done")
@@ -140,11 +126,14 @@ class CostModel:
 
     # -- sizes ---------------------------------------------------------------
     def size(self, shape: Shape) -> int:
-        """XLA:CPU's ``ShapeSizeBytes``: the bytes XLA's cost model charges for a shape."""
+        """The bytes charged for a shape: XLA:CPU's ``ShapeSizeBytes``, except
+        that outside ``xla_compatible`` a tiled array costs its padded size."""
         key = id(shape)
         size = self._sizes.get(key)
         if size is None:
-            size = self._sizes[key] = _cpu_shape_size(shape)
+            size = self._sizes[key] = (
+                _cpu_shape_size(shape) if self.xla_compatible else device_shape_size(shape)
+            )
         return size
 
     def output_size(self, shape: Shape) -> int:
@@ -333,11 +322,6 @@ class CostModel:
             if op in TRANSCENDENTAL:
                 return base._replace(transcendentals=count)
             return base._replace(flops=count)
-        if not self.xla_compatible:
-            if op in ASYNC_DONE:
-                return OpProperties(0.0, 0.0, 0.0, (0.0,) * len(instr.operand_names), 0.0)
-            if op in START_RESULT:
-                return self._start(instr, comp, START_RESULT[op])
         handler = _HANDLERS.get(op)
         if handler is None and op.endswith(ASYNC_SUFFIXES) and op not in NATIVE_ASYNC:
             return self._async_sugar(instr, comp)
@@ -405,28 +389,10 @@ class CostModel:
     def _call(self, instr: Instruction, comp: Computation) -> OpProperties:
         return _container(instr, self._steps(instr, "to_apply"))
 
-    def _start(self, instr: Instruction, comp: Computation, result: int) -> OpProperties:
-        """The ``-start`` of a copy or collective (xlaview's reading): its
-        operands read, its result element written, once for the pair. XLA:CPU
-        also charges the operand and context it hands on, and the ``-done``."""
-        base = self.default(instr, comp)
-        shape = instr.shape
-        if not shape.is_tuple or result >= len(shape.elements):
-            return base
-        written = float(self.output_size(shape.elements[result]))
-        elements = tuple(written if k == result else 0.0 for k in range(len(shape.elements)))
-        return base._replace(
-            bytes_accessed=written + sum(base.operand_bytes),
-            output_bytes=written,
-            element_output_bytes=elements,
-        )
-
     def _async_sugar(self, instr: Instruction, comp: Computation) -> OpProperties:
         """``X-start``: the work of ``X`` on its operands; ``X-update``/``X-done``:
         the ``async-update``/``async-done`` around it."""
         if not instr.opcode.endswith("-start"):
-            if not self.xla_compatible:
-                return OpProperties(0.0, 0.0, 0.0, (0.0,) * len(instr.operand_names), 0.0)
             return self.default(instr, comp)
         shape = instr.shape
         result = shape.elements[1] if shape.is_tuple and len(shape.elements) > 1 else shape
@@ -485,6 +451,15 @@ def _called_by(instr: Instruction) -> tuple[str, ...]:
 
 def _container(instr: Instruction, totals: Totals) -> OpProperties:
     return OpProperties(totals[0], totals[1], totals[2], (0.0,) * len(instr.operand_names), 0.0)
+
+
+def device_shape_size(shape: Shape) -> int:
+    """`_cpu_shape_size`, with a tiled array (TPU ``T(8,128)``) at its padded
+    size: what the device stores and moves."""
+    layout = shape.layout
+    if layout is None or not layout.tiles or not shape.is_array:
+        return _cpu_shape_size(shape)
+    return shape.byte_size() + (4 * shape.rank if any(shape.dynamic) else 0)
 
 
 def _cpu_shape_size(shape: Shape) -> int:

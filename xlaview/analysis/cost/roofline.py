@@ -1,32 +1,49 @@
 """Each op on a roofline: how long it takes at best on a device, and what bounds it.
 
-An op's time is ``max(work / peak, bytes / bandwidth)``: ``work`` its FLOPs
-plus transcendentals (counted one each: no vendor publishes a transcendental
-rate), ``peak`` the rate of its precision on that device
-(`xlaview.analysis.cost.devices.peak_for`), ``bytes`` what it moves to and from main
-memory (`OpCost.memory_bytes`). It is compute-bound when the first term wins.
+An op's time is the largest of three terms: ``work / peak``, ``bytes /
+bandwidth`` and, for a collective, ``wire / interconnect``. ``work`` is its
+FLOPs plus transcendentals, each transcendental counted as one operation (no
+vendor publishes a transcendental rate; XLA's cost model counts them apart
+from FLOPs, and the intensity here, work per byte, uses the same sum).
+``peak`` is the rate of its precision on that device
+(`xlaview.analysis.cost.devices.peak_for`), ``bytes`` what it moves to and
+from main memory (`OpCost.memory_bytes`: HBM, never on-chip VMEM/SMEM),
+``bandwidth`` the device's for that working set (`Device.bandwidth_for`: HBM
+on accelerators, the cache tier on a calibrated CPU), ``wire`` what each
+device sends for a collective (`xlaview.analysis.cost.collectives`). The
+bound is the term that wins: ``compute``, ``memory``, ``interconnect``, or
+``unknown`` for a custom call nobody can price (its time is then not known,
+and it is left out of shares).
+
 Times are lower bounds, as XLA's own ``optimal_seconds`` are: no launch
-overhead, no imperfect overlap. Module times add ops up the way the cost totals
-do (`ModuleCost.fold`); an op's share is of the *executed* time, loop bodies
-counted as often as they run.
+overhead, no imperfect overlap. A library kernel (`OpCost.opaque`) is placed
+at what its operands and result move; ``interior_time_s`` says how long it
+would take if the values between the stages of its body went through memory
+too. Module times add ops up the way the cost totals do (`ModuleCost.fold`);
+an op's share is of the *executed* time, loop bodies counted as often as
+they run.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from xlaview import units
 from xlaview.analysis.cost.devices import Device, peak_for
 from xlaview.analysis.cost.totals import ModuleCost, OpCost
 from xlaview.collector import gc_paused
+from xlaview.units import human_bytes
 
 
 @dataclass(frozen=True, slots=True)
 class OpRoofline:
     """One op on the roofline, one execution of it.
 
-    ``bound`` is ``compute``, ``memory``, or ``unknown`` for a custom call
-    nobody can price. ``share`` is the op's part of the module's executed time
-    (its time x executions / the executed total).
+    ``bound`` is ``compute``, ``memory``, ``interconnect``, or ``unknown`` for
+    a custom call nobody can price (its times are then 0: not known).
+    ``share`` is the op's part of the module's executed time (its time x
+    executions / the executed total). ``interior_time_s`` is the time of a
+    library kernel whose interior goes through memory (None for other ops).
     """
 
     name: str
@@ -38,6 +55,13 @@ class OpRoofline:
     precision: str
     peak_flops: float
     share: float
+    interconnect_time_s: float = 0.0
+    interior_time_s: float | None = None
+    bandwidth: float = 0.0  # the memory bandwidth its memory time used
+
+    @property
+    def known(self) -> bool:
+        return self.bound != "unknown"
 
 
 class Roofline:
@@ -54,6 +78,13 @@ class Roofline:
         self.executed_time_s = cost.fold(times, executed=True)
         self.ops = tuple(_with_share(first[op.name], op, self.executed_time_s) for op in cost.ops)
         self._by_name = {r.name: r for r in self.ops}
+
+    def run_time(self, name: str) -> float | None:
+        """The time of one run of a ``while``, ``call`` or ``conditional``:
+        its callees' op times, loop bodies by their trip counts (None for any
+        other op)."""
+        times = {r.name: r.time_s for r in self.ops}
+        return self._cost.run_fold(name, times)
 
     def op(self, name: str) -> OpRoofline | None:
         """Any instruction on the roofline, fused ones included (None if unpriced)."""
@@ -75,27 +106,99 @@ def roofline(cost: ModuleCost, device: Device) -> Roofline:
 
 
 def _place(op: OpCost, device: Device, share: float) -> OpRoofline:
-    peak, precision = peak_for(device, op.element_type, op.matrix, op.highest_precision)
+    peak, precision = peak_for(device, op.element_type, op.matrix, op.precision)
     work = op.flops + op.transcendentals
     compute = work / peak
-    memory = op.memory_bytes / device.memory_bandwidth
-    bound = "unknown" if not op.known else "compute" if compute > memory else "memory"
+    bandwidth = device.bandwidth_for(op.memory_bytes)
+    memory = op.memory_bytes / bandwidth
+    interconnect = 0.0
+    if op.collective is not None and device.interconnect_bandwidth:
+        interconnect = op.collective.wire_bytes / device.interconnect_bandwidth
+    time = max(compute, memory, interconnect)
+    if not op.known:
+        bound = "unknown"
+    elif interconnect >= time and interconnect > 0:
+        bound = "interconnect"
+    else:
+        bound = "compute" if compute > memory else "memory"
+    interior = None
+    if op.opaque and op.interior_bytes:
+        inside = op.memory_bytes + op.interior_bytes
+        interior = max(time, inside / device.bandwidth_for(inside))
     intensity = work / op.memory_bytes if op.memory_bytes else None
     return OpRoofline(
-        op.name, intensity, max(compute, memory), compute, memory, bound, precision, peak, share
+        op.name,
+        intensity,
+        time,
+        compute,
+        memory,
+        bound,
+        precision,
+        peak,
+        share,
+        interconnect,
+        interior,
+        bandwidth,
     )
 
 
 def _with_share(placed: OpRoofline, op: OpCost, total: float) -> OpRoofline:
     share = placed.time_s * op.executions / total if total > 0 else 0.0
-    return OpRoofline(
-        placed.name,
-        placed.intensity,
-        placed.time_s,
-        placed.compute_time_s,
-        placed.memory_time_s,
-        placed.bound,
-        placed.precision,
-        placed.peak_flops,
-        share,
+    return replace(placed, share=share)
+
+
+def headline(cost: ModuleCost, roof: Roofline) -> list[str]:
+    """What a module's figures say, in plain lines (the command line's
+    header, the window's Cost tab): the executed figure first when loops run
+    their bodies more than once, then what the figures leave out."""
+    lines = []
+    total, executed = cost.totals, cost.executed
+    hbm = sum(op.memory_bytes for op in cost.ops)
+    on_chip = total.bytes_accessed - hbm
+    memory = roof.device.memory
+    traffic = sum(op.memory_bytes * op.executions for op in cost.ops)
+    work = (
+        f"{units.count(executed.flops, 'FLOP')}, "
+        f"{units.count(executed.transcendentals)} transcendentals, "
+        f"{human_bytes(traffic)} of {memory} traffic"
     )
+    if executed != total:
+        lines.append(
+            f"executed (each loop body × its trip count): {work}; "
+            f"{units.seconds(roof.executed_time_s)} at best"
+        )
+        lines.append(
+            f"one iteration of each loop (XLA's totals): {units.count(total.flops, 'FLOP')}, "
+            f"{human_bytes(hbm)} of {memory} traffic; {units.seconds(roof.time_s)}"
+        )
+    else:
+        lines.append(f"{work}; {units.seconds(roof.time_s)} at best")
+    if on_chip > 0:
+        lines.append(
+            f"and {human_bytes(on_chip)} on chip (VMEM, SMEM) or on the host, in no time above"
+        )
+    unknown_loops = [loop.name for loop in cost.loops if loop.trip_count is None]
+    if unknown_loops:
+        lines.append(
+            f"loops without a known trip count (counted once): {units.elided(unknown_loops)}"
+        )
+    unknown = cost.unknown_ops
+    if unknown:
+        named = [f"{op.kind} ({op.name})" for op in unknown]
+        lines.append(
+            f"{len(unknown)} ops of unknown cost: {units.elided(named)}: "
+            "left out of the totals, times and shares"
+        )
+    opaque = [(op, roof.op(op.name)) for op in cost.ops if op.opaque and op.interior_bytes]
+    if opaque:
+        inside = sum(op.interior_bytes * op.executions for op, _ in opaque)
+        slowest = max(
+            (placed.interior_time_s or 0.0) * op.executions for op, placed in opaque if placed
+        )
+        lines.append(
+            f"library kernels hide their interior ({units.elided([op.name for op, _ in opaque])}): "
+            f"{human_bytes(inside)} pass between the stages of their bodies if the library "
+            f"materializes them in {memory}, {units.seconds(slowest)} at best for "
+            f"{'it' if len(opaque) == 1 else 'the slowest'} then (the boundaries list them, inside)"
+        )
+    return lines

@@ -21,13 +21,17 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
+from xlaview.analysis.cost.collectives import Collective, collective_kind, group_size, wire_bytes
+from xlaview.analysis.cost.interior import interior_of, is_opaque
 from xlaview.analysis.cost.library_calls import is_library_call
 from xlaview.analysis.cost.loops import (
     LoopCount,
+    Step,
     callees_first,
     executed_totals,
     fold,
     step_executions,
+    steps_of,
     trip_count,
     trip_count_problem,
 )
@@ -39,7 +43,7 @@ from xlaview.analysis.cost.model import (
     called_names,
 )
 from xlaview.analysis.cost.rules import OpProperties
-from xlaview.analysis.kinds import kind_name
+from xlaview.analysis.kinds import kind_name, precision_level
 from xlaview.analysis.memory_spaces import (
     memory_platform,
     memory_space,
@@ -91,8 +95,16 @@ class OpCost:
     the known trip counts of the loops around it; 1 when unknown). ``matrix``
     says it runs on matrix units (a dot, a convolution, a GEMM call, a fusion
     holding one); ``element_type`` is the type its arithmetic is done in, and
-    ``highest_precision`` whether it asked for full f32 precision. ``known`` is
-    False for a custom call whose cost nobody knows (its figures are then 0).
+    ``precision`` the precision its operands asked for (``default``, ``high``,
+    ``highest``). ``known`` is False for a custom call whose cost nobody knows
+    (its figures are then 0, and it is left out of shares: `ModuleCost.unknown_ops`).
+
+    ``opaque`` marks a library kernel whose interior the dump cannot show (a
+    ``kCustom`` fusion, a custom call); ``interior_bytes`` is what the values
+    between the stages of its body would move if it kept none of them on chip
+    (`xlaview.analysis.cost.interior`; 0 without a body). ``padding_bytes`` is
+    the part of ``bytes_accessed`` that is tile padding. ``collective`` says
+    what a collective sends over the interconnect (None for other ops).
     """
 
     name: str
@@ -109,8 +121,12 @@ class OpCost:
     top_level: bool
     matrix: bool
     element_type: str
-    highest_precision: bool = False
+    precision: str = "default"
     known: bool = True
+    opaque: bool = False
+    interior_bytes: int = 0
+    padding_bytes: int = 0
+    collective: Collective | None = None
 
     @property
     def total_bytes_read(self) -> int:
@@ -180,6 +196,12 @@ class ModuleCost:
     def bytes_accessed(self) -> int:
         return self.totals.bytes_accessed
 
+    @property
+    def unknown_ops(self) -> tuple[OpCost, ...]:
+        """The top-level ops nobody can price (custom calls with no known
+        formula and no body): left out of totals and shares, and said so."""
+        return tuple(op for op in self.ops if not op.known)
+
     def op(self, name: str) -> OpCost | None:
         """Any instruction's cost, fused ones included (priced on first request:
         XLA prices a fused instruction as if it ran alone, and its bytes count
@@ -217,6 +239,40 @@ class ModuleCost:
         ``values`` count 0."""
         entry = self._module.entry
         return fold(self._module, entry.name, values, executed) if entry else 0.0
+
+    def run_totals(self, name: str) -> CostTotals | None:
+        """What one run of a ``while``, ``call`` or ``conditional`` executes:
+        its callees' totals with loop bodies counted by their trip counts (a
+        conditional's most expensive branch). None for any other op."""
+        steps = self._steps(name)
+        if steps is None:
+            return None
+        instr, found = steps
+        combine = max if instr.opcode == "conditional" else sum
+        parts = [
+            [step.times * v for v in executed_totals(self._module, self._model, step.callee)]
+            for step in found
+        ]
+        flops, transcendentals, accessed = (combine(p[k] for p in parts) for k in range(3))
+        return CostTotals(round(flops), round(transcendentals), round(accessed))
+
+    def run_fold(self, name: str, values: Mapping[str, float]) -> float | None:
+        """A per-op figure (a time) added up over one run of a ``while``,
+        ``call`` or ``conditional`` as `run_totals` adds up its work."""
+        steps = self._steps(name)
+        if steps is None:
+            return None
+        instr, found = steps
+        combine = max if instr.opcode == "conditional" else sum
+        return combine(step.times * fold(self._module, step.callee, values, True) for step in found)
+
+    def _steps(self, name: str) -> tuple[Instruction, list[Step]] | None:
+        try:
+            _, instr = self._module.find(name.lstrip("%"))
+        except KeyError:
+            return None
+        steps = steps_of(self._module, instr, executed=True)
+        return (instr, steps) if steps else None
 
     def _executions_of(self, computation: str) -> int:
         seen = 0
@@ -414,9 +470,11 @@ def _op_cost(
     platform: str | None,
     spaces: bool = True,
 ) -> OpCost:
-    matrix, element_type, highest = _arithmetic(model, instr, comp)
+    matrix, element_type, precision = _arithmetic(model, instr, comp)
     accessed = round(props.bytes_accessed)
     off_chip = _off_main_memory(model, instr, comp, props, platform) if spaces else 0
+    opaque = top_level and is_opaque(instr)
+    interior = interior_of(model.module, instr) if opaque else None
     return OpCost(
         instr.name,
         comp.name,
@@ -432,9 +490,46 @@ def _op_cost(
         top_level,
         matrix,
         element_type,
-        highest,
+        precision,
         props.known,
+        opaque,
+        interior.interior_bytes if interior is not None else 0,
+        _padding(model, instr, comp, props) if model.module.names_tiles else 0,
+        _collective(model, instr, comp),
     )
+
+
+def _padding(model: CostModel, instr: Instruction, comp: Computation, props: OpProperties) -> int:
+    """The tile padding in what an op reads and writes (a share of each
+    operand's and the result's bytes, as much as their shapes are padding)."""
+    pad = 0.0
+    for name, read in zip(instr.operand_names, props.operand_bytes, strict=False):
+        if read > 0 and name in comp:
+            pad += read * _padding_share(comp.instruction(name).shape)
+    if props.output_bytes > 0:
+        pad += props.output_bytes * _padding_share(instr.shape)
+    return round(pad)
+
+
+def _padding_share(shape: Shape) -> float:
+    leaves = [s for s in shape.leaves() if s.is_array]
+    stored = sum(s.byte_size() for s in leaves)
+    return (stored - sum(s.unpadded_byte_size() for s in leaves)) / stored if stored else 0.0
+
+
+def _collective(model: CostModel, instr: Instruction, comp: Computation) -> Collective | None:
+    found = collective_kind(instr, model.module)
+    if found is None:
+        return None
+    kind, holder = found
+    n = group_size(holder, model.module)
+    operands = (
+        sum(model.size(comp.instruction(o).shape) for o in instr.operand_names[:1] if o in comp)
+        if kind in ("collective-permute", "send")
+        else sum(model.size(comp.instruction(o).shape) for o in instr.operand_names if o in comp)
+    )
+    payload = operands * n if kind == "all-gather" else operands
+    return Collective(kind, n, payload, wire_bytes(kind, n, payload))
 
 
 def _off_main_memory(
@@ -477,18 +572,18 @@ def _off_share(shape: Shape, platform: str | None) -> float:
     return off / total
 
 
-def _arithmetic(model: CostModel, instr: Instruction, comp: Computation) -> tuple[bool, str, bool]:
-    """(runs on matrix units, the element type it computes in, full f32 precision asked)."""
+def _arithmetic(model: CostModel, instr: Instruction, comp: Computation) -> tuple[bool, str, str]:
+    """(runs on matrix units, the element type it computes in, the precision asked)."""
     if instr.opcode in MATRIX_OPCODES or (instr.opcode == "custom-call" and is_library_call(instr)):
-        return True, _operand_type(model, instr, comp), _highest(instr)
+        return True, _operand_type(model, instr, comp), _precision(instr)
     if instr.opcode == "fusion":
         called = called_names(instr, "calls")
         inner = model.matrix.get(called[0]) if called else None
         if inner is not None:
             fused = model.module.computation(called[0])
-            return True, _operand_type(model, inner, fused), _highest(inner)
+            return True, _operand_type(model, inner, fused), _precision(inner)
     leaves = [s for s in instr.shape.leaves() if s.is_array]
-    return False, leaves[0].element_type if leaves else instr.shape.element_type, False
+    return False, leaves[0].element_type if leaves else instr.shape.element_type, "default"
 
 
 def _operand_type(model: CostModel, instr: Instruction, comp: Computation) -> str:
@@ -496,6 +591,5 @@ def _operand_type(model: CostModel, instr: Instruction, comp: Computation) -> st
     return shape.element_type if shape is not None else instr.shape.element_type
 
 
-def _highest(instr: Instruction) -> bool:
-    text = instr.attribute_text or ""
-    return "operand_precision={highest" in text or '"HIGHEST"' in text or "F32_F32_F32" in text
+def _precision(instr: Instruction) -> str:
+    return precision_level(instr.attribute_text or "")

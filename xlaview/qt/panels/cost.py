@@ -12,30 +12,43 @@ from PySide6.QtGui import QColor, QHideEvent, QShowEvent, QStandardItemModel
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QSplitter, QVBoxLayout, QWidget
 
 from xlaview import units
-from xlaview.analysis.cost.devices import DEVICES, Device
+from xlaview.analysis.cost.devices import CPU, DEVICES, Device
+from xlaview.analysis.cost.roofline import headline
 from xlaview.profile import ModuleProfile
 from xlaview.qt import theme
 from xlaview.qt.model.analyses.cost_records import CostShown, ProfileShown
 from xlaview.qt.panels.roofline import RooflinePlot
 from xlaview.qt.panels.tables import Index, RowsModel, table_view
 from xlaview.qt.safe_text import esc, steady_label
+from xlaview.units import MISSING
 
 # (header, tooltip, width in pixels)
 COLUMNS = (
     ("op", "The instruction (top level: fused ones fold into their fusion)", 170),
     ("kind", "Fusion kind, kCustom fusion name, custom-call target, or opcode", 116),
     ("FLOPs", "Floating-point operations of one execution, XLA's HloCostAnalysis (G: 10⁹)", 58),
-    ("bytes", "Bytes read and written in main memory by one execution", 72),
-    ("FLOP/B", "Arithmetic intensity: FLOPs per byte of main memory", 56),
+    ("bytes", "Bytes read and written in main memory (HBM; RAM on a CPU) by one execution", 72),
+    (
+        "FLOP/B",
+        "Arithmetic intensity: FLOPs and transcendentals (one each) per byte of main memory",
+        56,
+    ),
     (
         "time",
         (
-            "Roofline time of one execution: max(FLOPs / peak, bytes / bandwidth); "
+            "Roofline time of one execution: the largest of work / peak, bytes / bandwidth "
+            "and, for a collective, what it sends / interconnect bandwidth; "
             "× N: it runs N times per step (a loop body). Sorted by time × N"
         ),
         96,
     ),
-    ("bound", "What bounds the roofline time: compute or memory", 64),
+    (
+        "bound",
+        "What bounds the roofline time: compute, memory or interconnect; unknown: a custom "
+        "call nobody can price (left out of shares); opaque: a library kernel whose "
+        "interior the dump cannot show",
+        112,
+    ),
     ("share", "Share of the module's estimated time (loop bodies × trip count)", 54),
     ("count", "Measured: how many times the trace timed it", 56),
     ("measured", "Measured: its events' total time", 68),
@@ -58,7 +71,7 @@ class CostRowsModel(RowsModel):
 
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if role == Qt.ItemDataRole.ForegroundRole and index.column() == 6:
-            return QColor(theme.BOUND_COLORS.get(self.rows[index.row()][0][6], theme.TEXT))
+            return QColor(theme.BOUND_COLORS.get(self.rows[index.row()][1][6], theme.TEXT))
         return super().data(index, role)
 
 
@@ -82,7 +95,10 @@ def cost_rows(shown: CostShown, profile: ModuleProfile | None) -> list[tuple]:
 def _row(op, placed, measured, name: str = "", kind: str = "") -> tuple:
     name = op.name if op is not None else name
     runs = op.executions if op is not None else 1
-    if op is not None and placed is not None:
+    if op is not None and placed is not None and not placed.known:
+        static = (op.kind, MISSING, MISSING, MISSING, MISSING, placed.bound, MISSING)
+        keys = (op.kind, None, None, None, None, placed.bound, None)
+    elif op is not None and placed is not None:
         time = units.seconds(placed.time_s) + (f" ×{runs}" if runs != 1 else "")
         static = (
             op.kind,
@@ -90,7 +106,7 @@ def _row(op, placed, measured, name: str = "", kind: str = "") -> tuple:
             units.human_bytes(op.memory_bytes),
             units.intensity(placed.intensity),
             time,
-            placed.bound,
+            placed.bound + (" (opaque)" if op.opaque else ""),
             units.percent(placed.share),
         )
         keys = (
@@ -131,35 +147,22 @@ def _row(op, placed, measured, name: str = "", kind: str = "") -> tuple:
 
 
 def summary_html(shown: CostShown, profile: ProfileShown | None) -> str:
-    """The module's totals, executed totals, and the measured total."""
+    """The module's figures as the command line's header says them
+    (`headline`), and the measured total."""
     cost, roof, device = shown.cost, shown.roof, shown.device
-    totals = cost.totals
+    said = headline(cost, roof)
     lines = [
-        (
-            f"<b>{esc(cost.module)}</b> at pass {esc(shown.pass_key)}: "
-            f"<b>{units.count(totals.flops, 'FLOP')}</b>, "
-            f"{units.count(totals.transcendentals)} transcendentals, "
-            f"<b>{units.human_bytes(totals.bytes_accessed)}</b> accessed; "
-            f"<b>{units.seconds(roof.time_s)}</b> at best on {esc(device.title)} "
-            f"({len(cost.ops):,} ops)"
-        )
+        f"<b>{esc(cost.module)}</b> at pass {esc(shown.pass_key)} on {esc(device.title)} "
+        f"({len(cost.ops):,} ops): <b>{esc(said[0])}</b>",
+        *(esc(line) for line in said[1:]),
     ]
-    unknown = [loop.name for loop in cost.loops if loop.trip_count is None]
-    if cost.executed != cost.totals or cost.loops:
-        ex = cost.executed
+    if shown.caveats:
         lines.append(
-            f"Executed (loop bodies × trip count): {units.count(ex.flops, 'FLOP')}, "
-            f"{units.human_bytes(ex.bytes_accessed)}; <b>{units.seconds(roof.executed_time_s)}"
-            f"</b>"
-            + (
-                f"; {len(unknown)} loop{'s' * (len(unknown) != 1)} without a known "
-                "trip count, counted once"
-                if unknown
-                else ""
-            )
+            f"<span style='color:{theme.WARNING}'>An XLA:CPU dump priced on "
+            f"{esc(device.title)}: {esc(shown.caveats[0])}"
+            + (f" (+{len(shown.caveats) - 1} more: hover)" if len(shown.caveats) > 1 else "")
+            + "</span>"
         )
-    else:
-        lines.append("No loops: executed totals are the same.")
     p = profile.profile if profile is not None and profile.applies else None
     if p is not None:
         lines.append(
@@ -184,11 +187,12 @@ class CostPanel(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("cost")
-        self.summary = steady_label(self, lines=3, rich=True)
+        self.summary = steady_label(self, lines=5, rich=True)
         self.device = QComboBox(self)
         self.device.setObjectName("deviceBox")
         for dev in DEVICES.values():
             self.device.addItem(dev.title, dev.name)
+        self.device.addItem("This machine's CPU (measured)", CPU)
         self.device.activated.connect(lambda i: self.device_requested.emit(self.device.itemData(i)))
         self.device_reason = steady_label(self)
         self.heat = QComboBox(self)
@@ -301,6 +305,7 @@ class CostPanel(QWidget):
             return
         self.set_device(shown.device, shown.chosen)
         self.summary.setText(summary_html(shown, self.profile))
+        self.summary.setToolTip("\n".join(shown.caveats))
         header = self.table.horizontalHeader()
         if not self._sorted:  # the most expensive first, until the user sorts otherwise
             self._sorted = True

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from xlaview import units
-from xlaview.analysis.cost.devices import DEVICES
 from xlaview.qt.safe_text import esc_whole
 
 
@@ -22,12 +21,28 @@ def cost_html(d: dict[str, Any]) -> str:
     c = d.get("cost")
     if not c:
         return ""
-    device = DEVICES.get(c.get("device") or "")
-    title = f"Cost on {esc_whole(device.title)}" if device else "Cost"
+    title = f"Cost on {esc_whole(c['device_title'])}" if c.get("device_title") else "Cost"
     if not c["known"]:
         return (
-            f"<h3>{title}</h3><p class='muted'>A custom call nobody can price: XLA's cost "
-            "analysis counts it as nothing.</p>"
+            f"<h3>{title}</h3><p class='muted'>A custom call nobody can price (no body, "
+            "no known formula): its cost is not known, and it is left out of the "
+            "module's totals, times and shares.</p>"
+        )
+    rows = []
+    run = c.get("run")
+    if run is not None:  # a loop, call or conditional: what one run of it executes
+        rows.append(
+            (
+                "executes",
+                f"<span class='big'>{units.count(run['flops'], 'FLOP')}</span>, "
+                f"{units.human_bytes(run['bytes_accessed'])}"
+                + (
+                    f"; <b>{units.seconds(run['time_s'])}</b> at best"
+                    if run["time_s"] is not None
+                    else ""
+                )
+                + " <span class='muted'>(loop bodies × trip count)</span>",
+            )
         )
     work = f"<span class='big'>{units.count(c['flops'], 'FLOP')}</span>"
     if c["transcendentals"]:
@@ -43,36 +58,36 @@ def cost_html(d: dict[str, Any]) -> str:
         f"<span class='muted'>(reads {reads}; writes {units.human_bytes(c['bytes_written'])})"
         "</span>"
     )
-    rows = [("FLOPs", work), ("bytes", moved)]
+    once = (", one iteration" if c["opcode"] == "while" else ", XLA's count") if run else ""
+    rows += [(f"FLOPs{once}", work), (f"bytes{once}", moved)]
     if c["memory_bytes"] != c["bytes_accessed"]:
         rows.append(("in main memory", units.human_bytes(c["memory_bytes"])))
-    if "time_s" in c:
-        ridge = device.ridge(c["precision"]) if device else None
+    if c["padding_bytes"]:
+        rows.append(("tile padding", f"{units.human_bytes(c['padding_bytes'])} of those bytes"))
+    if c["collective"] is not None:
+        k = c["collective"]
         rows.append(
             (
-                "intensity",
-                f"{units.intensity(c['intensity'])} FLOP/byte"
-                + (
-                    f" <span class='muted'>(ridge {units.intensity(ridge)} at "
-                    f"{esc_whole(c['precision'])})</span>"
-                    if ridge
-                    else ""
+                "sends",
+                f"{units.human_bytes(k['wire_bytes'])} per device over the interconnect "
+                f"<span class='muted'>({esc_whole(k['kind'])} of "
+                f"{units.human_bytes(k['payload_bytes'])} in groups of {k['group_size']})</span>",
+            )
+        )
+    if c["opaque"]:
+        rows.append(
+            (
+                "interior",
+                (
+                    f"{units.human_bytes(c['interior_bytes'])} between the stages of its body, "
+                    "if the library materializes them"
+                    if c["interior_bytes"]
+                    else "a library kernel: what it does inside is not in the dump"
                 ),
             )
         )
-        peak = device.peak(c["precision"]) if device else None
-        bound = f"<b>{esc_whole(c['bound'])}-bound</b>" + (
-            f" <span class='muted'>({esc_whole(c['precision'])} peak "
-            f"{units.rate(peak, 'FLOP/s')}, memory "
-            f"{units.rate(device.memory_bandwidth, 'B/s')})</span>"
-            if device
-            else ""
-        )
-        runs = f" × {c['executions']} per step" if c["executions"] != 1 else ""
-        rows.append(
-            ("time", (f"<span class='big'>{units.seconds(c['time_s'])}</span>{runs} · {bound}"))
-        )
-        rows.append(("share", f"{units.percent(c['share'])} of the module's estimated time"))
+    if c.get("time_s") is not None:
+        rows += _time_rows(c)
     parts = [f"<h3>{title}</h3>", _rows(rows)]
     if not c["top_level"]:
         parts.append(
@@ -80,6 +95,53 @@ def cost_html(d: dict[str, Any]) -> str:
             "bytes stay in the fusion, which is what runs.</p>"
         )
     return "".join(parts)
+
+
+def _time_rows(c: dict[str, Any]) -> list[tuple[str, str]]:
+    """Intensity, time (the executed figure first for an op in a loop) and share."""
+    peak, bandwidth = c["peak_flops_per_s"], c["memory_bytes_per_s"]
+    ridge = peak / bandwidth if peak and bandwidth else None
+    rows = [
+        (
+            "intensity",
+            f"{units.intensity(c['intensity'])} FLOP/byte"
+            + (
+                f" <span class='muted'>(ridge {units.intensity(ridge)} at "
+                f"{esc_whole(c['precision'])})</span>"
+                if ridge
+                else ""
+            ),
+        )
+    ]
+    bound = (
+        f"<b>{esc_whole(c['bound'])}-bound</b> <span class='muted'>"
+        f"({esc_whole(c['precision'])} peak {units.rate(peak, 'FLOP/s')}, memory "
+        f"{units.rate(bandwidth, 'B/s')})</span>"
+    )
+    runs = c["executions"]
+    run = c.get("run")
+    label = "time" if run is None else "one iteration" if c["opcode"] == "while" else "XLA's time"
+    if runs != 1:
+        time = (
+            f"<span class='big'>{units.seconds(c['time_s'] * runs)}</span> per step "
+            f"<span class='muted'>({runs} × {units.seconds(c['time_s'])})</span> · {bound}"
+        )
+    else:
+        time = f"<span class='big'>{units.seconds(c['time_s'])}</span> · {bound}"
+    rows.append((label, time))
+    if c.get("interior_time_s"):
+        rows.append(
+            (
+                "if materialized",
+                f"{units.seconds(c['interior_time_s'])} "
+                "<span class='muted'>(its interior through memory too)</span>",
+            )
+        )
+    if run is not None and run["share"] is not None:  # what one run executes, of the whole
+        rows.append(("share", f"{units.percent(run['share'])} of the module's executed estimate"))
+    else:
+        rows.append(("share", f"{units.percent(c['share'])} of the module's estimated time"))
+    return rows
 
 
 def measured_html(d: dict[str, Any]) -> str:

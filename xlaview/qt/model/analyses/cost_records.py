@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from xlaview.analysis.cost.cpu_device import caveats_on
 from xlaview.analysis.cost.devices import Device, DeviceChoice, detect_device
 from xlaview.analysis.cost.roofline import Roofline, roofline
 from xlaview.analysis.cost.totals import ModuleCost, module_cost
@@ -36,7 +37,8 @@ from xlaview.qt.model.workers import settle
 class CostShown:
     """The shown pass's ops priced and placed on a device's roofline.
     ``detected`` is what the dump says of its device; ``chosen`` whether the
-    user picked the device instead."""
+    user picked the device instead; ``caveats`` what an XLA:CPU module priced
+    on an accelerator leaves out (`cpu_device.caveats_on`)."""
 
     pass_key: str
     file: DumpFile
@@ -45,6 +47,7 @@ class CostShown:
     roof: Roofline
     detected: DeviceChoice
     chosen: bool
+    caveats: tuple[str, ...] = ()
 
     @property
     def device(self) -> Device:
@@ -84,15 +87,17 @@ def price(
     device: Device | None,
     cost: ModuleCost | None = None,
     progress: Callable[[float], None] | None = None,
-) -> tuple[ModuleCost, DeviceChoice, Roofline]:
-    """A module's cost (unless given), the device its dump names, and the
-    roofline on ``device`` (None: that one). Run off the GUI thread;
-    ``progress`` may stop it (see `module_cost`)."""
+) -> tuple[ModuleCost, DeviceChoice, Roofline, tuple[str, ...]]:
+    """A module's cost (unless given), the device its dump names, the
+    roofline on ``device`` (None: that one) and the caveats of pricing it
+    there. Run off the GUI thread (a CPU dump may calibrate this machine's
+    CPU, seconds, once); ``progress`` may stop it (see `module_cost`)."""
     if cost is None:
         cost = module_cost(module, progress=progress)
         settle()
     detected = detect_device(module, path, cost.platform)
-    return cost, detected, roofline(cost, device or detected.device)
+    chosen = device or detected.device
+    return cost, detected, roofline(cost, chosen), tuple(caveats_on(chosen, module, path))
 
 
 def read_found_trace(root: Path) -> Trace | None:

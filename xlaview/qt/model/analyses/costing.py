@@ -24,7 +24,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from xlaview.analysis.cost.devices import Device, DeviceChoice
+from xlaview.analysis.cost.cpu_device import calibration_cached
+from xlaview.analysis.cost.devices import CPU, Device, DeviceChoice
 from xlaview.analysis.cost.devices import device as device_named
 from xlaview.analysis.cost.roofline import Roofline
 from xlaview.analysis.cost.totals import ModuleCost
@@ -92,8 +93,16 @@ class Costing(QObject):
             self._wants.discard(reason)
 
     def set_device(self, name: str | None) -> None:
-        """Place the ops on another device's roofline (None: the one the dump names)."""
-        self.chosen = device_named(name) if name else None
+        """Place the ops on another device's roofline (None: the one the dump
+        names). ``cpu`` is measured off the GUI thread the first time (seconds)."""
+        if name and name.strip().lower() == CPU and not calibration_cached():
+            self._notices.say("measuring this machine's CPU (once; cached for later runs) …")
+            self._jobs.submit("folder", "device", device_named, CPU, on_done=self._use_device)
+            return
+        self._use_device(device_named(name) if name else None)
+
+    def _use_device(self, dev: Device | None) -> None:
+        self.chosen = dev
         shown = self.shown
         self.device_changed.emit(
             self.chosen or (shown.detected.device if shown else None), self.chosen is not None
@@ -217,6 +226,7 @@ class Costing(QObject):
         cost: ModuleCost,
         detected: DeviceChoice,
         roof: Roofline,
+        caveats: tuple[str, ...],
     ) -> None:
         self._asked = None
         if roof.device != (self.chosen or detected.device):
@@ -232,7 +242,7 @@ class Costing(QObject):
             self._costs.popitem(last=False)
         first = self.shown is None or self.shown.detected != detected
         self.shown = CostShown(
-            pass_key, dump_file, module, cost, roof, detected, self.chosen is not None
+            pass_key, dump_file, module, cost, roof, detected, self.chosen is not None, caveats
         )
         if first:
             self.device_changed.emit(roof.device, self.chosen is not None)

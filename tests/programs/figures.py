@@ -1,0 +1,72 @@
+"""Programs whose figures a performance engineer would quote, compiled (not
+run) with XLA's dump flags: the seed attention under default flags (one
+library fusion on XLA:CPU), a sharded matmul whose partial products an
+8-device all-reduce adds up, and an f64 matmul.
+
+    python tests/programs/figures.py OUT [NAME...]
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+PROGRAMS = ("attention_default", "allreduce8", "f64_dot")
+
+
+def _compile(name: str) -> None:
+    import jax
+    import jax.numpy as jnp
+
+    spec = jax.ShapeDtypeStruct
+    if name == "attention_default":
+
+        def attention(x, wq, wk):
+            scores = (x @ wq) @ (x @ wk).T
+            return jax.nn.softmax(scores, axis=-1) @ x
+
+        bf16 = jnp.bfloat16
+        jax.jit(attention).lower(
+            spec((8192, 64), bf16), spec((64, 64), bf16), spec((64, 64), bf16)
+        ).compile()
+    elif name == "allreduce8":
+        from jax.sharding import Mesh, NamedSharding
+        from jax.sharding import PartitionSpec as P
+
+        mesh = Mesh(jax.devices()[:8], ("x",))
+        lhs = NamedSharding(mesh, P(None, "x"))
+        rhs = NamedSharding(mesh, P("x", None))
+        out = NamedSharding(mesh, P())
+        jax.jit(jnp.matmul, in_shardings=(lhs, rhs), out_shardings=out).lower(
+            spec((4096, 8192), jnp.bfloat16), spec((8192, 4096), jnp.bfloat16)
+        ).compile()
+    elif name == "f64_dot":
+        jax.config.update("jax_enable_x64", True)
+        jax.jit(jnp.matmul).lower(
+            spec((2048, 2048), jnp.float64), spec((2048, 2048), jnp.float64)
+        ).compile()
+    else:
+        raise SystemExit(f"unknown program {name!r}")
+
+
+def generate(out: Path, names: tuple[str, ...] = PROGRAMS) -> dict[str, Path]:
+    """Compile each program into ``out/<name>`` (final dumps only); returns the folders."""
+    folders = {}
+    for name in names:
+        folder = out / name
+        flags = f"--xla_dump_to={folder}"
+        if name == "allreduce8":
+            flags += " --xla_force_host_platform_device_count=8"
+        env = {**os.environ, "XLA_FLAGS": flags, "JAX_PLATFORMS": "cpu"}
+        subprocess.run([sys.executable, __file__, "--compile", name], env=env, check=True)
+        folders[name] = folder
+    return folders
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--compile":
+        _compile(sys.argv[2])
+    else:
+        generate(Path(sys.argv[1]), tuple(sys.argv[2:]) or PROGRAMS)
