@@ -3,25 +3,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from commands import xlaview
 
 from xlaview.resources import sample_dump, sample_dump_default_flags
 
 SAMPLE = sample_dump()  # the seed: attention, seq 8192, bf16, CPU, unfused
 FUSED = sample_dump_default_flags()  # the same program, XLA's default flags
-
-
-def xlaview(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "xlaview", *args], capture_output=True, text=True, timeout=120
-    )
-    if check:
-        assert proc.returncode == 0, f"xlaview {' '.join(args)}: {proc.stderr}"
-    return proc
 
 
 def test_summary_json_contract() -> None:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from commands import xlaview
 from cost_oracle import relative_difference, xla_costs
 
 from xlaview.resources import sample_dump
@@ -28,19 +27,6 @@ OP_KEYS = {
     "time_s",
     "bound",
 }
-
-
-def xlaview(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "xlaview", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    if check:
-        assert proc.returncode == 0, f"xlaview {' '.join(args)}: {proc.stderr}"
-    return proc
 
 
 def test_cost_json_contract_on_the_seed_attention() -> None:

@@ -7,25 +7,12 @@ unknown cost, loops, precision peaks and tile padding (issue 25)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from commands import xlaview
 
 from xlaview.analysis.cost.collectives import wire_bytes
-
-
-def xlaview(*args: str) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "xlaview", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert proc.returncode == 0, f"xlaview {' '.join(args)}: {proc.stderr}"
-    return proc
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,6 @@ library fusion on XLA:CPU), a sharded matmul whose partial products an
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 from pathlib import Path
 
@@ -53,20 +51,14 @@ def _compile(name: str) -> None:
 
 def generate(out: Path, names: tuple[str, ...] = PROGRAMS) -> dict[str, Path]:
     """Compile each program into ``out/<name>`` (final dumps only); returns the folders."""
-    folders = {}
-    for name in names:
-        folder = out / name
-        flags = f"--xla_dump_to={folder}"
-        if name == "allreduce8":
-            flags += " --xla_force_host_platform_device_count=8"
-        env = {**os.environ, "XLA_FLAGS": flags, "JAX_PLATFORMS": "cpu"}
-        subprocess.run([sys.executable, __file__, "--compile", name], env=env, check=True)
-        folders[name] = folder
-    return folders
+    from programs.zoo import dump_each
+
+    return dump_each(__file__, out, names, "", {"allreduce8": 8})
 
 
 if __name__ == "__main__":
     if sys.argv[1] == "--compile":
         _compile(sys.argv[2])
     else:
+        sys.path.insert(0, str(Path(__file__).parents[1]))  # tests/: programs.zoo
         generate(Path(sys.argv[1]), tuple(sys.argv[2:]) or PROGRAMS)

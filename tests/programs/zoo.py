@@ -86,15 +86,24 @@ def _compile(name: str) -> None:
 def generate(
     out: Path, names: tuple[str, ...] = PROGRAMS, extra_flags: str = ""
 ) -> dict[str, Path]:
-    """Compile each program into ``out/<name>``; returns the folders."""
+    """Compile each program into ``out/<name>``, every pass dumped; returns the folders."""
+    return dump_each(__file__, out, names, f"--xla_dump_hlo_pass_re=.* {extra_flags}", {"spmd": 8})
+
+
+def dump_each(
+    script: str, out: Path, names: tuple[str, ...], flags: str, devices: dict[str, int]
+) -> dict[str, Path]:
+    """Run ``script --compile NAME`` for each name, in a process of its own
+    dumping into ``out/<name>`` with ``flags`` (and ``devices[name]`` host
+    devices where given); returns the folders."""
     folders = {}
     for name in names:
         folder = out / name
-        flags = f"--xla_dump_to={folder} --xla_dump_hlo_pass_re=.* {extra_flags}"
-        if name == "spmd":
-            flags += " --xla_force_host_platform_device_count=8"
-        env = {**os.environ, "XLA_FLAGS": flags, "JAX_PLATFORMS": "cpu"}
-        subprocess.run([sys.executable, __file__, "--compile", name], env=env, check=True)
+        dump = f"--xla_dump_to={folder} {flags}"
+        if name in devices:
+            dump += f" --xla_force_host_platform_device_count={devices[name]}"
+        env = {**os.environ, "XLA_FLAGS": dump, "JAX_PLATFORMS": "cpu"}
+        subprocess.run([sys.executable, script, "--compile", name], env=env, check=True)
         folders[name] = folder
     return folders
 
