@@ -181,7 +181,8 @@ class Shape:
         return f"{self.element_type}[{dims}]{layout}"
 
 
-# The shape of an instruction written without one (XLA infers it; we do not).
+# The shape of an instruction written without one, until the parser infers it
+# as XLA does (`xlaview.hlo.parse.inference`); kept where it cannot.
 UNKNOWN_SHAPE = Shape("unknown")
 
 

@@ -4,7 +4,9 @@
 in bulk (`printed`), anything else token by token with error recovery
 (`tolerant`); a computation's parse is shared (`parsed`), kept within a budget
 (`store`) and reused from the pass before (`reuse`); `names` invents names as
-XLA's uniquifier does. Modules of this room import each other directly.
+XLA's uniquifier does (for instructions nested in operand lists), `inference`
+the shapes a text leaves out, as XLA's parser infers them. Modules of this
+room import each other directly.
 """
 
 from __future__ import annotations

@@ -34,6 +34,7 @@ from xlaview.hlo.model import (
     Span,
     StackFrames,
 )
+from xlaview.hlo.parse.inference import infer_shapes
 from xlaview.hlo.parse.parsed import ParsedComputation
 from xlaview.hlo.parse.printed import (
     CALLING_OPCODES,
@@ -215,6 +216,8 @@ class _Parser(CarefulParser):
             self.settle_deferred()
         with contextlib.suppress(Abort):
             self.check_called_computations(computations, names)
+        if self.unshaped:
+            computations = infer_shapes(computations, len(self.text))
         if not has_header:
             entry = next((c for c in computations if c.is_entry), None)
             entry = entry or (computations[-1] if computations else None)
@@ -254,12 +257,15 @@ class _Parser(CarefulParser):
         pos = self.skip(pos)
         if pos < len(self.text):
             self.report(self.error(pos, "expects the end of the text after a single instruction"))
-        instructions = (*self.single.parameters, *self.nested, instr._replace(is_root=True))
+        nested = (i._replace(computation="_") for i in self.nested)
+        instructions = (*self.single.parameters, *nested, instr._replace(is_root=True))
         self.nested.clear()
         comp = Computation("_", True, instructions, self.span(start, pos))
         computations = [*self.inline, comp]
         with contextlib.suppress(Abort):
             self.check_called_computations(computations, {c.name for c in computations})
+        if self.unshaped:
+            computations = infer_shapes(computations, len(self.text))
         return Module(
             "_",
             "",

@@ -75,10 +75,12 @@ class CarefulParser:
         "nested",
         "inline",
         "names",
+        "names_read",
         "computation_names",
         "single",
         "lines",
         "depth",
+        "unshaped",
     )
 
     def __init__(self, text: str, tolerant: bool) -> None:
@@ -94,8 +96,12 @@ class CarefulParser:
         self.nested: list[Instruction] = []
         self.inline: list[Computation] = []
         self.names: NameUniquer | None = None
+        self.names_read = 0  # where the text was read up to for the names
         self.computation_names = NameUniquer()
         self.single: SingleInstruction | None = None
+        # Whether an instruction went without its shape: the module's shapes
+        # are then inferred once it is read (`xlaview.hlo.parse.inference`).
+        self.unshaped = False
 
     # -- errors and positions -------------------------------------------------
     def error(self, offset: int, message: str) -> HloSyntaxError:
@@ -122,15 +128,24 @@ class CarefulParser:
         line, column, _ = self.lines.locate(start)
         return Span(line, column, start, end)
 
-    def name_uniquer(self) -> NameUniquer:
-        """For names the parser invents; knows every instruction name of the text.
+    def name_uniquer(self, pos: int) -> NameUniquer:
+        """For names the parser invents at ``pos``: knows every instruction
+        name defined in the text before it, as XLA's uniquer knows the names
+        it has parsed so far (a nested instruction is ``negate.anon`` even if
+        a later computation defines that name; XLA then renames that one
+        ``negate.anon.1`` across the module, where our model keeps names per
+        computation).
 
-        Only hand-written tests need it, so it is built on first use.
+        Only hand-written tests need it, so it is built on first use, and
+        reads the text up to ``pos`` once.
         """
         if self.names is None:
             self.names = NameUniquer()
-            for name in _DEFINED_NAME.findall(self.text):
+            self.names_read = 0
+        if pos > self.names_read:
+            for name in _DEFINED_NAME.findall(self.text, self.names_read, pos):
                 self.names.unique(name)
+            self.names_read = pos
         return self.names
 
     def skip(self, pos: int) -> int:
@@ -336,7 +351,8 @@ class CarefulParser:
             and text[self.skip(m.end())] == "("
             and not (SHAPE_START.match(text, pos))
         ):
-            shape = UNKNOWN_SHAPE  # XLA infers it; hand-written tests leave it out
+            shape = UNKNOWN_SHAPE  # XLA infers it (hand-written tests leave it out): so do we
+            self.unshaped = True
         else:
             try:
                 shape, pos = scan_shape(text, pos)
@@ -516,12 +532,23 @@ class CarefulParser:
                 and self.skip(m.end()) < n
                 and (text[self.skip(m.end())] == "(")
             ):
-                # A nested instruction: ``add(f32[] parameter(0), ...)``.
-                nested_name = self.name_uniquer().unique(f"{m.group(1)}.anon")
+                # A nested instruction: ``add(f32[] parameter(0), ...)``, an
+                # instruction of the computation. XLA names it ``<opcode>.anon``
+                # once it is made, after the ones nested in it.
+                if shape is not None and self.single is not None:
+                    # XLA's lone instruction first reads ``f32[8] multiply`` as
+                    # an operand with its shape: that makes a parameter.
+                    self.single.declare(m.group(1), shape)
                 nested, pos = self.parse_rhs(
-                    operand_start, operand_start, nested_name, False, "", allow_attributes=False
+                    operand_start,
+                    operand_start,
+                    f"{m.group(1)}.anon",  # for messages: named below
+                    False,
+                    "",
+                    allow_attributes=False,
                 )
-                self.nested.append(nested)
+                nested_name = self.name_uniquer(operand_start).unique(f"{nested.opcode}.anon")
+                self.nested.append(nested._replace(name=nested_name))
                 operands.append(nested_name)
             elif m:
                 operand = m.group(1)
