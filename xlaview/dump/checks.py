@@ -4,7 +4,8 @@ bytes at each end of each file."""
 from __future__ import annotations
 
 from xlaview.dump.files import DumpReadError, read_head_tail
-from xlaview.dump.records import DumpIndex
+from xlaview.dump.naming import routinely_empty
+from xlaview.dump.records import DumpFile, DumpIndex
 from xlaview.errors import Problem
 
 _SNIFF_HEAD = 4096
@@ -31,3 +32,15 @@ def sniff(index: DumpIndex) -> list[Problem]:
             elif is_hlo and not tail.rstrip().endswith(b"}"):
                 problems.append(Problem(f.rel, "HLO text cut short: it does not end with '}'"))
     return problems
+
+
+def empty_files(index: DumpIndex) -> list[tuple[DumpFile, str]]:
+    """The files of the index's modules that XLA writes empty as a matter of
+    course (TPU ``sdc_metadata.txt``, the PTX of a module of library calls only),
+    each with why: listed as empty, not as problems (`naming.routinely_empty`)."""
+    found = []
+    for module in index.modules:
+        for f in module.other_files:
+            if f.size == 0 and (why := routinely_empty(f.name)) is not None:
+                found.append((f, why))
+    return found

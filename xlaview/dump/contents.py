@@ -25,7 +25,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HEAD_BYTES", "HloHead", "add_plain_modules", "backend_in", "describe_from_contents",
-    "describe_hlo_head", "estimate_instructions", "plain_module", "read_hlo_head",
+    "describe_hlo_head", "estimate_instructions", "ir_module_name", "plain_module",
+    "read_hlo_head",
 ]  # fmt: skip
 
 # Enough for the HloModule line of a big module (its entry_computation_layout
@@ -244,6 +245,8 @@ def _from_heads(modules: list[DumpModule]) -> None:
             continue
         texts = [f for _, f in module.timeline() if f.size]
         if not texts:
+            if module.name is None:  # a module dumped as LLVM IR only
+                module.name = ir_module_name(module.other_files)
             continue
         # The final text first: layouts and library calls show the backend there.
         head = read_hlo_head(texts[-1])
@@ -253,3 +256,32 @@ def _from_heads(modules: list[DumpModule]) -> None:
             module.name = head.name
         if module.backend is None:
             module.backend = head.backend
+
+
+# The first lines of LLVM IR as LLVM prints a module: XLA names the LLVM module
+# of a whole HLO module after it (XLA:GPU), XLA:CPU's ``__compute_module`` and a
+# kernel's ``<kernel>_kernel_module`` after something else.
+_IR_NAMES = (
+    re.compile(r"^; ModuleID = '([^'\n]{1,1000})'", re.MULTILINE),
+    re.compile(r'^source_filename = "([^"\n]{1,1000})"', re.MULTILINE),
+)
+_NOT_A_MODULE_NAME = re.compile(r"__compute_module|.*_kernel_module\Z|<stdin>\Z|-\Z", re.S)
+
+
+def ir_module_name(files: list[DumpFile]) -> str | None:
+    """The HLO module name LLVM IR files give (``; ModuleID = 'cluster_7.7'``,
+    else ``source_filename``), for a module whose dump has no HLO text and whose
+    file names no name (dumps before 2021-06); None if none gives one."""
+    for f in sorted(files, key=lambda f: ("ir-no-opt" not in f.name, f.name)):
+        if not f.name.endswith(".ll") or f.size == 0:
+            continue
+        try:
+            data = read_head(f.path, 4096)
+        except DumpReadError:
+            continue
+        text = data.decode("utf-8", errors="replace")
+        for pattern in _IR_NAMES:
+            m = pattern.search(text)
+            if m and not _NOT_A_MODULE_NAME.match(m.group(1)):
+                return m.group(1)
+    return None

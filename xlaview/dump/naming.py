@@ -2,7 +2,9 @@
 
 ``[timestamp.]module_NNNN[.name][.cl_N].suffix``: module names contain dots
 and so do suffixes, so suffixes are matched from the right, against the forms
-XLA has used since 2019 (``shared/corpus/NAMING.md`` has the history).
+XLA has used since 2019 (``shared/corpus/NAMING.md`` has the history). A
+few files put something before ``module_NNNN``: the fusion visualizer its
+computation, XLA:GPU's MLIR the dialect (``lmhlo.module_NNNN.name.mlir``).
 """
 
 from __future__ import annotations
@@ -40,13 +42,29 @@ _FUSION_VISUALIZATION = re.compile(
     r"(.+)\.module_(\d{4,19})\.(.*)\._fusion\.(html|pyz)\Z|(.+)_fusion_visualization\.html\Z"
 )
 # Suffixes of other per-module files, used to split an unknown module name
-# off them when no HLO dump of the module names it.
-_OTHER_SUFFIX = re.compile(
-    r"\.(?:debug_options|config\.pbtxt|metadata\.textproto|autotune_results\.pbtxt"
-    r"|gpu_target_config\.pbtxt|thunk_sequence[\w.]*|thunk_metadata\.\w+|priority_fusion_dump\.\w+"
-    r"|schedule\.\w+|obj-file\..+|.*ir-(?:no|with)-opt(?:\.part_\d+)?\.ll|.*\.ptx|ptx|spv"
-    r"|.*\.mlir|mlir|.*\.ll|.*\.o|execution_\d+\..+|.*\.ttir\.txt|.*\.hlo)\Z"
+# off them when no HLO dump of the module names it: the module's own files
+# (the suffix right after the name; LLVM IR was ``ir-no-opt[-noconst][.<part>].ll``
+# to 2023, ``[<part>.]ir-no-opt.ll`` since), and a kernel's or a shard's
+# (``<kernel>_kernel_module.ir-no-opt.ll``, ``<shard>.ptx``), the name ending
+# at the first dot.
+_MODULE_SUFFIX = (
+    r"debug_options|config\.pbtxt|metadata\.textproto|autotune_results\.pbtxt"
+    r"|gpu_target_config\.pbtxt|thunk_sequence[\w.]*|thunk_schedule|thunk_metadata\.\w+"
+    r"|priority_fusion_dump\.\w+|schedule\.\w+|sdc_metadata\.txt|hlo_snapshot\.\w+"
+    r"|ir-(?:no|with)-opt(?:-noconst)?(?:\.[\w\-]+)?\.ll|ptx|spv|mlir|execution_\d+\..+"
 )
+_OTHER_SUFFIX = re.compile(
+    rf"\.(?:{_MODULE_SUFFIX}"
+    r"|obj-file\..+|.*ir-(?:no|with)-opt(?:\.part_\d+)?\.ll|.*\.ptx"
+    r"|.*\.mlir|.*\.ll|.*\.o|.*\.ttir\.txt|.*\.hlo)\Z"
+)
+_BARE_SUFFIX = re.compile(rf"(?:{_MODULE_SUFFIX})\Z")
+# A name part of digits only (``cluster_7.7``, ``SyncTensorsGraph.1053``): the
+# unique suffix XLA gives module names, kept with the name it follows.
+_NUMBER_PART = re.compile(r"\.\d{1,19}(?=\.)")
+# Files named by the dialect they print, ``FilenameFor(module, "lmhlo", "mlir")``:
+# ``lmhlo.module_NNNN.<name>.mlir`` (XLA:GPU, 2021-2023).
+_DIALECT = re.compile(r"([a-z][a-z0-9_]{0,30})\.module_(\d{4,19})\.(?:(.*)\.)?mlir\Z", re.S)
 
 REPORT_NAMES = {
     "-buffer-assignment": "buffer_assignment",
@@ -75,12 +93,19 @@ class DumpFileName:
     stage: str | None = None  # e.g. "after_optimizations", "before_optimizations"
     backend_prefix: str | None = None  # e.g. "cpu", "sm_8.0_gpu", "gfx942_gpu"
     report: str | None = None  # a key of REPORT_NAMES' values
+    dialect: str | None = None  # ``lmhlo`` of ``lmhlo.module_NNNN.name.mlir``
 
 
 def parse_file_name(name: str) -> DumpFileName | None:
     """Classify one file name of a dump folder; None if it is not a module's file."""
     m = _PREFIX.match(name)
     if not m:
+        if d := _DIALECT.match(name):
+            module_name = _clean_name(d.group(3) or "")[0]
+            rest = name[d.end(1) + len(".module_") + len(d.group(2)) + 1 :]
+            return DumpFileName(
+                int(d.group(2)), module_name, FileKind.OTHER, "mlir", rest, dialect=d.group(1)
+            )
         v = _FUSION_VISUALIZATION.match(name)
         if v and v.group(2):
             return DumpFileName(
@@ -123,12 +148,44 @@ def parse_stage_name(name: str) -> tuple[str, str | None] | None:
 
 
 def guess_module_name(rest: str) -> str | None:
-    """The module name in front of another file's suffix, when nothing else tells."""
-    if not rest or rest in ("metadata.textproto",):
+    """The module name in front of another file's suffix, when nothing else tells.
+
+    None when ``rest`` is a suffix only (``ir-no-opt.ll``, ``ptx``: dumps before
+    2021-06 put no name in file names). A part of digits after the name stays
+    with it (``cluster_7.7.ir-no-opt.ll``: TensorFlow's clusters end so), though
+    XLA:GPU's numbered shards (``jit_f.3.ir-no-opt.ll``) look the same: the index
+    asks this only of modules that no HLO dump names.
+    """
+    if not rest or _BARE_SUFFIX.match(rest):
         return None
     m = _OTHER_SUFFIX.search(rest)
-    head = rest[: m.start()] if m and m.start() > 0 else rest.split(".", 1)[0]
-    return _clean_name(head)[0]
+    end = m.start() if m and m.start() > 0 else rest.find(".")
+    if end < 0:
+        return _clean_name(rest)[0]
+    while (number := _NUMBER_PART.match(rest, end)) is not None:
+        end = number.end()
+    return _clean_name(rest[:end])[0]
+
+
+# Files XLA writes empty as a matter of course, with why: listed as empty files
+# of their module, not as problems. An empty HLO text, report, LLVM IR or object
+# file is still a problem: XLA always prints something into those.
+_ROUTINELY_EMPTY = (
+    (re.compile(r"(?:^|\.)sdc_metadata\.txt\Z"),
+     "TPU silent-data-corruption check metadata: empty when no check was compiled in"),
+    (re.compile(r"(?:^|\.)(?:ptx|spv)\Z"),
+     "a module whose work all goes to library calls compiles no kernel"),
+    (re.compile(r"(?:^|\.)debug_options\Z"),
+     "lists the debug options that differ from their defaults: none did"),
+)  # fmt: skip
+
+
+def routinely_empty(name: str) -> str | None:
+    """Why XLA writes a file of this name empty as a matter of course (a note
+    to show beside it), or None if an empty one is a problem."""
+    if parse_file_name(name) is None:
+        return None
+    return next((why for pattern, why in _ROUTINELY_EMPTY if pattern.search(name)), None)
 
 
 def _clean_name(head: str) -> tuple[str | None, int | None]:

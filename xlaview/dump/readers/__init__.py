@@ -11,6 +11,12 @@ XLA writes, next to ``*_after_optimizations.txt``:
 * ``X-memory-usage-report.txt``: allocations (or, since 2026-03, memory spaces)
   sorted by size, with the slots of values sharing an offset.
 
+Every era is read: the allocations' lines themselves changed over the years
+(the allocation's address after its number until 2022, the values as
+LogicalBuffers or HloValues printed whole in 2019; ``buffer_assignment`` quotes
+each format), the live range gained cumulative sums and a stack-trace
+breakdown of its peak, the memory report its memory spaces.
+
 Readers are tolerant: a line they do not understand becomes a located
 ``ReportError`` in ``diagnostics`` and reading goes on, so a truncated or
 damaged report still opens. They never raise on bad input.

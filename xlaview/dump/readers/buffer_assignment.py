@@ -119,10 +119,13 @@ class BufferAssignment:
         return holders
 
 
-# A flag is text up to the next comma outside |shape| bars; the parameter flag
-# spans a comma of its own ("parameter 0, shape |f32[2]| at ShapeIndex {0,1}").
+# A flag is text up to the next comma outside |shape| bars and {index} braces;
+# the parameter flag spans a comma of its own ("parameter 0, shape |f32[2]| at
+# ShapeIndex {0,1}"; before late 2019 "parameter 0 at ShapeIndex {0,1}"). No
+# "{" inside braces: a line of them must not take quadratic time.
 _FLAG = re.compile(
-    r"\s*(parameter -?\d+, shape \|[^|]*\|(?: at ShapeIndex \{[^}]*\})?|(?:[^,|]|\|[^|]*\|)+)"
+    r"\s*(parameter -?\d+, shape \|[^|]*\|(?: at ShapeIndex \{[^}]*\})?"
+    r"|(?:[^,|{]|\|[^|]*\||\{[^{}]*\})+)"
 )
 _PARAMETER = re.compile(r"parameter (-?\d{1,20})")
 
@@ -149,15 +152,47 @@ def _describe(flag_text: str | None) -> tuple[tuple[str, ...], str, int | None]:
 
 
 # --------------------------------------------------------------------------- buffer assignment
+#
+# The allocations as XLA printed them in each era (`BufferAllocation::ToString`, in
+# tensorflow/compiler/xla/service/buffer_assignment.cc, then xla/service/):
+#
+# * to mid-2019, LogicalBuffers: `allocation %d: %p, size %d` (`, parameter N at
+#   ShapeIndex {..}`, no shapes), values `  %s [%d,%d]: %s` of
+#   `LogicalBuffer::ToString` (`name[index](#id @color)`) then offset, size and shape;
+# * mid-2019, for a few weeks, HloValues printed whole by `HloValue::ToString`:
+#   `  id [PHI ]name{index} @color, positions:`, its positions and uses on lines of
+#   their own, then ` [offset,size]: shape`;
+# * late 2019 to 2022: ` value: %s (size=%d,offset=%d): %s` of
+#   `HloValue::ToShortString` (`<id name{index} @color>`), the header still with the
+#   allocation's address (`allocation 0: 0x15c1e9f0, size 16384, ...`), the
+#   parameter's `shape |..|` and `output shape is |..|` added;
+# * 2022 on: the address dropped (`allocation %d: size %d`).
 
-_ALLOCATION = re.compile(rf"allocation ({NUMBER}): size ({NUMBER})(?:, (.*))?:$")
-# A value: ``<id name{index}>``, with XLA's optional phi mark and position.
-_VALUE_REF = rf"<({NUMBER}) ([^\s<>{{}}]+)(\{{[\d,]*\}})?(?: \(phi\))?(?: @-?\d+)?>"
-_VALUE = re.compile(r" value: " + _VALUE_REF + rf" \(size=({NUMBER}),offset=({NUMBER})\): (.*)$")
+# `%p` as glibc and absl print it; tensorflow::strings::Printf gave the platform's.
+_ADDRESS = r"(?:(?:0[xX])?[0-9a-fA-F]{1,16}|\(nil\)), "
+_ALLOCATION = re.compile(rf"allocation ({NUMBER}): (?:{_ADDRESS})?size ({NUMBER})(?:, (.*))?:$")
+_NAME = r"([^\s<>{}\[\]]+)"
+_INDEX = r"(\{[\d,]*\})?"
+# A value: ``<id name{index}>``, with XLA's optional phi mark and color; before
+# the angle brackets (2019), ``id [PHI ]name{index} @color``.
+_VALUE_REF = rf"<({NUMBER}) {_NAME}{_INDEX}(?: \(phi\))?(?: @-?\d+)?>"
+_BARE_REF = rf"({NUMBER}) (?:PHI )?{_NAME}{_INDEX}(?: @-?\d+)?"
+_SIZE_OFFSET = rf" \(size=({NUMBER}),offset=({NUMBER})\): (.*)$"
+_VALUE = re.compile(r" value: " + _VALUE_REF + _SIZE_OFFSET)
+_BARE_VALUE = re.compile(r" value: " + _BARE_REF + _SIZE_OFFSET)
+# Mid-2019: ``  name[index](#id @color) [offset,size]: shape``.
+_LOGICAL_BUFFER = re.compile(
+    rf"  {_NAME}\[([\d,]*)\]\(#({NUMBER})(?: @-?\d+)?\) \[({NUMBER}),({NUMBER})\]: (.*)$"
+)
+# Mid-2019, a value over several lines: its header, positions, uses, placement.
+_WHOLE_VALUE = re.compile(rf"  {_BARE_REF}, positions:$")
+_WHOLE_VALUE_END = re.compile(rf" \[({NUMBER}),({NUMBER})\]: (.*)$")
+_CUT_SHORT = "value cut short: no ' [offset,size]: shape' line"
 _ALLOCATION_FORM = "'allocation N: size S, <flags>:'"
 _VALUE_FORM = "' value: <id name> (size=N,offset=N): shape'"
 _POSITION_FORM = "a position 'name' or 'name {index}'"
-_VALUE_HEADER = re.compile(_VALUE_REF + "$")
+_VALUE_HEADER = re.compile(_VALUE_REF + "(, positions:)?$")
+_BARE_HEADER = re.compile(_BARE_REF + "(, positions:)?$")
 _POSITION = re.compile(r"  ([^\s{}]+)(?: (\{[\d,]*\}))?$")
 
 
@@ -191,9 +226,25 @@ class _AssignmentReader:
         values: list[BufferValue] = []
         used_values = None
         skipping = False  # the values of an unreadable header: reported once, by the header
+        # A mid-2019 value printed over several lines: (id, name, index, line), and
+        # whether its positions are being read (else its uses).
+        whole: tuple[int, str, str, int] | None = None
+        in_positions = False
+
+        def place(value: BufferValue, number: int) -> None:
+            if header is None:
+                if not skipping:
+                    error(ReportError("value outside an allocation", path, number))
+                return
+            end = value.offset + value.size
+            if end > size_limit:
+                message = f"value {value.id} ends at byte {end}, past its allocation's {size_limit}"
+                error(ReportError(message, path, number))
+            values.append(value)
+
         for number, line in enumerate(lines, 1):
             if line.startswith(" value: "):
-                match = match_value(line)
+                match = match_value(line) or _BARE_VALUE.match(line)
                 if match is None:
                     error(ReportError(f"expected {_VALUE_FORM}", path, number))
                     continue
@@ -209,9 +260,11 @@ class _AssignmentReader:
                     error(ReportError(message, path, number))
                 values.append(BufferValue(int(id_), name, index or "{}", offset, size, shape))
             elif line.startswith("allocation "):
+                if whole is not None:
+                    error(ReportError(_CUT_SHORT, path, whole[3]))
                 if header is not None:
                     self._add_allocation(header, values)
-                header, values = None, []
+                header, values, whole = None, [], None
                 match = _ALLOCATION.match(line)
                 skipping = match is None
                 if match is None:
@@ -219,6 +272,29 @@ class _AssignmentReader:
                 else:
                     size_limit = int(match[2])
                     header = (int(match[1]), size_limit, match[3], number)
+            elif line.startswith("  "):
+                if whole is not None:
+                    if in_positions:
+                        self._position(line, whole[0], path, number)
+                    continue  # a use
+                if (match := _LOGICAL_BUFFER.match(line)) is not None:
+                    name, index, id_, offset_text, size_text, shape = match.groups()
+                    value = BufferValue(
+                        int(id_), name, f"{{{index}}}", int(offset_text), int(size_text), shape
+                    )
+                    place(value, number)
+                elif (match := _WHOLE_VALUE.match(line)) is not None:
+                    whole = (int(match[1]), match[2], match[3] or "{}", number)
+                    in_positions = True
+                else:
+                    error(ReportError(f"expected {_VALUE_FORM}", path, number))
+            elif whole is not None and line == " uses:":
+                in_positions = False
+            elif whole is not None and (match := _WHOLE_VALUE_END.match(line)) is not None:
+                id_number, name, index, start = whole
+                offset, size = int(match[1]), int(match[2])
+                place(BufferValue(id_number, name, index, offset, size, match[3]), start)
+                whole = None
             elif line == "BufferAssignment:":
                 self.saw_header = True
             elif line.startswith("Total bytes used:"):
@@ -230,28 +306,33 @@ class _AssignmentReader:
                 break  # the old combined file's appended live range: read_live_range's part
             elif line.strip():
                 error(ReportError(f"expected {_ALLOCATION_FORM} or {_VALUE_FORM}", path, number))
+        if whole is not None:
+            error(ReportError(_CUT_SHORT, path, whole[3]))
         if header is not None:
             self._add_allocation(header, values)
         return used_values
 
+    def _position(self, line: str, value_id: int, path: str | None, number: int) -> None:
+        match = _POSITION.match(line)
+        if match is None:
+            self.diagnostics.append(ReportError(f"expected {_POSITION_FORM}", path, number))
+        else:
+            self.positions.setdefault(match[1], []).append((match[2] or "{}", value_id))
+
     def _read_used_values(self, lines: list[str], start: int, path: str | None) -> None:
         """Read the ``Used values:`` list from line index ``start`` for ``positions``."""
         error = self.diagnostics.append
-        positions = self.positions
         value_id: int | None = None  # the entry being read
         in_positions = False
         for number, line in enumerate(lines[start:], start + 1):
             if line.startswith("  "):
                 if in_positions and value_id is not None:
-                    match = _POSITION.match(line)
-                    if match is None:
-                        error(ReportError(f"expected {_POSITION_FORM}", path, number))
-                    else:
-                        positions.setdefault(match[1], []).append((match[2] or "{}", value_id))
-            elif line.startswith("<"):
-                match = _VALUE_HEADER.match(line)
+                    self._position(line, value_id, path, number)
+            elif line.startswith("<") or line[:1].isdigit():
+                match = _VALUE_HEADER.match(line) or _BARE_HEADER.match(line)
                 value_id = None if match is None else int(match[1])
-                in_positions = False
+                # Before 2020 the positions followed on the header's line.
+                in_positions = match is not None and match[4] is not None
                 if match is None:
                     error(ReportError("expected a value '<id name>'", path, number))
             elif line == " positions:":
