@@ -159,14 +159,19 @@ def test_module_keys(key: str) -> None:
     assert out["module"] == "jit_attention"
 
 
-def test_a_shared_name_is_an_error_listing_ids(zoo: dict[str, Path], tmp_path: Path) -> None:
+def test_a_shared_name_takes_the_largest_and_lists_the_others(
+    zoo: dict[str, Path], tmp_path: Path
+) -> None:
     for host in ("host0", "host1"):
         shutil.copytree(zoo["attention"], tmp_path / host)
-    line = user_error("traffic", str(tmp_path), "--module", "jit_attention")
-    assert "2 modules match 'jit_attention'" in line
+    run = ok("traffic", "--json", str(tmp_path), "--module", "jit_attention")
+    (line,) = run.stderr.strip().splitlines()
+    assert line.startswith("note: 2 modules match 'jit_attention': using the largest"), line
     assert "host0/0000 jit_attention" in line and "host1/0000 jit_attention" in line
+    assert json.loads(run.stdout)["notes"] == [line.removeprefix("note: ")]
     out = json.loads(ok("traffic", "--json", str(tmp_path), "--module", "host1/0000").stdout)
-    assert out["module"] == "jit_attention"
+    assert out["module"] == "jit_attention" and out["notes"] == []
+    assert "/host1/" in out["file"]
 
 
 # -- small things ------------------------------------------------------------------

@@ -212,7 +212,9 @@ def _every_command(root: Path, png: Path, recipe: list[Module], strict_terminal:
     _check(run, "summary", True)
     _strict_json(run.stdout)
 
-    ok = default is not None and model.works(default, "after")
+    # traffic and export: the default module's final dump, else its last pass dump
+    point = model.last_point(default) if default is not None else None
+    ok = point is not None and model.works(default, point)
     _check(xlaview_capped("traffic", folder, env=env), "traffic", ok)
 
     ok = default is not None and model.works(default, "before") and model.works(default, "after")
@@ -240,7 +242,6 @@ def _every_command(root: Path, png: Path, recipe: list[Module], strict_terminal:
     ok = bool(with_after) and all(model.reads(m, "after") for m in with_after)
     _check(xlaview_capped("compare", folder, folder, env=env), "compare", ok)
 
-    point = model.last_point(default) if default is not None else None
     ok = point is not None and model.works(default, point)
     run = xlaview_capped("export", folder, "--out", str(png), env=env, timeout=60)
     _check(run, "export", ok)

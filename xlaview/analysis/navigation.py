@@ -67,7 +67,7 @@ def follow_reindex(
     must be read again)."""
     if module is None:
         return None, None, False
-    match = next((m for m in index.modules if m.ref == module.ref and m.name == module.name), None)
+    match = next((m for m in index.modules if m.identity == module.identity), None)
     if match is None:
         return None, None, False
     keys = [p.key for p in match.points()]

@@ -17,6 +17,7 @@ from xlaview.cli.common import (
     open_index,
     print_table,
     resolve_module,
+    source_json,
 )
 from xlaview.units import elided, human_bytes
 
@@ -25,10 +26,11 @@ def cmd_traffic(args: argparse.Namespace) -> int:
     from xlaview.analysis.traffic import analyze_traffic
 
     # The buffer assignment (which ops update a buffer in place), read if needed.
-    module, cost = load_priced(hlo_file(args.path, args.module))
+    file = hlo_file(args.path, args.module)
+    module, cost = load_priced(file)
     traffic = analyze_traffic(module, lambda: final_reports(args.path, args.module), cost)
     if args.json:
-        emit_json(traffic.to_json())
+        emit_json({**traffic.to_json(), **source_json(file)})
         return 0
     echo(
         f"{traffic.module}: {human_bytes(traffic.total_traffic_bytes)} read and written by "

@@ -25,12 +25,13 @@ def cmd_boundaries(args: argparse.Namespace) -> int:
     from xlaview.analysis.boundaries.explain import module_boundaries
     from xlaview.analysis.traffic import analyze_traffic
 
-    module, cost = load_priced(hlo_file(args.path, args.module))
+    file = hlo_file(args.path, args.module)
+    module, cost = load_priced(file)
     # The buffer assignment (which ops update a buffer in place), read if needed.
     traffic = analyze_traffic(module, lambda: final_reports(args.path, args.module), cost)
     result = module_boundaries(module, traffic)
     if args.json:
-        emit_json(result.to_json())
+        emit_json(result.to_json())  # exactly its keys (issue 17): notes go to stderr
         return 0
 
     def wanted(b: Boundary) -> bool:

@@ -36,6 +36,34 @@ def kept() -> bool:
 def release() -> None:
     """Free what an earlier command kept (a caller that runs several in one process)."""
     _KEPT.clear()
+    _NOTES.clear()
+    _RESOLVED.clear()
+
+
+# What the running command said on stderr about the module it works on (which
+# of several it took, which text stands in for a missing final dump), each once.
+_NOTES: list[str] = []
+# Its module, found once however often it asks: (path, key) -> resolve_module's answer.
+_RESOLVED: dict[tuple[str, str | None], tuple] = {}
+
+
+def note(text: str) -> None:
+    """Say ``text`` on stderr as a note, once per command however often it is asked."""
+    if text not in _NOTES:
+        _NOTES.append(text)
+        echo(f"note: {text}", err=True)
+
+
+def notes() -> list[str]:
+    """What the running command said with `note`, in order (its JSON's ``notes``)."""
+    return list(_NOTES)
+
+
+def source_json(file: Path) -> dict[str, object]:
+    """The keys a command's JSON gives about its input: ``file``, the HLO text
+    it read, and ``notes``, what it said about it on stderr (the module it
+    chose of several, the last pass dump standing in for a missing final one)."""
+    return {"file": str(file), "notes": notes()}
 
 
 # Characters a terminal acts on rather than shows: C0 and C1 controls (ESC
@@ -139,37 +167,69 @@ def open_index(path: Path):
 
 def resolve_module(path: Path, module_key: str | None):
     """(index, dump module or None, HLO file or None) for a dump folder or an HLO
-    file: the module ``module_key`` names (an id, ``module_NNNN``, a name), else
-    the dump's main module (`default_module`)."""
-    from xlaview.dump.main_module import default_module
+    file: the module ``module_key`` names (an id, ``module_NNNN``, a name,
+    ``NNNN.NAME``: `DumpIndex.module`), else the dump's main module
+    (`default_module`). Where several fit the key (two processes repeated an
+    id, a name compiled twice), the largest, said in a `note`."""
+    from xlaview.dump.main_module import default_module, pick_module
 
+    asked = (str(path), module_key)
+    if asked in _RESOLVED:
+        return _RESOLVED[asked]
     index, file = open_index(path)
     if file is not None and module_key is None:
-        return index, index.module_of(file), file
+        _RESOLVED[asked] = (index, index.module_of(file), file)
+        return _RESOLVED[asked]
     if not index.modules:
         raise CliError(f"{path}: no XLA module files here")
     try:
-        module = index.module(module_key) if module_key else default_module(index)
+        if module_key:
+            module, said = pick_module(index, module_key)
+            if said:
+                note(said)
+        else:
+            module = default_module(index)
     except KeyError as err:
         raise CliError(err.args[0] if err.args else str(err)) from None
-    return index, module, None
+    _RESOLVED[asked] = (index, module, None)
+    return _RESOLVED[asked]
 
 
 def resolve_final(path: Path, module_key: str | None):
     """(dump module or None, HLO file, whether the file is its module's
     after-optimizations dump, which its reports describe) for a command on
-    one module's HLO: the file given, else the module's final dump."""
+    one module's HLO: the file given, else the module's final dump, else (a
+    module whose final dump is missing) its last pass dump, said in a `note`."""
     _, module, file = resolve_module(path, module_key)
     if file is None:
-        if module.after_optimizations is None:
-            raise CliError(f"{module.title} has no after-optimizations dump")
-        file = module.after_optimizations.path
+        file = _final_text(module)
     final = (
         module is not None
         and module.after_optimizations is not None
         and (module.after_optimizations.path == file.absolute())
     )
     return module, file, final
+
+
+def _final_text(module) -> Path:
+    """The module's after-optimizations dump, else its last HLO text, said."""
+    if module.after_optimizations is not None:
+        return module.after_optimizations.path
+    points = module.points()
+    if not points:
+        raise CliError(f"{module.title} has no HLO text here (only {_what_it_has(module)})")
+    last = points[-1]
+    what = "pass dump" if last.seq is not None else f"dump ({last.title})"
+    note(f"{module.title} has no after-optimizations dump: using its last {what}, {last.file.rel}")
+    return last.file.path
+
+
+def _what_it_has(module) -> str:
+    files = module.all_files()
+    reports = [k for k, f in module.reports.items() if f]
+    if reports:
+        return "reports: " + ", ".join(reports)
+    return plural(len(files), "other file")
 
 
 def hlo_file(path: Path, module_key: str | None) -> Path:

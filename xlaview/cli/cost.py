@@ -14,6 +14,7 @@ from xlaview.cli.common import (
     hlo_file,
     load_priced,
     print_table,
+    source_json,
 )
 from xlaview.units import human_bytes
 
@@ -32,7 +33,8 @@ def cmd_cost(args: argparse.Namespace) -> int:
         key=lambda k: (-roof.ops[k].time_s * cost.ops[k].executions, cost.ops[k].name),
     )
     if args.json:
-        emit_json({**_document(cost, roof, order, file, reason), "cpu_caveats": caveats})
+        document = _document(cost, roof, order, file, reason)
+        emit_json({**document, "cpu_caveats": caveats, **source_json(file)})
         return 0
     echo(f"{cost.module} on {dev.title} ({dev.name}: {reason})")
     if dev.measured:

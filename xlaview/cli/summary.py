@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from xlaview.cli.common import CliError, echo, emit_json, plural, print_table
+from xlaview.dump.module_names import display_name
 from xlaview.units import human_bytes
 
 _REPORT_ABBREVIATIONS = {
@@ -17,7 +18,7 @@ _REPORT_ABBREVIATIONS = {
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    from xlaview.dump.checks import sniff
+    from xlaview.dump.checks import empty_files, sniff
     from xlaview.dump.index import index_dump
 
     try:
@@ -25,8 +26,11 @@ def cmd_summary(args: argparse.Namespace) -> int:
     except (NotADirectoryError, FileNotFoundError) as err:
         raise CliError(str(err)) from None
     index.problems += sniff(index)
+    empty = empty_files(index)  # routine, so not problems: listed apart
     if args.json:
-        emit_json(_with_memory(index))
+        document = _with_memory(index)
+        document["empty_files"] = [{"path": f.rel, "note": why} for f, why in empty]
+        emit_json(document)
         return 0
     every_file = [f for m in index.modules for f in m.all_files()] + index.unrecognized
     size = sum(f.size for f in every_file)
@@ -36,6 +40,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
     )
     if len(index.dumps) > 1:
         echo(f"{len(index.dumps)} dumps: " + ", ".join(d or "." for d in index.dumps))
+    _say_processes(index)
     rows: list[tuple[object, ...]] = []
     for m in index.modules:
         reports = [_REPORT_ABBREVIATIONS[k] for k, v in m.reports.items() if v]
@@ -43,7 +48,9 @@ def cmd_summary(args: argparse.Namespace) -> int:
             (
                 f"{m.dump}/" if m.dump else "",
                 f"{m.id:04d}",
-                m.title if m.plain_file else (m.name or "-"),  # a lone text: its file too
+                # a lone text: its file too; a TensorFlow function: its name
+                m.title if m.plain_file else (display_name(m.name) or "-"),
+                m.process or "-",
                 m.backend or "?",
                 len(m.passes),
                 "yes" if m.before_optimizations else "-",
@@ -54,8 +61,10 @@ def cmd_summary(args: argparse.Namespace) -> int:
     if rows:
         echo()
         header: tuple[str, ...] = (
-            "dump", "id", "name", "backend", "passes", "before", "after", "reports",
+            "dump", "id", "name", "process", "backend", "passes", "before", "after", "reports",
         )  # fmt: skip
+        if not any(m.process for m in index.modules):
+            rows, header = [r[:3] + r[4:] for r in rows], header[:3] + header[4:]
         if len(index.dumps) == 1:
             rows, header = [r[1:] for r in rows], header[1:]
         print_table(rows, header)
@@ -66,12 +75,37 @@ def cmd_summary(args: argparse.Namespace) -> int:
             echo(f"  {f.rel}")
         if len(index.unrecognized) > 50:
             echo(f"  ... and {len(index.unrecognized) - 50} more")
+    if empty:
+        echo()
+        echo(f"{plural(len(empty), 'empty file')}, as XLA writes them (not problems):")
+        by_note: dict[str, list[str]] = {}
+        for f, why in empty:
+            by_note.setdefault(why, []).append(f.rel)
+        for why, paths in by_note.items():
+            more = f" and {len(paths) - 1} more" if len(paths) > 1 else ""
+            echo(f"  {paths[0]}{more}: {why}")
     if index.problems:
         echo()
         echo(f"{len(index.problems)} problems:")
         for p in index.problems:
             echo(f"  {p}")
     return 0
+
+
+def _say_processes(index) -> None:
+    """That several processes wrote the folder, and why it looks so; and how to
+    name a module whose id another one repeats."""
+    if not index.processes:
+        return
+    echo("several processes wrote this folder:")
+    for why in index.processes:
+        echo(f"  {why}")
+    repeated = next((m for m in index.modules if m.ref != m.id_ref), None)
+    if repeated is not None:
+        echo(
+            f"  --module takes an id they repeat as ID.NAME ({repeated.ref}); an id or name "
+            "alone, the largest of its modules"
+        )
 
 
 def _with_memory(index) -> dict:
@@ -82,6 +116,7 @@ def _with_memory(index) -> dict:
 
     document = index.to_json()
     for module, entry in zip(index.modules, document["modules"], strict=True):
+        entry["display_name"] = display_name(module.name)  # the framework's name for it
         has_reports = any(f for _, f in module.reports.items())
         memory = module_memory(load_reports(module, values=False)) if has_reports else None
         entry["memory"] = memory.to_json() if memory else None

@@ -3,13 +3,16 @@
 - `naming`: the names XLA gives a dump's files; `index` builds the index of a
   folder from them (`records`: its files, modules and pass dumps; `points`: a
   module's timeline; `contents`: what the first few KB of a text say where
-  names say nothing; `main_module`: the module a user means by none);
+  names say nothing; `main_module`: the module a user means by none or by
+  several; `processes`: which process wrote which files where several wrote
+  one folder);
 - `files`: the one way every reader opens a file (regular files only, never
   blocking, size-capped); `checks`: broken files found without parsing them;
 - `modules`: HLO modules parsed once and kept within a memory budget;
 - `readers/`: the memory reports XLA writes beside the final dump, one reader
   each; `reports`: a module's reports read together and joined;
-- `kernels`: the other levels of a module (StableHLO, LLVM IR, PTX).
+- `kernels`: the other levels of a module (StableHLO, LLVM IR, PTX);
+- `module_names`: what to call a module (its framework's name for it).
 
 Modules of this room import each other directly, never this facade.
 """

@@ -6,7 +6,9 @@ file names give no name or backend (dumps before 2021).
 
 A folder may hold several dumps (one sub-folder per host, process or run);
 every directory with module files in it is one dump, and each module knows
-which one it came from.
+which one it came from. Several processes may also write one folder, and
+their module ids repeat: a module is its id and name, and the process that
+wrote it where the folder shows one (`xlaview.dump.processes`).
 """
 
 from __future__ import annotations
@@ -24,8 +26,10 @@ from xlaview.dump.naming import (
     backend_of,
     guess_module_name,
     parse_file_name,
+    routinely_empty,
 )
-from xlaview.dump.records import DumpFile, DumpIndex, DumpModule, PassDump
+from xlaview.dump.processes import folder_process, processes_evidence, split_processes
+from xlaview.dump.records import DumpFile, DumpIndex, DumpModule, PassDump, assign_refs
 from xlaview.errors import Problem
 
 __all__ = ["index_dump", "index_file"]
@@ -48,6 +52,7 @@ def index_file(path: str | os.PathLike[str]) -> DumpIndex:
     index.modules.insert(0, plain_module(dump_file, "", next_id))
     if "" not in index.dumps:
         index.dumps.insert(0, "")
+    assign_refs(index.modules)
     return index
 
 
@@ -138,14 +143,19 @@ def index_dump(root: str | os.PathLike[str]) -> DumpIndex:
     unrecognized.sort(key=lambda f: f.rel)
     unrecognized = add_plain_modules(modules, unrecognized, dumps)
     describe_from_contents(modules)
+    for dump, in_dump in by_dump.items():
+        process = folder_process(dump, in_dump)
+        for module in in_dump if process else ():
+            module.process = module.process or process
     for module in modules:
         _check(module, problems)
     for f in unrecognized:
         if f.size == 0:
             problems.append(Problem(f.rel, "empty file"))
-    modules.sort(key=lambda m: (m.dump, m.id, m.name or ""))
+    modules.sort(key=lambda m: (m.dump, m.id, m.name or "", m.process or ""))
     dumps.sort()
-    return DumpIndex(root_path, modules, unrecognized, problems, dumps)
+    assign_refs(modules)  # the evidence names modules by their refs
+    return DumpIndex(root_path, modules, unrecognized, problems, dumps, processes_evidence(modules))
 
 
 def _drop_repeated_passes(module: DumpModule, problems: list[Problem]) -> None:
@@ -171,19 +181,9 @@ def _drop_repeated_passes(module: DumpModule, problems: list[Problem]) -> None:
 def _group(
     rel_folder: str, entries: list[_Entry], unrecognized: list[DumpFile], problems: list[Problem]
 ) -> list[DumpModule]:
-    by_key: dict[tuple[int, str | None], DumpModule] = {}
-
-    def module_for(parsed: DumpFileName, name: str | None) -> DumpModule:
-        key = (parsed.module_id, name)
-        module = by_key.get(key)
-        if module is None:
-            module = by_key[key] = DumpModule(parsed.module_id, name, rel_folder)
-        if parsed.timestamp and not module.timestamp:
-            module.timestamp = parsed.timestamp
-        if parsed.changelist and not module.changelist:
-            module.changelist = parsed.changelist
-        return module
-
+    """The modules of one dump folder: its files by module id and name, each
+    split by the process that wrote it where two did (`split_processes`)."""
+    files_of: dict[tuple[int, str | None], list[_Entry]] = {}
     others: list[_Entry] = []
     for entry in entries:
         parsed = entry.parsed
@@ -193,12 +193,11 @@ def _group(
         if parsed.kind is FileKind.OTHER:
             others.append(entry)
             continue
-        module = module_for(parsed, parsed.module_name)
-        _place(module, parsed, entry.file)
+        files_of.setdefault((parsed.module_id, parsed.module_name), []).append(entry)
 
     # Other files: split the module name off using the names the HLO dumps gave.
     names_by_id: dict[int, list[str]] = {}
-    for module_id, name in by_key:
+    for module_id, name in files_of:
         if name:
             names_by_id.setdefault(module_id, []).append(name)
     for entry in others:
@@ -210,19 +209,33 @@ def _group(
             name = next(
                 (n for n in known if parsed.rest == n or parsed.rest.startswith(n + ".")), None
             )
-            if name is None and (parsed.module_id, None) not in by_key:
+            if name is None and (parsed.module_id, None) not in files_of:
                 name = (
                     known[0]
                     if len(known) == 1 and not parsed.rest
                     else guess_module_name(parsed.rest)
                 )
-        module_for(parsed, name).other_files.append(entry.file)
+        files_of.setdefault((parsed.module_id, name), []).append(entry)
 
-    for module in by_key.values():
-        _drop_repeated_passes(module, problems)
-        if module.backend is None:
-            module.backend = _backend_from_other_files(module)
-    return list(by_key.values())
+    modules: list[DumpModule] = []
+    for (module_id, name), group in files_of.items():
+        named = [(e.file, e.parsed) for e in group if e.parsed is not None]
+        for process, part in split_processes(named):
+            module = DumpModule(module_id, name, rel_folder, process=process)
+            for dump_file, parsed in part:
+                if parsed.timestamp and not module.timestamp:
+                    module.timestamp = parsed.timestamp
+                if parsed.changelist and not module.changelist:
+                    module.changelist = parsed.changelist
+                if parsed.kind is FileKind.OTHER:
+                    module.other_files.append(dump_file)
+                else:
+                    _place(module, parsed, dump_file)
+            _drop_repeated_passes(module, problems)
+            if module.backend is None:
+                module.backend = _backend_from_other_files(module)
+            modules.append(module)
+    return modules
 
 
 def _place(module: DumpModule, parsed: DumpFileName, dump_file: DumpFile) -> None:
@@ -312,10 +325,13 @@ def _pjrt_input_base(folder: str) -> str | None:
 
 def _check(module: DumpModule, problems: list[Problem]) -> None:
     for f in module.all_files():
-        if f.size == 0:
+        if f.size == 0 and routinely_empty(f.name) is None:  # else an empty file, no problem
             problems.append(Problem(f.rel, "empty file"))
+    # Reports belong to their module whatever else it has (a module whose final
+    # dump is missing still has its passes); only one with no HLO text at all
+    # has nothing to show them against.
     reports = [f for _, f in module.reports.items() if f]
-    if reports and module.after_optimizations is None and not module.stages:
+    if reports and not module.timeline():
         for f in reports:
             problems.append(
                 Problem(f.rel, f"report without its module: no HLO dump of {module.title} here")

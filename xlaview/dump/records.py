@@ -9,12 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from xlaview.dump.files import same_bytes
+from xlaview.dump.module_names import display_name
 from xlaview.dump.points import ModulePoint, find_point, module_points
 from xlaview.errors import Problem, XlaviewError
 from xlaview.units import whole_number
 
 __all__ = [
     "DumpFile", "DumpIndex", "DumpModule", "ModuleLookupError", "PassDump", "Problem", "Reports",
+    "assign_refs",
 ]  # fmt: skip
 
 
@@ -83,6 +85,12 @@ class DumpModule:
     # The file's name, for a module read from a lone HLO text not named like a
     # dump (its id is then xlaview's, not XLA's).
     plain_file: str | None = None
+    # The process that wrote the module, where the folder shows it and another
+    # module shares its id: a ``<host>_<pid>`` folder (--xla_dump_hlo_to_subfolder),
+    # the timestamp prefix of its files, or the backend of its final dump.
+    process: str | None = None
+    # What finds it where its id repeats (set by the index; see `assign_refs`).
+    _ref: str | None = field(default=None, repr=False)
     _unchanged: dict[int, bool] = field(default_factory=dict, repr=False)
     # The points, and what they were made from: made again if the files change.
     _points: tuple[tuple[object, ...], list[ModulePoint]] | None = field(default=None, repr=False)
@@ -95,15 +103,36 @@ class DumpModule:
     @property
     def ref(self) -> str:
         """What finds this module again with :meth:`DumpIndex.module`, even where
-        names repeat: its id (``0009``), after its dump folder if not the root
-        (``host1/0009``)."""
+        names or ids repeat: its id (``0009``), after its dump folder if not the
+        root (``host1/0009``); where two modules of one dump share the id (two
+        processes wrote the folder), the id and the name (``0037.jit_train``),
+        and the process if they share that too (``0037.jit_train@cpu``)."""
+        return self._ref or self.id_ref
+
+    @property
+    def id_ref(self) -> str:
+        """The id after the dump folder, as a :attr:`ref` where ids do not repeat."""
         return f"{self.dump}/{self.id:04d}" if self.dump else f"{self.id:04d}"
+
+    @property
+    def identity(self) -> tuple[str, int, str | None, str | None, str | None]:
+        """What tells this module from every other one of any index of its folder,
+        whatever else the folder holds: dump, id, name, process, lone file."""
+        return self.dump, self.id, self.name, self.process, self.plain_file
 
     @property
     def title(self) -> str:
         if self.plain_file:
             return f"{self.plain_file} ({self.name})" if self.name else self.plain_file
-        return f"module_{self.id:04d}" + (f" {self.name}" if self.name else "")
+        process = f" ({self.process})" if self.process and not self.process_in_folder else ""
+        return f"module_{self.id:04d}" + (f" {self.name}" if self.name else "") + process
+
+    @property
+    def process_in_folder(self) -> bool:
+        """Whether the module's dump folder names its process (``.../<host>_<pid>``)."""
+        return self.process is not None and (
+            self.dump == self.process or self.dump.endswith("/" + self.process)
+        )
 
     def points(self) -> list[ModulePoint]:
         """Every HLO text of the module in compilation order: before
@@ -177,20 +206,28 @@ class DumpIndex:
     unrecognized: list[DumpFile]
     problems: list[Problem]
     dumps: list[str]  # folders holding module files, relative to root
+    # Why the folder looks written by several processes (ids that repeat,
+    # per-process folders, one id compiled for two backends); empty if nothing shows it.
+    processes: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        assign_refs(self.modules)
 
     def module(self, key: str | int) -> DumpModule:
         """The module ``key`` names: its id (``9``, ``0009``, ``module_0009``), its
         name, its title, or a lone HLO text's file name; any of them after
         ``DUMP/`` to pick one dump of several (:attr:`DumpModule.ref` is such a key).
 
+        Where ids repeat (two processes wrote the folder), ``NNNN.NAME`` (and
+        ``NNNN.NAME@PROCESS``) names one of them: :attr:`DumpModule.ref` is such a key.
+
         Raises `ModuleLookupError` (a KeyError) when no module matches, and when
-        several do: the message lists them with their ids.
+        several do: the message lists them by their refs, and the error's
+        ``modules`` are those (`xlaview.dump.main_module.pick_module` takes the
+        largest of them instead).
         """
         text = str(key).strip()
-        exact = [m for m in self.modules if m.ref == text]
-        if len(exact) == 1:
-            return exact[0]
-        found = self._matching(text)
+        found = self.matching(text)
         if len(found) == 1:
             return found[0]
         if not found:
@@ -198,10 +235,15 @@ class DumpIndex:
                 f"no module {text!r} in {self.root} (modules: {_listing(self.modules)})"
             )
         raise ModuleLookupError(
-            f"{len(found)} modules match {text!r}: {_listing(found)}; name one by its id", found
+            f"{len(found)} modules match {text!r}: {_listing(found)}; name one as listed", found
         )
 
-    def _matching(self, text: str) -> list[DumpModule]:
+    def matching(self, text: str) -> list[DumpModule]:
+        """Every module ``text`` names (see :meth:`module`): one for a ref."""
+        text = text.strip()
+        exact = [m for m in self.modules if m.ref == text]
+        if len(exact) == 1:  # refs are never a bare id another module of its dump has
+            return exact
         candidates, rest = self.modules, text
         if "/" in text:
             dump, _, rest = text.rpartition("/")
@@ -212,11 +254,14 @@ class DumpIndex:
             else:
                 rest = text  # a name with a slash in it
         number = _module_number(rest)
-        return [
+        found = [
             m
             for m in candidates
             if (number is not None and m.id == number) or rest in (m.name, m.title, m.plain_file)
         ]
+        found = found or [m for m in candidates if _names_by_id(m, rest)]
+        # Last, the name the module list shows (TensorFlow's function name).
+        return found or [m for m in candidates if m.name and display_name(m.name) == rest]
 
     def module_of(self, path: Path) -> DumpModule | None:
         """The module a file belongs to."""
@@ -240,6 +285,8 @@ class DumpIndex:
                     "name": m.name,
                     "backend": m.backend,
                     "dump": m.dump,
+                    "ref": m.ref,
+                    "process": m.process,
                     "before_optimizations": rel(m.before_optimizations),
                     "after_optimizations": rel(m.after_optimizations),
                     "passes": [
@@ -258,11 +305,49 @@ class DumpIndex:
                 }
                 for m in self.modules
             ],
+            "several_processes": bool(self.processes),
+            "processes": list(self.processes),
             "unrecognized": [f.rel for f in self.unrecognized],
             "problems": [
                 {"path": p.path, "message": p.message, "line": p.line} for p in self.problems
             ],
         }
+
+
+def assign_refs(modules: list[DumpModule]) -> None:
+    """Give each module a :attr:`DumpModule.ref` no other one has: its id where
+    the id is its own in its dump, else the id and the name, else those and
+    the process (the index calls this whenever its modules change)."""
+    by_id: dict[str, list[DumpModule]] = {}
+    for m in modules:
+        by_id.setdefault(m.id_ref, []).append(m)
+    for base, group in by_id.items():
+        if len(group) == 1:
+            group[0]._ref = None
+            continue
+        refs = {id(m): f"{base}.{m.name or f'module_{m.id:04d}'}" for m in group}
+        for m in group:
+            if sum(1 for r in refs.values() if r == refs[id(m)]) > 1:
+                m._ref = refs[id(m)] + (f"@{m.process}" if m.process else "")
+            else:
+                m._ref = refs[id(m)]
+        seen: dict[str, int] = {}
+        for m in group:  # the same name and process twice: never from an index
+            assert m._ref is not None
+            seen[m._ref] = seen.get(m._ref, 0) + 1
+            if seen[m._ref] > 1:
+                m._ref += f"#{seen[m._ref]}"
+
+
+def _names_by_id(module: DumpModule, text: str) -> bool:
+    """Whether ``text`` is ``NNNN.NAME`` or ``NNNN.NAME@PROCESS`` of ``module``
+    (the id in any of its forms: ``37``, ``0037``, ``module_0037``)."""
+    head, dot, tail = text.partition(".")
+    if not dot or _module_number(head) != module.id or module.name is None:
+        return False
+    return tail == module.name or (
+        module.process is not None and tail == f"{module.name}@{module.process}"
+    )
 
 
 def _module_number(text: str) -> int | None:
@@ -271,7 +356,12 @@ def _module_number(text: str) -> int | None:
 
 
 def _listing(modules: list[DumpModule], limit: int = 20) -> str:
-    shown = ", ".join(f"{m.ref} {m.plain_file or m.name or '(no name)'}" for m in modules[:limit])
+    def named(m: DumpModule) -> str:
+        if m.ref != m.id_ref:  # the ref names the module already
+            return m.ref
+        return f"{m.ref} {m.plain_file or m.name or '(no name)'}"
+
+    shown = ", ".join(named(m) for m in modules[:limit])
     return shown + (f", ... and {len(modules) - limit} more" if len(modules) > limit else "")
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
+from xlaview.dump.main_module import pick_module
 from xlaview.dump.modules import load_module
-from xlaview.dump.records import DumpFile, DumpIndex, DumpModule
+from xlaview.dump.records import DumpFile, DumpIndex, DumpModule, ModuleLookupError
 from xlaview.hlo import Module
 from xlaview.profile.measure import ModuleTime, measure_module
 from xlaview.profile.trace import Trace
@@ -148,7 +149,15 @@ def choose_module(trace: Trace, index: DumpIndex, key: str | None = None) -> Dum
             raise KeyError(f"the trace times none of the dump's modules (it timed: {timed})")
         return busiest
     # A name several compilations share: the one the trace timed most.
-    for traced in traced_modules(trace, index):
-        if traced.name == key and traced.dump_modules:
-            return traced.dump_modules[0]
-    return index.module(key)  # an id, module_NNNN, a name: KeyError names what there is
+    traced = traced_modules(trace, index)
+    for timed_name in traced:
+        if timed_name.name == key and timed_name.dump_modules:
+            return timed_name.dump_modules[0]
+    try:
+        return index.module(key)  # an id, module_NNNN, a name: KeyError names what there is
+    except ModuleLookupError as err:
+        if not err.modules:
+            raise
+        # An id two processes used: the one the trace timed most, else the largest.
+        ran = [m for t in traced for m in t.dump_modules if m in err.modules]
+        return ran[0] if ran else pick_module(index, key)[0]

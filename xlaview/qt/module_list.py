@@ -1,4 +1,9 @@
-"""The modules of the open dump: id, name, backend, pass count; with a filter."""
+"""The modules of the open dump: id, name, backend, pass count; with a filter.
+
+A module shows the name its framework gave it (`ModuleEntry`: TensorFlow's
+``a_inference_step_90__XlaMustCompile_..._.5`` is ``step``), its whole HLO
+module name in the tooltip.
+"""
 
 from __future__ import annotations
 
@@ -15,10 +20,12 @@ from PySide6.QtWidgets import (
 )
 
 from xlaview.dump.records import DumpIndex, DumpModule
+from xlaview.qt.model.records import ModuleEntry
 from xlaview.qt.model.view_model import ViewModel
 from xlaview.qt.safe_text import tooltip
 
 _ROLE = Qt.ItemDataRole.UserRole
+_FULL_NAME = Qt.ItemDataRole.UserRole + 1  # the whole name: the filter finds it too
 
 
 class ModuleListPanel(QWidget):
@@ -72,14 +79,17 @@ class ModuleListPanel(QWidget):
         groups: dict[str, QTreeWidgetItem] = {}
         if index is not None:
             for module in index.modules:
-                # A lone HLO text is named by its file: two files may hold one module name.
-                name = module.title if module.plain_file else (module.name or "(no name)")
+                entry = ModuleEntry.of(module)
+                name = entry.shown
+                if module.process and not module.process_in_folder:  # its id repeats
+                    name += f" ({module.process})"
                 item = _Item(
                     [f"{module.id:04d}", name, module.backend or "?", str(len(module.passes))]
                 )
                 item.setData(0, _ROLE, module)
+                item.setData(0, _FULL_NAME, entry.full)
                 files = len(module.all_files())
-                item.setToolTip(1, tooltip(f"{module.title}\n{files} file{'s' * (files != 1)}"))
+                item.setToolTip(1, tooltip(f"{entry.full}\n{files} file{'s' * (files != 1)}"))
                 if several:
                     group = groups.get(module.dump)
                     if group is None:
@@ -120,10 +130,7 @@ class ModuleListPanel(QWidget):
     def select(self, module: DumpModule) -> None:
         for item in self._items():
             found = item.data(0, _ROLE)
-            if found is module or (
-                found is not None
-                and (found.dump, found.id, found.name) == (module.dump, module.id, module.name)
-            ):
+            if found is module or (found is not None and found.identity == module.identity):
                 self.tree.blockSignals(True)
                 self.tree.setCurrentItem(item)
                 self.tree.blockSignals(False)
@@ -132,7 +139,8 @@ class ModuleListPanel(QWidget):
     def _apply_filter(self, text: str) -> None:
         needle = text.strip().lower()
         for item in self._items():
-            haystack = " ".join(item.text(c) for c in range(4)).lower()
+            texts = [item.text(c) for c in range(4)] + [str(item.data(0, _FULL_NAME) or "")]
+            haystack = " ".join(texts).lower()
             item.setHidden(bool(needle) and needle not in haystack)
 
     def _on_current_changed(self, current: QTreeWidgetItem | None, _previous: object) -> None:

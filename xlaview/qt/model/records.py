@@ -7,7 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from xlaview.dump.records import DumpFile
+from xlaview.dump.module_names import display_name
+from xlaview.dump.records import DumpFile, DumpModule
 from xlaview.qt.model.tasks import GraphResult
 
 
@@ -44,3 +45,22 @@ class Selection:
     described: dict[str, Any]
     kind: Any  # xlaview.analysis.kinds.Kind
     center: bool  # scroll the views to it
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleEntry:
+    """A module as the module list shows it: ``shown`` is the name its
+    framework gave it (`xlaview.dump.module_names.display_name`: ``step``
+    for TensorFlow's ``a_inference_step_90__XlaMustCompile_..._.5``), ``full``
+    the whole HLO module name beside its id, for the tooltip."""
+
+    module: DumpModule
+    shown: str
+    full: str
+
+    @classmethod
+    def of(cls, module: DumpModule) -> ModuleEntry:
+        shown = display_name(module.name) or "(no name)"
+        if module.plain_file:  # a lone HLO text: two files may hold one module name
+            shown = f"{module.plain_file} ({shown})" if module.name else module.plain_file
+        return cls(module, shown, module.title)

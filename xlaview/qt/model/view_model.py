@@ -30,7 +30,7 @@ from PySide6.QtCore import QObject, Signal
 from xlaview.analysis import navigation
 from xlaview.analysis.kinds import kind_of
 from xlaview.dump.index import index_dump, index_file
-from xlaview.dump.main_module import default_module
+from xlaview.dump.main_module import default_module, pick_module
 from xlaview.dump.modules import LoadedModule, ModuleCache
 from xlaview.dump.points import ModulePoint
 from xlaview.dump.records import DumpFile, DumpIndex, DumpModule
@@ -51,7 +51,7 @@ from xlaview.qt.model.graphs import Graphs
 from xlaview.qt.model.jobs import Jobs
 from xlaview.qt.model.notices import NoticeBoard
 from xlaview.qt.model.prefetch import Prefetch
-from xlaview.qt.model.records import Selection, TextShown
+from xlaview.qt.model.records import ModuleEntry, Selection, TextShown
 from xlaview.qt.model.release import Releaser
 from xlaview.qt.model.tasks import PreparedPass
 from xlaview.qt.model.view_cache import ViewCache
@@ -120,6 +120,7 @@ class ViewModel(QObject):
         self.index_changed.connect(costing.index_changed)
         self.pass_changed.connect(boundaries.pass_changed)
         self.pass_shown.connect(lambda _shown: costing.pass_shown())
+        self.pass_shown.connect(lambda _shown: self.kernels.pass_shown())
         # Priced once the pass's graph is drawn: the worker lays that out first.
         self.graph_shown.connect(lambda _shown: costing.request())
         self.selection_changed.connect(lambda selection: costing.request() if selection else None)
@@ -205,6 +206,10 @@ class ViewModel(QObject):
             f"{'s' * (len(index.dumps) != 1)}"
         )
 
+    def module_entries(self) -> list[ModuleEntry]:
+        """The modules of the open folder as the module list shows them."""
+        return [ModuleEntry.of(m) for m in self.index.modules] if self.index else []
+
     def reindexed(self, index: DumpIndex) -> None:
         """A re-index of the open folder (it is being written): keep the user's
         module, pass and selection where they still exist."""
@@ -237,11 +242,15 @@ class ViewModel(QObject):
             self.notices.cannot(f"no dump is open to show module {key}")
             return
         try:
-            module = key if isinstance(key, DumpModule) else self.index.module(key)
+            module, several = (
+                (key, None) if isinstance(key, DumpModule) else pick_module(self.index, key)
+            )
         except XlaviewError as err:
             self.notices.cannot(str(err), str(self.index.root))
             return
         self._set_module(module)
+        if several:  # an id two processes used, a name compiled twice: the largest, said
+            self.notices.say(several)
         if not self.points:
             return
         try:
