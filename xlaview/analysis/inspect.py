@@ -12,7 +12,8 @@ from xlaview.analysis.buffers import bytes_per_memory_space, primary_memory, res
 from xlaview.analysis.kinds import custom_call_target, kind_name, op_label
 from xlaview.analysis.memory import explain_memory, memory_timeline, module_memory
 from xlaview.analysis.memory_spaces import memory_platform, memory_space
-from xlaview.dump.kernels import KernelFiles, ModuleLevels, kernel_arguments
+from xlaview.analysis.op_kernels import OpKernel, op_kernel
+from xlaview.dump.kernels import KernelFiles, ModuleFunctions, ModuleLevels, kernel_arguments
 from xlaview.dump.reports import ModuleReports, memory_of
 from xlaview.hlo import Module, Shape, describe_dimension_order
 
@@ -101,54 +102,17 @@ def kernel_argument_map(
     return out
 
 
-# Per instruction: opcode, shape, operand positions (-1: not in the body), payload, fusion kind.
-_Signature = tuple[tuple[str, str, tuple[int, ...], str | None, str | None], ...]
-
-
-def _body_signature(module: Module, computation: str) -> _Signature:
-    comp = module.computation(computation)
-    index = {i.name: k for k, i in enumerate(comp.instructions)}
-    return tuple(
-        (
-            i.opcode,
-            str(i.shape),
-            tuple(index.get(o, -1) for o in i.operand_names),
-            i.payload,
-            i.fusion_kind,
-        )
-        for i in comp.instructions
-    )
-
-
 def kernel_files_for(
-    module: Module, name: str, levels: ModuleLevels
+    module: Module, name: str, levels: ModuleLevels, functions: ModuleFunctions | None = None
 ) -> tuple[KernelFiles | None, str | None]:
-    """The kernel files of an instruction, and the instruction they were named
-    after when it is another one: XLA compiles identical fusions once."""
-    own = levels.kernels.get(name)
-    if own:
-        return own, None
+    """The kernel files of an instruction (None: it has none of its own), and
+    the instruction they were named after when it is another one: XLA compiles
+    identical fusions once. `op_kernel` says why when there are none."""
     try:
-        _, instr = module.find(name)
+        kernel = op_kernel(module, name, levels, functions)
     except KeyError:
         return None, None
-    called = instr.called_computations
-    if instr.opcode == "fusion" and called and module.has_computation(called[0]):
-        signature = _body_signature(module, called[0])
-        for other, files in levels.kernels.items():
-            try:
-                _, twin = module.find(other)
-            except KeyError:
-                continue
-            twin_called = twin.called_computations
-            if (
-                twin.opcode == "fusion"
-                and twin_called
-                and module.has_computation(twin_called[0])
-                and _body_signature(module, twin_called[0]) == signature
-            ):
-                return files, other
-    return levels.kernel_of(name), None
+    return (kernel.files() if kernel else None), kernel.shared_with
 
 
 def describe_instruction(
@@ -158,12 +122,19 @@ def describe_instruction(
     levels: ModuleLevels | None = None,
     cost: ModuleCost | None = None,
     roof: Roofline | None = None,
+    functions: ModuleFunctions | None = None,
+    final: bool = True,
+    kernel: bool = True,
 ) -> dict[str, Any]:
     """The ``inspect --json`` "instruction" object (plus extra keys the GUI shows).
 
     ``cost`` (`module_cost` of the module) and ``roof`` (its `roofline` on a
-    device) fill the ``cost`` object; without them it is None. Raises KeyError
-    when the module has no such instruction.
+    device) fill the ``cost`` object; without them it is None. ``levels`` and
+    ``functions`` (`module_functions`) find its kernel (`op_kernel`; ``final``:
+    ``module`` is the one XLA compiled, not a pass before it; ``kernel`` False:
+    not looked for, the ``kernel`` object empty, for a view that shows it
+    apart). Raises
+    KeyError when the module has no such instruction.
     """
     comp, instr = module.find(name)
     shapes = {i.name: i.shape for i in comp.instructions}
@@ -234,9 +205,10 @@ def describe_instruction(
     if described["live_range"] is None and reports and reports.live_range:
         live = reports.live_range.range_of(instr.name)
         described["live_range"] = list(live) if live else None
-    kernel, shared_with = kernel_files_for(module, instr.name, levels) if levels else (None, None)
-    described["kernel"] = (kernel or KernelFiles()).paths()
-    described["kernel_shared_with"] = shared_with
+    found = op_kernel(module, instr.name, levels, functions, final) if kernel else None
+    found = found if found is not None else OpKernel(instr.name)
+    described["kernel"] = found.to_json()
+    described["kernel_shared_with"] = found.shared_with
     return described
 
 

@@ -27,7 +27,8 @@ def load_for_inspection(path: Path, priced: bool = False):
     found: dict[str, object] = {"reports": None, "levels": None}
 
     def read_the_dump() -> None:
-        module = index_dump(path.parent).module_of(path)
+        index = index_dump(path.parent)
+        module = index.module_of(path)
         # The reports describe the final module: joined only with that file.
         if (
             module is not None
@@ -35,7 +36,7 @@ def load_for_inspection(path: Path, priced: bool = False):
             and (module.after_optimizations.path == path.absolute())
         ):
             found["reports"] = load_reports(module)
-        found["levels"] = module_levels(module) if module is not None else None
+        found["levels"] = module_levels(module, index.unrecognized) if module is not None else None
 
     if priced:  # while a helper process parses part of a big module
         loaded, cost = reading(path, lambda: load_and_price(path, meanwhile=read_the_dump))
@@ -66,6 +67,7 @@ def cmd_inspect(args: argparse.Namespace) -> int:
         return 0
     from xlaview.analysis.cost.devices import detect_device
     from xlaview.analysis.cost.roofline import roofline
+    from xlaview.dump.kernels import module_functions
 
     try:
         module.find(args.instruction)
@@ -76,12 +78,35 @@ def cmd_inspect(args: argparse.Namespace) -> int:
             where = f"; the file is broken at line {first.line}: {first.message}"
         raise CliError(f"no instruction {args.instruction!r} in {args.file}{where}") from None
     roof = roofline(cost, detect_device(module, args.file, cost.platform).device)
-    described = describe_instruction(module, args.instruction, reports, levels, cost, roof)
+    functions = module_functions(levels) if levels is not None else None
+    described = describe_instruction(
+        module,
+        args.instruction,
+        reports,
+        levels,
+        cost,
+        roof,
+        functions=functions,
+        final=_compiled(args.file),
+    )
     if args.json:
         emit_json({"module": module.name, "file": str(args.file), "instruction": described})
     else:
         print_instruction(described)
     return 0
+
+
+def _compiled(path: Path) -> bool:
+    """Whether ``path`` is the module XLA compiled, whose ops the kernels are
+    of (not a pass dump or the HLO before optimizations, which only share names)."""
+    from xlaview.dump.naming import FileKind, parse_file_name
+
+    parsed = parse_file_name(path.name)
+    if parsed is None:
+        return True
+    if parsed.kind in (FileKind.PASS, FileKind.SNAPSHOT):
+        return False
+    return not (parsed.kind is FileKind.STAGE and (parsed.stage or "").startswith("before"))
 
 
 def print_module_summary(path: Path, summary: dict) -> None:
@@ -139,11 +164,24 @@ def print_instruction(d: dict) -> None:
         echo(f"  live range: {d['live_range'][0]}..{d['live_range'][1]}{share}")
     if d["op_name"]:
         echo(f"  op_name: {d['op_name']}")
-    for key, path in d["kernel"].items():
-        if path:
-            echo(f"  kernel {key.replace('_', '-')}: {path}")
+    print_kernel(d["kernel"], d["kernel_shared_with"])
     for frame in d["source"][:3]:
         echo(f"  at {frame}")
+
+
+def print_kernel(k: dict, shared_with: str | None) -> None:
+    """The kernel lines of ``inspect -i``: its files in pipeline order, or why it has none."""
+    if not k["stages"]:
+        echo(f"  kernel: none of its own; {k['reason']}")
+        return
+    name = k["function"] or "?"
+    shared = f", compiled once for it and {shared_with}" if shared_with else ""
+    echo(f"  kernel {name}{shared}:")
+    if k["note"]:
+        echo(f"    ({k['note']})")
+    width = max(len(s["name"]) for s in k["stages"])
+    for s in k["stages"]:
+        echo(f"    {s['name']:<{width}}  {s['file']}")
 
 
 def print_cost(c: dict) -> None:

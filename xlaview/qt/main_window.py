@@ -182,6 +182,8 @@ class MainWindow(QMainWindow):
         self.bottom_tabs.room_wanted.connect(self._make_room)
         self.levels_bar.stablehlo_requested.connect(self.code_tabs.show_stablehlo)
         self.levels_bar.kernel_requested.connect(self._show_kernel_of)
+        self.levels_bar.stage_requested.connect(self.code_tabs.show_kernel_stage)
+        self.code_tabs.kernel_stage_shown.connect(self.levels_bar.mark_stage)
         self.traffic_panel.overlay_toggled.connect(self.graph_pane.set_traffic_overlay)
         self.traffic_panel.emphasis_requested.connect(self.graph_pane.set_emphasis)
         model.costing.heat_changed.connect(self.graph_pane.set_heat)

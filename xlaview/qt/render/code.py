@@ -60,3 +60,10 @@ def load_code(
     document.moveToThread(gui_thread())
     jump = line - first + 1 if line else None
     return LoadedCode(kind, shown, document, jump, note)
+
+
+def note_code(text: str) -> LoadedCode:
+    """A few lines said in place of a file (an object file is not shown)."""
+    document = build_document(text)
+    document.moveToThread(gui_thread())
+    return LoadedCode("mlir", text, document, None)

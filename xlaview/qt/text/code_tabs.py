@@ -4,9 +4,11 @@ clicks back to it."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from xlaview.analysis.marks import selection_lines
+from xlaview.analysis.op_kernels import OpKernel
 from xlaview.qt import theme
 from xlaview.qt.model.analyses.changes import DiffShown
 from xlaview.qt.model.records import Selection, TextShown
@@ -19,6 +21,8 @@ from xlaview.text.spans import lex_text
 
 
 class CodeTabs(QTabWidget):
+    kernel_stage_shown = Signal(str)  # the stage of the selected op's kernel the Kernel tab shows
+
     def __init__(self, model: ViewModel, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("codeTabs")
@@ -31,14 +35,14 @@ class CodeTabs(QTabWidget):
         self.addTab(self.kernel, "Kernel")
         self.addTab(self.stablehlo, "StableHLO")
         self._stablehlo_asked = False
-        self._kernel_asked: tuple[str | None, str] | None = None  # instruction, stage
+        self._kernel_asked: tuple[str | None, str | None] | None = None  # op, stage
 
         self.text.instruction_clicked.connect(
             lambda computation, name: model.select_instruction(name, computation)
         )
         self.text.computation_clicked.connect(self._on_computation_clicked)
         self.text.window_moved.connect(self._colour_window)
-        self.kernel.stage_requested.connect(lambda _stage: self._request_kernel())
+        self.kernel.stage_requested.connect(self._on_stage_requested)
         self.currentChanged.connect(lambda _i: self._on_tab_changed())
         model.pass_shown.connect(self._on_pass_shown)
         model.spans_ready.connect(self.text.set_spans)
@@ -49,7 +53,7 @@ class CodeTabs(QTabWidget):
             lambda levels, _module: self._on_module_changed(levels)
         )
         kernels = model.kernels
-        kernels.kernel_files.connect(self._on_kernel_files)
+        kernels.kernel_shown.connect(self._on_kernel_shown)
         kernels.kernel_code.connect(self._on_kernel_code)
         kernels.stablehlo_code.connect(self._on_stablehlo_code)
 
@@ -113,11 +117,10 @@ class CodeTabs(QTabWidget):
             self.model.enter_computation(computation)
 
     # -- kernel and StableHLO ---------------------------------------------------
-    def _on_module_changed(self, levels) -> None:
-        self.kernel.set_levels(levels.kernel_levels if levels is not None else ())
+    def _on_module_changed(self, _levels) -> None:
         self._stablehlo_asked = False
         self._kernel_asked = None
-        self.kernel.set_files(None, None, None)
+        self.kernel.set_kernel(None)
         if self.currentWidget() is self.stablehlo:
             self.show_stablehlo()
 
@@ -128,18 +131,23 @@ class CodeTabs(QTabWidget):
         elif current is self.stablehlo and not self._stablehlo_asked:
             self.show_stablehlo()
 
-    def _on_kernel_files(self, instruction, files, shared_with) -> None:
-        self.kernel.set_files(instruction, files, shared_with)
+    def _on_kernel_shown(self, kernel: OpKernel | None) -> None:
+        self.kernel.set_kernel(kernel)
         self._kernel_asked = None
         if self.currentWidget() is self.kernel:
             self._request_kernel()
 
+    def _on_stage_requested(self, _level: str) -> None:
+        self._request_kernel()
+
     def _request_kernel(self) -> None:
-        asked = (self.kernel.instruction, self.kernel.current_stage())
-        if not self.kernel.files or asked == self._kernel_asked:
+        stage = self.kernel.current_stage()
+        asked = (self.kernel.instruction, stage)
+        if not self.kernel.kernel or stage is None or asked == self._kernel_asked:
             return
         self._kernel_asked = asked
-        self.model.kernels.request_kernel_code(asked[1], self.kernel.function)
+        self.kernel_stage_shown.emit(stage)
+        self.model.kernels.request_kernel_code(stage)
 
     def _on_kernel_code(self, code: LoadedCode, rows: list[dict]) -> None:
         self.kernel.show_code(code)
@@ -148,6 +156,12 @@ class CodeTabs(QTabWidget):
 
     def show_kernel(self) -> None:
         self.setCurrentWidget(self.kernel)
+
+    def show_kernel_stage(self, level: str) -> None:
+        """The Kernel tab at one stage of the selected op's kernel."""
+        self.kernel.show_level(level)
+        self.setCurrentWidget(self.kernel)
+        self._request_kernel()
 
     def show_stablehlo(self) -> None:
         """The StableHLO the framework handed XLA (``module.mlir``)."""

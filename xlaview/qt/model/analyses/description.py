@@ -17,8 +17,8 @@ def describe(
 ) -> dict[str, Any]:
     cost, roof = costing.priced(module)
     described = describe_instruction(
-        module, name, info.reports_for_pass(), info.levels, cost=cost, roof=roof
-    )
+        module, name, info.reports_for_pass(), info.levels, cost=cost, roof=roof, kernel=False
+    )  # the kernel: `Kernels`, on the worker
     described["computation"] = computation
     described["measured"] = costing.measured_of(name)
     return described

@@ -50,7 +50,9 @@ class ModuleInfo(QObject):
             self._request_change_sizes()
 
     def module_shown(self, module: DumpModule | None) -> None:
-        self.levels = module_levels(module) if module is not None else None
+        index = self._shown.index
+        loose = index.unrecognized if index is not None else ()
+        self.levels = module_levels(module, loose) if module is not None else None
         self.levels_changed.emit(self.levels, module)
         self._set_memory(None)
         if module is None:
