@@ -37,6 +37,16 @@ def zoo(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="session")
+def kernel_dumps(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One program of every kind of op, compiled for XLA:CPU with its emitters'
+    IR dumps: ``default`` (YNNPACK fusions) and ``no_ynn`` (none)."""
+    pytest.importorskip("jax")
+    from programs.kernel_programs import generate
+
+    return generate(tmp_path_factory.mktemp("kernels"))
+
+
+@pytest.fixture(scope="session")
 def gpt_dump(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real GPT train step (2 layers) with every pass dumped: the benchmarks'
     program (benchmarks/gpt.py), small enough to compile in seconds."""
@@ -57,6 +67,34 @@ def profiled(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     from programs.profiled import generate
 
     return generate(tmp_path_factory.mktemp("profiled"))
+
+
+def _framework_dumps(tmp_path_factory: pytest.TempPathFactory, framework: str) -> dict[str, Path]:
+    from programs.frameworks import generate, interpreter
+
+    python, why = interpreter(framework)
+    if python is None:
+        pytest.skip(why)
+    try:
+        return generate(framework, tmp_path_factory.mktemp(framework), python=python)
+    except RuntimeError as err:
+        pytest.fail(str(err), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def tf_dumps(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Dump folders of small TensorFlow programs (``tf.function(jit_compile=True)``,
+    run), every pass dumped: NAME -> folder. Skipped without TensorFlow (here or
+    in ``$XLAVIEW_TF_PYTHON``)."""
+    return _framework_dumps(tmp_path_factory, "tensorflow")
+
+
+@pytest.fixture(scope="session")
+def torch_xla_dumps(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Dump folders of small PyTorch/XLA programs (``PJRT_DEVICE=CPU``, run), every
+    pass dumped: NAME -> folder. Skipped without torch_xla (here or in
+    ``$XLAVIEW_TORCH_XLA_PYTHON``)."""
+    return _framework_dumps(tmp_path_factory, "torch_xla")
 
 
 def pytest_configure(config: pytest.Config) -> None:
