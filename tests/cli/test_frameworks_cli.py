@@ -26,6 +26,8 @@ from programs.frameworks import (
     summary,
 )
 
+from xlaview.analysis.reasons import REASONS
+
 # TensorFlow names a module after its function: a_inference_<fn>_<n>__XlaMustCompile_...
 TF_FUNCTION = re.compile(r"a_inference_(.+?)_\d+__")
 MODULE_FILE = re.compile(r"module_(\d{4,})\.")
@@ -170,16 +172,7 @@ def test_traffic_and_boundaries_agree(request, case) -> None:
     framework, program = case
     folder = dump_of(request, case)
     index = summary(folder)
-    reasons = {
-        "multi-pass",
-        "library-call",
-        "layout-change",
-        "shared-read",
-        "collective",
-        "control-flow",
-        "output",
-        "other",
-    }
+    reasons = set(REASONS)
     for m in index["modules"]:
         key = module_key(m)
         traffic = as_json("traffic", "--json", str(folder), "--module", key)

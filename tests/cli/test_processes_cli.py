@@ -6,13 +6,12 @@ in for a missing final dump."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from commands import xlaview
 from programs.two_processes import BIG, FME, GSPMD, SMALL, copy_module, generate
 
 ANALYSES = ("traffic", "cost", "boundaries")
@@ -21,19 +20,8 @@ ANALYSES = ("traffic", "cost", "boundaries")
 SAY_SOURCE = ("traffic", "cost")
 
 
-def xlaview(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "xlaview", *args],
-        capture_output=True,
-        check=False,
-        text=True,
-        timeout=300,
-        env={**os.environ, "JAX_PLATFORMS": "cpu"},
-    )
-
-
 def ok(*args: str) -> subprocess.CompletedProcess[str]:
-    run = xlaview(*args)
+    run = xlaview(*args, check=False, env={"JAX_PLATFORMS": "cpu"})
     assert run.returncode == 0, f"xlaview {' '.join(args)}: exit {run.returncode}: {run.stderr}"
     assert "Traceback" not in run.stderr, run.stderr
     return run
@@ -193,7 +181,7 @@ def test_a_module_with_no_hlo_text_is_one_line_exit_2(without_final: Path) -> No
     for path in without_final.glob("module_0027.jit_init.*.txt"):
         if "buffer-assignment" not in path.name and "memory-usage" not in path.name:
             path.unlink()
-    run = xlaview("traffic", str(without_final), "--module", "jit_init")
+    run = xlaview("traffic", str(without_final), "--module", "jit_init", check=False)
     assert run.returncode == 2, run
     assert run.stderr.strip() == (
         "xlaview traffic: module_0027 jit_init has no HLO text here "
