@@ -13,6 +13,9 @@ from programs.two_processes import BIG, FME, GSPMD, SMALL, copy_module, generate
 from xlaview.dump.index import index_dump
 from xlaview.dump.main_module import default_module, module_size, pick_module
 from xlaview.dump.records import DumpIndex, DumpModule, ModuleLookupError
+from xlaview.profile.events import EventTable, OpKey
+from xlaview.profile.join import choose_module
+from xlaview.profile.trace import Trace
 
 
 @pytest.fixture(scope="module")
@@ -223,3 +226,24 @@ def test_reports_of_a_module_with_no_hlo_text_at_all_are_a_problem(
     index = index_dump(folder)
     listed = [p for p in index.problems if "report without its module" in p.message]
     assert len(listed) == 2 and all("module_0027 jit_init" in p.message for p in listed)
+
+
+def _trace_of(module: str | None) -> Trace:
+    """A trace timing one op of ``module`` (None: nothing at all)."""
+    table = EventTable()
+    if module is not None:
+        thread = table.thread_id("/device:CPU:0", "XLA Ops", 0)
+        table.add(OpKey(module, "fusion", "/device:CPU:0", None), "run", thread, 0.0, 1e-3)
+    return Trace(Path("trace"), (), table.finish(), len(table))
+
+
+def test_profile_picks_of_an_id_two_processes_used_the_one_the_trace_timed(
+    two_processes: Path,
+) -> None:
+    index = index_dump(two_processes)
+    (big,) = named(index, BIG)
+    (small,) = named(index, SMALL)
+    key = str(big.id)
+    assert choose_module(_trace_of(SMALL), index, key) is small, "the module that ran"
+    assert choose_module(_trace_of(BIG), index, key) is big
+    assert choose_module(_trace_of(None), index, key) is big, "nothing timed: the largest"
