@@ -7,6 +7,7 @@ import argparse
 from pathlib import Path
 
 from xlaview.cli.common import (
+    MODULE_HELP,
     CliError,
     echo,
     emit_json,
@@ -182,14 +183,14 @@ def memory_rows(left: dict | None, right: dict | None) -> list[tuple[str, str, s
 def register(sub) -> None:
     p = sub.add_parser("traffic", help="bytes per top-level op and materialized intermediates")
     p.add_argument("path", type=Path, help="a dump folder or an HLO file")
-    p.add_argument("--module", help="module name or id (default: the one with most passes)")
+    p.add_argument("--module", help=MODULE_HELP)
     p.add_argument("--top", type=int, default=20, help="intermediates shown in the table")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=cmd_traffic)
 
     p = sub.add_parser("diff", help="what changed between two points of a module's timeline")
     p.add_argument("dir", type=Path, help="a dump folder")
-    p.add_argument("--module", help="module name or id")
+    p.add_argument("--module", help=MODULE_HELP)
     p.add_argument("--from", dest="from_", required=True, metavar="SEQ|before|after")
     p.add_argument("--to", required=True, metavar="SEQ|before|after")
     p.add_argument("--json", action="store_true", help="print one JSON object")

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from xlaview.analysis.reasons import REASONS
 from xlaview.cli.common import (
+    MODULE_HELP,
     echo,
     emit_json,
     final_reports,
@@ -105,7 +106,7 @@ def cmd_boundaries(args: argparse.Namespace) -> int:
 def register(sub) -> None:
     p = sub.add_parser("boundaries", help="why each materialized intermediate is there")
     p.add_argument("path", type=Path, help="a dump folder or an HLO file")
-    p.add_argument("--module", help="module name or id (default: the one with most passes)")
+    p.add_argument("--module", help=MODULE_HELP)
     p.add_argument("--reason", choices=REASONS, help="only boundaries of this reason (table)")
     p.add_argument("--top", type=int, default=20, help="boundaries shown in the table (0: all)")
     p.add_argument(

@@ -129,6 +129,14 @@ def json_safe(value: object) -> object:
     return value
 
 
+# What --module takes, in every command's help (the README says the same).
+MODULE_HELP = (
+    "module id (9, 0009, module_0009; 0009.NAME where two processes repeat an id) or name "
+    "(default: the program's main module, the one with the most instructions among the "
+    "newest dump's, its framework's helper jits last)"
+)
+
+
 def plural(count: int, noun: str) -> str:
     """``1 file``, ``3 files``."""
     return f"{count} {noun}" + ("" if count == 1 else "s")

@@ -8,6 +8,7 @@ from typing import Any
 
 from xlaview import units
 from xlaview.cli.common import (
+    MODULE_HELP,
     CliError,
     echo,
     emit_json,
@@ -157,7 +158,7 @@ def _document(cost: Any, roof: Any, order: list[int], file: Path, reason: str) -
 def register(sub: Any) -> None:
     p = sub.add_parser("cost", help="FLOPs, bytes and time of each op on a device's roofline")
     p.add_argument("path", type=Path, help="a dump folder or an HLO file")
-    p.add_argument("--module", help="module name or id (default: the one with most passes)")
+    p.add_argument("--module", help=MODULE_HELP)
     p.add_argument(
         "--device",
         help="a device name: h100 (the SXM), h100-pcie, a100, mi300x, tpu-v5e..., or cpu (this "

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from xlaview.cli.common import CliError, echo, resolve_module
+from xlaview.cli.common import MODULE_HELP, CliError, echo, resolve_module
 
 # The window is rendered at this size: one 32-bit pixel buffer for Qt's
 # backing store and one for the grab, so 16384 x 16384 is 2 GiB at once. Past
@@ -184,7 +184,7 @@ def register(sub) -> None:
     p.add_argument("dir", type=Path, help="a dump folder, or an HLO file of one")
     p.add_argument(
         "--module",
-        help="module id (9, 0009, module_0009) or name (default: the program's main module)",
+        help=MODULE_HELP,
     )
     p.add_argument(
         "--pass",
