@@ -9,6 +9,7 @@ from pathlib import Path
 from xlaview.cli.common import (
     MODULE_HELP,
     CliError,
+    add_top,
     echo,
     emit_json,
     final_reports,
@@ -18,7 +19,9 @@ from xlaview.cli.common import (
     open_index,
     print_table,
     resolve_module,
+    say_shown,
     source_json,
+    top_rows,
 )
 from xlaview.units import elided, human_bytes
 
@@ -50,9 +53,10 @@ def cmd_traffic(args: argparse.Namespace) -> int:
             i.producer_kind,
             elided(i.consumers),
         )
-        for i in traffic.intermediates[: args.top]
+        for i in top_rows(traffic.intermediates, args)
     ]
     print_table(rows, ("traffic", "bytes", "shape", "producer", "kind", "read by"))
+    say_shown(len(rows), len(traffic.intermediates), "intermediates")
     return 0
 
 
@@ -184,7 +188,7 @@ def register(sub) -> None:
     p = sub.add_parser("traffic", help="bytes per top-level op and materialized intermediates")
     p.add_argument("path", type=Path, help="a dump folder or an HLO file")
     p.add_argument("--module", help=MODULE_HELP)
-    p.add_argument("--top", type=int, default=20, help="intermediates shown in the table")
+    add_top(p, "intermediates")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=cmd_traffic)
 

@@ -9,12 +9,15 @@ from typing import TYPE_CHECKING
 from xlaview.analysis.reasons import REASONS
 from xlaview.cli.common import (
     MODULE_HELP,
+    add_top,
     echo,
     emit_json,
     final_reports,
     hlo_file,
     load_priced,
     print_table,
+    say_shown,
+    top_rows,
 )
 from xlaview.units import elided, human_bytes
 
@@ -38,8 +41,9 @@ def cmd_boundaries(args: argparse.Namespace) -> int:
     def wanted(b: Boundary) -> bool:
         return args.reason is None or b.reason == args.reason
 
-    shown = [b for b in result.boundaries if wanted(b)][: args.top or None]
-    inside = [b for b in result.interior if wanted(b)][: args.top or None]
+    listed = [b for b in result.boundaries if wanted(b)]
+    listed_inside = [b for b in result.interior if wanted(b)]
+    shown, inside = top_rows(listed, args), top_rows(listed_inside, args)
     total = sum(b.bytes for b in result.boundaries)
     echo(
         f"{result.module}: {len(result.boundaries)} boundaries, {human_bytes(total)} through "
@@ -58,6 +62,7 @@ def cmd_boundaries(args: argparse.Namespace) -> int:
         for b in shown
     ]
     print_table(rows, ("bytes", "saves", "reason", "shape", "value", "read by"))
+    say_shown(len(shown), len(listed), "boundaries")
     if result.interior:
         kernels = sorted({b.inside or "" for b in result.interior})
         echo()
@@ -75,6 +80,7 @@ def cmd_boundaries(args: argparse.Namespace) -> int:
             ],
             ("bytes", "reason", "shape", "value", "read by", "inside"),
         )
+        say_shown(len(inside), len(listed_inside), "values inside library kernels")
     if args.why:
         for b in [*shown, *inside]:
             echo()
@@ -108,7 +114,7 @@ def register(sub) -> None:
     p.add_argument("path", type=Path, help="a dump folder or an HLO file")
     p.add_argument("--module", help=MODULE_HELP)
     p.add_argument("--reason", choices=REASONS, help="only boundaries of this reason (table)")
-    p.add_argument("--top", type=int, default=20, help="boundaries shown in the table (0: all)")
+    add_top(p, "boundaries")
     p.add_argument(
         "--why", action="store_true", help="the evidence and suggestion of each one shown"
     )

@@ -8,6 +8,7 @@ import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, TypeVar
 
 from xlaview.cli import json_text
 from xlaview.errors import XlaviewError
@@ -98,6 +99,26 @@ def echo(text: object = "", *, err: bool = False) -> None:
     one way every command writes text (``err``: to stderr)."""
     stream = sys.stderr if err else sys.stdout
     stream.write(terminal_text(text) + "\n")
+
+
+T = TypeVar("T")
+
+
+def add_top(parser: Any, what: str) -> None:
+    """``--top N`` (default 20; 0: all) and ``--all``: how many rows a table shows."""
+    parser.add_argument("--top", type=int, default=20, help=f"{what} shown in the table (0: all)")
+    parser.add_argument("--all", action="store_true", help=f"every one of the {what}")
+
+
+def top_rows(items: Sequence[T], args: Any) -> Sequence[T]:
+    """The rows ``--top``/``--all`` ask for."""
+    return items if args.all or args.top <= 0 else items[: args.top]
+
+
+def say_shown(shown: int, total: int, noun: str) -> None:
+    """The line under a table that shows fewer rows than there are."""
+    if shown < total:
+        echo(f"top {shown:,} of {total:,} {noun} (--top N for more, --all for every one)")
 
 
 def print_table(rows: Sequence[Sequence[object]], header: Sequence[str]) -> None:

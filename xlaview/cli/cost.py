@@ -10,12 +10,15 @@ from xlaview import units
 from xlaview.cli.common import (
     MODULE_HELP,
     CliError,
+    add_top,
     echo,
     emit_json,
     hlo_file,
     load_priced,
     print_table,
+    say_shown,
     source_json,
+    top_rows,
 )
 from xlaview.units import human_bytes
 
@@ -48,7 +51,7 @@ def cmd_cost(args: argparse.Namespace) -> int:
             echo(f"  {caveat}")
     echo()
     rows = []
-    for k in order[: args.top]:
+    for k in top_rows(order, args):
         op, placed = cost.ops[k], roof.ops[k]
         times = f" x{op.executions}" if op.executions != 1 else ""
         intensity = f"{placed.intensity:.1f}" if placed.intensity is not None else "-"
@@ -67,6 +70,7 @@ def cmd_cost(args: argparse.Namespace) -> int:
         )
     memory = f"{dev.memory} bytes"
     print_table(rows, ("op", "kind", "FLOPs", memory, "FLOP/B", "time", "bound", "share"))
+    say_shown(len(rows), len(order), "ops")
     return 0
 
 
@@ -165,6 +169,6 @@ def register(sub: Any) -> None:
         "machine's, measured once and cached); an unknown name lists them all. Default: the one "
         "the dump was compiled for (cpu for an XLA:CPU dump), else h100",
     )
-    p.add_argument("--top", type=int, default=20, help="ops shown in the table")
+    add_top(p, "ops")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=cmd_cost)

@@ -1,0 +1,40 @@
+"""What a newcomer's first hour with the command line tripped on (issue 30):
+tables that hid how many rows there are, help texts that disagreed with the README."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from commands import xlaview
+
+from xlaview.resources import sample_dump, sample_dump_default_flags
+
+SAMPLE = str(sample_dump())
+LIMITED = re.compile(r"^top (\d+) of (\d+) (.+) \(--top N for more, --all for every one\)$", re.M)
+
+
+@pytest.mark.parametrize(
+    ("command", "noun"),
+    [("cost", "ops"), ("traffic", "intermediates"), ("boundaries", "boundaries")],
+)
+def test_a_table_says_how_many_rows_it_leaves_out(command: str, noun: str) -> None:
+    limited = xlaview(command, SAMPLE, "--top", "3").stdout
+    (found,) = [m for m in LIMITED.finditer(limited) if m.group(3) == noun]
+    shown, total = int(found.group(1)), int(found.group(2))
+    assert shown == 3 and total > 3, found.group(0)
+    every = xlaview(command, SAMPLE, "--all").stdout
+    assert not [m for m in LIMITED.finditer(every) if m.group(3) == noun], "--all shows them all"
+    assert len(every.splitlines()) >= len(limited.splitlines()) + total - shown - 1
+
+
+def test_the_values_inside_a_library_kernel_say_it_too() -> None:
+    out = xlaview("boundaries", str(sample_dump_default_flags()), "--top", "2").stdout
+    assert re.search(r"^top 2 of \d+ values inside library kernels", out, re.M), out
+
+
+@pytest.mark.parametrize("command", ["cost", "traffic", "boundaries", "diff", "export"])
+def test_every_module_help_names_the_readmes_default(command: str) -> None:
+    text = " ".join(xlaview(command, "--help").stdout.split())
+    assert "the program's main module, the one with the most instructions" in text, text
+    assert "most passes" not in text
