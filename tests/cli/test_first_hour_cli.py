@@ -38,3 +38,15 @@ def test_every_module_help_names_the_readmes_default(command: str) -> None:
     text = " ".join(xlaview(command, "--help").stdout.split())
     assert "the program's main module, the one with the most instructions" in text, text
     assert "most passes" not in text
+
+
+def test_a_pass_is_named_by_its_name_and_diff_leads_with_instructions() -> None:
+    out = xlaview("diff", SAMPLE, "--from", "before", "--to", "fusion").stdout.splitlines()
+    assert out[0].startswith("module_0000 jit_attention: before -> fusion:"), out[0]
+    assert out[1].startswith("  ~ ") or out[1].startswith("  + main"), out[1]
+    computations = [line for line in out if "computation" in line]
+    assert len(computations) == 1 and "computations added:" in computations[0], computations
+    assert computations[0].endswith("... and 1 more"), "a long list is cut, saying how much"
+    once = xlaview("diff", SAMPLE, "--from", "before", "--to", "algsimp", check=False)
+    assert once.returncode == 2 and "ran 3 times" in once.stderr, once.stderr
+    assert "give the sequence number" in once.stderr

@@ -17,6 +17,7 @@ from xlaview.cli.common import (
     load_checked,
     load_priced,
     open_index,
+    plural,
     print_table,
     resolve_module,
     say_shown,
@@ -91,19 +92,21 @@ def cmd_diff(args: argparse.Namespace) -> int:
         f"{module.title}: {args.from_} -> {args.to}: {len(diff.added)} added, "
         f"{len(diff.removed)} removed, {len(diff.changed)} changed"
     )
-    for name in diff.computations_added:
-        echo(f"  + computation {name}")
-    for name in diff.computations_removed:
-        echo(f"  - computation {name}")
+    # What changed in instructions first; the computations a pass added or
+    # dropped (a fusion pass adds one per fusion) in a line each after.
+    for c in diff.changed:
+        was = f" (was {c.old_name})" if c.old_name else ""
+        echo(f"  ~ {c.computation}/{c.name}{was}: {', '.join(c.aspects)}")
     for a in diff.added:
         extra = f"  (absorbed: {', '.join(a.absorbed)})" if a.absorbed else ""
         echo(f"  + {a.computation}/{a.name} = {a.shape} {a.opcode}{extra}")
     for r in diff.removed:
         extra = f"  (into {r.absorbed_into})" if r.absorbed_into else ""
         echo(f"  - {r.computation}/{r.name} = {r.shape} {r.opcode}{extra}")
-    for c in diff.changed:
-        was = f" (was {c.old_name})" if c.old_name else ""
-        echo(f"  ~ {c.computation}/{c.name}{was}: {', '.join(c.aspects)}")
+    for sign, names in (("+", diff.computations_added), ("-", diff.computations_removed)):
+        if names:
+            what = plural(len(names), "computation")
+            echo(f"  {sign} {what} {'added' if sign == '+' else 'removed'}: {elided(names, 8)}")
     return 0
 
 

@@ -156,7 +156,8 @@ def _spmd_boundary(passes: list[ModulePoint]) -> int:
 def find_point(module: DumpModule, key: str | int) -> ModulePoint:
     """The point ``key`` names: a key (``before``, ``after``, ``12``, a stage's
     name), a sequence number as file names print it (``0012``), a stage's file
-    name part (``after_optimizations``), or an in-pass snapshot's step
+    name part (``after_optimizations``), a pass that ran once (``fusion``,
+    ``after_fusion``: the module after it), or an in-pass snapshot's step
     (``after_adding_special-case_copies``)."""
     text = str(key).strip()
     points = module.points()
@@ -176,6 +177,16 @@ def find_point(module: DumpModule, key: str | int) -> ModulePoint:
     }
     if text in aliases:
         return find_point(module, aliases[text])
+    # A pass by its name (``fusion``, ``after_fusion``): the dump of the module after it.
+    name = text.removeprefix("after_")
+    ran = [p for p in points if p.kind == PASS and p.after == name]
+    if len(ran) == 1:
+        return ran[0]
+    if len(ran) > 1:
+        seqs = ", ".join(p.key for p in ran)
+        raise NoSuchPointError(
+            f"pass {name!r} ran {len(ran)} times in {module.key}: {seqs} (give the sequence number)"
+        )
     steps = [p for p in points if p.kind == SNAPSHOT and _step_names(p) & {text}]
     if len(steps) == 1:
         return steps[0]
