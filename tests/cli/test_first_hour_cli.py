@@ -50,3 +50,16 @@ def test_a_pass_is_named_by_its_name_and_diff_leads_with_instructions() -> None:
     once = xlaview("diff", SAMPLE, "--from", "before", "--to", "algsimp", check=False)
     assert once.returncode == 2 and "ran 3 times" in once.stderr, once.stderr
     assert "give the sequence number" in once.stderr
+
+
+def test_summary_lists_the_passes_in_order_as_the_readme_says() -> None:
+    out = xlaview("summary", SAMPLE).stdout
+    assert "module_0000 jit_attention: 40 points in order" in out, out
+    listed = out.split("points in order", 1)[1].splitlines()
+    keys = [line.split()[0] for line in listed[3:] if line.strip()]
+    assert (
+        keys[0] == "before" and keys[-1] == "after" and keys[1:-1] == [str(k) for k in range(38)]
+    ), keys
+    assert "fusion" in out and "copy-insertion" in out
+    wrong = xlaview("summary", SAMPLE, "--module", "nope", check=False)
+    assert wrong.returncode == 2 and len(wrong.stderr.strip().splitlines()) == 1, wrong.stderr

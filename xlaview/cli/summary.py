@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from xlaview.cli.common import CliError, echo, emit_json, plural, print_table
+from xlaview.cli.common import MODULE_HELP, CliError, echo, emit_json, plural, print_table
 from xlaview.dump.module_names import display_name
 from xlaview.units import human_bytes
 
@@ -68,6 +68,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
         if len(index.dumps) == 1:
             rows, header = [r[1:] for r in rows], header[1:]
         print_table(rows, header)
+        _list_passes(index, args.module)
     if index.unrecognized:
         echo()
         echo(f"{len(index.unrecognized)} files not from XLA's dumper:")
@@ -90,6 +91,27 @@ def cmd_summary(args: argparse.Namespace) -> int:
         for p in index.problems:
             echo(f"  {p}")
     return 0
+
+
+def _list_passes(index, key: str | None) -> None:
+    """The passes of one module in order (the main module's unless ``key``
+    names another): its timeline, as the window's shows it."""
+    from xlaview.dump.main_module import default_module, pick_module
+
+    if key is None:
+        module = default_module(index)
+    else:
+        module, said = pick_module(index, key)
+        if said:
+            echo(f"note: {said}")
+    points = module.points()
+    if not points:
+        return
+    echo()
+    other = " (another: --module ID)" if key is None and len(index.modules) > 1 else ""
+    echo(f"{module.title}: {plural(len(points), 'point')} in order{other}")
+    rows = [(p.key, p.pipeline or "", p.after or p.title) for p in points]
+    print_table(rows, ("point", "pipeline", "after (the pass that ran, or the stage)"))
 
 
 def _say_processes(index) -> None:
@@ -126,5 +148,6 @@ def _with_memory(index) -> dict:
 def register(sub) -> None:
     p = sub.add_parser("summary", help="list the modules, passes and reports of a dump folder")
     p.add_argument("dir", type=Path, help="a dump folder (--xla_dump_to)")
+    p.add_argument("--module", help=MODULE_HELP + "; whose passes the text lists")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=cmd_summary)
