@@ -11,7 +11,7 @@ from PySide6.QtGui import QColor, QImage
 
 from xlaview.analysis.cost.devices import DEVICES
 from xlaview.qt import export, theme
-from xlaview.resources import sample_dump
+from xlaview.resources import sample_dump, sample_dump_default_flags
 
 BIG = "[8192,8192]"
 ROCM = "real_dumps/clarkechong__scale-your-amd/runs/_hlo_gspmd_vs_shardmap"
@@ -192,3 +192,16 @@ def test_rocm_gemm_in_the_inspector(window, corpus: Path) -> None:
         assert wanted in text, f"{wanted!r} missing from the inspector:\n{text}"
     node = next(n for n in window.graph_pane.main.graph.nodes if n.instruction == "custom-call.1")
     assert node.label == "custom-call __cublas$lt$matmul", node.label
+
+
+def test_colouring_by_measured_time_does_not_carry_over_to_another_folder(window) -> None:
+    show_cost_tab(window)
+    window.model.costing.set_heat("measured")
+    window.wait_idle()
+    assert window.cost_panel.heat.currentData() == "measured", "the box follows the model"
+    assert "no profile loaded" in window.graph_pane.main.legend()[0]
+    window.open_dump(sample_dump_default_flags())
+    window.wait_idle()
+    assert window.model.costing.heat_mode == "off"
+    assert window.cost_panel.heat.currentData() == "off"
+    assert window.graph_pane.main.legend() is None, "no 'no profile loaded' legend left over"

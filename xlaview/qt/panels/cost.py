@@ -247,6 +247,10 @@ class CostPanel(QWidget):
         self.shown = shown
         self._fill()
 
+    def show_heat_mode(self, mode: str) -> None:
+        """What the graph is coloured by, as the model says (a new folder resets it)."""
+        self.heat.setCurrentIndex(self.heat.findData(mode))
+
     def set_profile(self, profile: ProfileShown | None) -> None:
         self.profile = profile
         index = self.heat.findData("measured")

@@ -71,6 +71,7 @@ class AnalysisTabs(QTabWidget):
         self.cost.instruction_requested.connect(select)
         self.cost.device_requested.connect(costing.set_device)
         self.cost.heat_requested.connect(costing.set_heat)
+        costing.heat_mode_changed.connect(self.cost.show_heat_mode)
         self.cost.shown_changed.connect(self._on_cost_shown)
         self.profile.instruction_requested.connect(select)
         model.selection_changed.connect(self._on_selection_changed)

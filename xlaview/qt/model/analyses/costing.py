@@ -55,6 +55,7 @@ class Costing(QObject):
     device_changed = Signal(object, bool)  # Device | None (the dump's), chosen by the user
     profile_ready = Signal(object)  # ProfileShown | None
     heat_changed = Signal(object, object, object)  # title | None, values, label function
+    heat_mode_changed = Signal(str)  # one of HEAT_MODES: what "Colour the graph by" shows
     # What the inspector says of an op may have changed: its cost or its
     # measured time came.
     described_changed = Signal()
@@ -116,7 +117,9 @@ class Costing(QObject):
         """Colour the graph by estimated time, measured time, or not (``off``)."""
         if mode not in HEAT_MODES:
             raise ValueError(f"heat mode {mode!r}: one of {', '.join(HEAT_MODES)}")
-        self.heat_mode = mode
+        if mode != self.heat_mode:
+            self.heat_mode = mode
+            self.heat_mode_changed.emit(mode)
         self.want("heat", mode != "off")
         self.emit_heat()
 
@@ -266,6 +269,8 @@ class Costing(QObject):
         self.chosen = None
         self.trace = None
         self._set_measured(None)
+        if self.heat_mode == "measured":  # another folder: no trace of it read yet
+            self.set_heat("off")
         if root is not None and root.is_dir():
             self._jobs.submit("folder", "trace", read_found_trace, root, on_done=self._trace_read)
 
