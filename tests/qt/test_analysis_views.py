@@ -147,6 +147,8 @@ def test_search_finds_by_op_name_and_selects(window, qtbot) -> None:
 
 def test_compare_two_dumps(window, qtbot) -> None:
     open_sample(window)
+    said = window.compare.title.text()
+    assert "Nothing compared yet" in said and "Compare With Folder" in said, "what fills it"
     window.compare_with(sample_dump_default_flags())
     window.wait_idle()
     table = window.compare.table

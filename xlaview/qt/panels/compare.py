@@ -12,6 +12,13 @@ from xlaview.qt.panels.tables import plain_table
 from xlaview.qt.safe_text import esc, tooltip
 from xlaview.units import exact_bytes, human_bytes
 
+NOTHING_COMPARED = (
+    "Nothing compared yet. File › Compare With Folder… puts another dump of the same "
+    "program beside this one (modules matched by name): instructions, traffic, memory and "
+    "the peak of live values, fusions of each kind, what only one has. On the command "
+    "line: xlaview compare DIR1 DIR2."
+)
+
 
 class CompareView(QWidget):
     """Two dumps side by side: fusions, traffic, memory and the peak of live
@@ -28,6 +35,7 @@ class CompareView(QWidget):
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.title)
         layout.addWidget(self.table, 1)
+        self.title.setText(f"<span style='color:{theme.MUTED}'>{esc(NOTHING_COMPARED)}</span>")
 
     def set_comparisons(self, left: str, right: str, results: list[ModuleComparison]) -> None:
         self.title.setText(f"<b>left</b> {esc(left)}<br><b>right</b> {esc(right)}")
