@@ -63,3 +63,9 @@ def test_summary_lists_the_passes_in_order_as_the_readme_says() -> None:
     assert "fusion" in out and "copy-insertion" in out
     wrong = xlaview("summary", SAMPLE, "--module", "nope", check=False)
     assert wrong.returncode == 2 and len(wrong.stderr.strip().splitlines()) == 1, wrong.stderr
+
+
+def test_a_cpu_dump_names_its_memory_ram() -> None:
+    after = next(sample_dump().glob("*cpu_after_optimizations.txt"))
+    out = xlaview("inspect", str(after), "-i", "convert_exponential_fusion").stdout
+    assert "layout: row-major, RAM" in out and "device memory" not in out, out

@@ -36,11 +36,13 @@ def layout_of(shape: Shape) -> dict[str, Any] | None:
     }
 
 
-def decode_layout(shape: Shape) -> dict[str, Any]:
-    """A layout in words, for people: dimension order, tiles, packing, memory space."""
+def decode_layout(shape: Shape, platform: str | None = None) -> dict[str, Any]:
+    """A layout in words, for people: dimension order, tiles, packing, memory
+    space (named as ``platform``, `memory_platform`, calls it)."""
     out: dict[str, Any] = {"shape": str(shape)}
     if not shape.is_array:
-        out["elements"] = [decode_layout(e) for e in shape.elements] if shape.is_tuple else []
+        elements = shape.elements if shape.is_tuple else ()
+        out["elements"] = [decode_layout(e, platform) for e in elements]
         out["bytes"] = shape.byte_size()
         return out
     layout = shape.layout
@@ -49,7 +51,7 @@ def decode_layout(shape: Shape) -> dict[str, Any]:
     out["element_size_bits"] = layout.element_size_bits if layout else None
     space = layout.memory_space if layout else None
     out["memory_space"] = space
-    out["memory_space_name"] = memory_space(space).label
+    out["memory_space_name"] = memory_space(space, platform).label
     out["bytes"] = shape.byte_size()
     out["padding_bytes"] = shape.byte_size() - shape.unpadded_byte_size()
     return out
@@ -148,6 +150,7 @@ def describe_instruction(
     fused = called[0] if instr.opcode == "fusion" and called else None
     if fused is None and instr.attribute("calls"):
         fused = called[0] if called else None
+    platform = cost.platform if cost is not None else memory_platform(module)
     described: dict[str, Any] = {
         "name": instr.name,
         "opcode": instr.opcode,
@@ -163,20 +166,15 @@ def describe_instruction(
         "layout": layout_of(instr.shape),
         "bytes": {"output": instr.shape.byte_size(), "operands": operand_bytes},
         "allocation": None,
-        "buffers": [
-            b.to_json()
-            for b in result_buffers(
-                instr, reports, cost.platform if cost is not None else memory_platform(module)
-            )
-        ],
+        "buffers": [b.to_json() for b in result_buffers(instr, reports, platform)],
         "cost": describe_cost(cost, roof, instr.name),
         "live_range": None,
         # Extras beyond the contract.
         "line": instr.span.line,
         "called_computations": called,
-        "layout_decoded": decode_layout(instr.shape),
+        "layout_decoded": decode_layout(instr.shape, platform),
         "operand_layouts": [
-            {"name": o, **decode_layout(shapes[o])}
+            {"name": o, **decode_layout(shapes[o], platform)}
             for o in dict.fromkeys(instr.operand_names)
             if o in shapes
         ],

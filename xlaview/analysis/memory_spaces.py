@@ -87,11 +87,14 @@ def shape_memory_space(shape: Shape) -> int:
 
 
 _GPU_MARKS = ("__cublas", "__cudnn", "__triton", "operation_queue_id")
+# XLA:CPU's own: its backend config's loop partitions, its library fusions and calls.
+_CPU_MARKS = ("outer_dimension_partitions", "__ynn_fusion", "__onednn$")
 
 
 def memory_platform(module: Module) -> str | None:
     """``tpu`` when the module's entry uses tiled layouts (TPU's), ``gpu`` when
-    it calls cuBLAS/cuDNN or carries GPU backend configs, else None.
+    it calls cuBLAS/cuDNN or carries GPU backend configs, ``cpu`` when it
+    carries XLA:CPU's (`_CPU_MARKS`), else None.
 
     That is all memory-space names need: ``S(1)`` is on-chip VMEM on TPU and
     collective memory (in HBM) on GPU. Looks at the first entry instructions only.
@@ -99,12 +102,13 @@ def memory_platform(module: Module) -> str | None:
     entry = module.entry
     if entry is None:
         return None
-    gpu = False
+    gpu = cpu = False
     for instr in entry.instructions[:512]:
         for leaf in instr.shape.leaves():
             if leaf.layout is not None and leaf.layout.tiles:
                 return "tpu"
         text = instr.attribute_text
-        if not gpu and text and any(mark in text for mark in _GPU_MARKS):
-            gpu = True
-    return "gpu" if gpu else None
+        if text:
+            gpu = gpu or any(mark in text for mark in _GPU_MARKS)
+            cpu = cpu or any(mark in text for mark in _CPU_MARKS)
+    return "gpu" if gpu else "cpu" if cpu else None
