@@ -408,3 +408,13 @@ def test_paint_many_times_does_not_crash(window, qtbot) -> None:
         painter.end()
     window.timeline.strip.repaint()
     assert window.graph_pane.main.canvas is not None
+
+
+def test_the_pass_caption_names_the_pass_that_ran_first(window) -> None:
+    window.open_dump(SAMPLE)
+    window.wait_idle()
+    window.select_pass("fusion")  # a pass by its name, as the command line takes it
+    window.wait_idle()
+    caption = window.timeline.caption
+    assert " after fusion  (" in caption.text(), caption.text()
+    assert "before" in caption.toolTip() and ".txt" in caption.toolTip(), "the whole title"

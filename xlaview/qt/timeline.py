@@ -173,6 +173,15 @@ class _Strip(QWidget):
         self.timeline.setFocus()
 
 
+def caption_of(point: ModulePoint) -> str:
+    """What the caption says of a point: a pass first, by the pass that ran
+    (``0012 after fusion (HLO_passes_after_layout_assignment)``), so that an
+    elided caption still names it; a stage or a snapshot by its title."""
+    if point.seq is not None and point.after and point.pipeline:
+        return f"{point.seq:04d}  after {point.after}  ({point.pipeline})"
+    return point.title
+
+
 class PassTimeline(QWidget):
     """Marks, a slider, the caption of the current dump and a pass filter."""
 
@@ -275,8 +284,11 @@ class PassTimeline(QWidget):
         self.slider.blockSignals(False)
         if index is None:
             self.caption.setText("")
+            self.caption.setToolTip("")
         else:
-            self.caption.setText(f"{index + 1}/{len(self.points)}   {self.points[index].title}")
+            point = self.points[index]
+            self.caption.setText(f"{index + 1}/{len(self.points)}   {caption_of(point)}")
+            self.caption.setToolTip(tooltip(f"{point.title}\n{point.file.rel}"))
         self.strip.update()
         if emit and changed and index is not None:
             self.pass_selected.emit(self.points[index].key)
