@@ -418,3 +418,24 @@ def test_the_pass_caption_names_the_pass_that_ran_first(window) -> None:
     caption = window.timeline.caption
     assert " after fusion  (" in caption.text(), caption.text()
     assert "before" in caption.toolTip() and ".txt" in caption.toolTip(), "the whole title"
+
+
+def test_the_pass_filter_box_steps_and_enter_goes_to_the_next_match(window, qtbot) -> None:
+    window.open_dump(SAMPLE)
+    window.wait_idle()
+    window.select_pass("before")
+    window.wait_idle()
+    box = window.timeline.filter_edit
+    box.setFocus()
+    qtbot.keyClicks(box, "fusion")
+    qtbot.keyClick(box, Qt.Key.Key_Return)
+    window.wait_idle()
+    assert " after fusion  (" in window.timeline.caption.text(), "Enter: the next match"
+    first = window.view_state()["pass"]
+    qtbot.keyClick(box, Qt.Key.Key_Right, Qt.KeyboardModifier.ControlModifier)
+    window.wait_idle()
+    assert window.view_state()["pass"] != first, "Ctrl+Right steps to the next pass shown"
+    assert box.text() == "fusion" and box.cursorPosition() == len("fusion"), "the text stays"
+    qtbot.keyClick(box, Qt.Key.Key_Left, Qt.KeyboardModifier.ControlModifier)
+    window.wait_idle()
+    assert window.view_state()["pass"] == first, "Ctrl+Left steps back"

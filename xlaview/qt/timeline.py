@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QPointF, QRectF, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import (
     QColor,
     QFont,
@@ -215,6 +215,10 @@ class PassTimeline(QWidget):
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.setMaximumWidth(240)
         self.filter_edit.textChanged.connect(self.set_filter)
+        # In the box, Ctrl+Left/Right step as the arrows do on the strip, and
+        # Enter goes to the next pass the filter matches.
+        self.filter_edit.installEventFilter(self)
+        self.filter_edit.returnPressed.connect(self.next_match)
         self.hide_box = QCheckBox("Hide passes that changed nothing", self)
         self.hide_box.setObjectName("hideUnchanged")
         self.hide_box.toggled.connect(self.set_hide_unchanged)
@@ -332,6 +336,27 @@ class PassTimeline(QWidget):
             i += direction
         if 0 <= i < len(self.points):
             self.set_current(i, emit=True)
+
+    def next_match(self) -> None:
+        """The next pass the filter matches (from the start after the last)."""
+        if not self._filter or not self.points:
+            return
+        start = -1 if self.current is None else self.current
+        n = len(self.points)
+        for k in range(1, n + 1):
+            i = (start + k) % n
+            if self._filter in self.points[i].title.lower() and self.is_visible(i):
+                self.set_current(i, emit=True)
+                return
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.filter_edit and event.type() == QEvent.Type.KeyPress:
+            assert isinstance(event, QKeyEvent)
+            ctrl = event.modifiers() & Qt.KeyboardModifier.ControlModifier
+            if ctrl and event.key() in (Qt.Key.Key_Left, Qt.Key.Key_Right):
+                self.step(+1 if event.key() == Qt.Key.Key_Right else -1)
+                return True
+        return super().eventFilter(watched, event)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         key = event.key()
