@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPoint, Qt
 
 from xlaview.dump.index import index_dump
 from xlaview.dump.reports import load_reports
@@ -143,6 +143,32 @@ def test_search_finds_by_op_name_and_selects(window, qtbot) -> None:
     )
     window.wait_idle()
     assert window.view_state()["selection"] == "convert_exponential_fusion"
+
+
+def test_search_follows_typing_and_counts_the_query_shown(window, qtbot) -> None:
+    open_sample(window)
+    window.search("meta:exp op:fusion")
+    window.wait_idle()
+    panel = window.search_panel
+    assert panel.count.text() == "1 found for 'meta:exp op:fusion'"
+    panel.edit.clear()
+    qtbot.keyClicks(panel.edit, "broadcast")  # no Enter: the pause in typing searches
+    assert "searching 'broadcast'" in panel.count.text(), "never the last query's count"
+    qtbot.waitUntil(lambda: "found for 'broadcast'" in panel.count.text(), timeout=5000)
+    window.wait_idle()
+    found = panel.rows_model.rowCount()
+    assert found > 1 and panel.count.text().startswith(f"{found} found"), panel.count.text()
+    # A click on a header sorts, and the next results come in the order its arrow shows.
+    header = panel.table.horizontalHeader()
+    assert not header.isSortIndicatorShown(), "the search's own order: no arrow"
+    at = QPoint(header.sectionViewportPosition(0) + 5, header.height() // 2)
+    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=at)
+    order = header.sortIndicatorOrder()
+    panel.edit.setText("convert")
+    qtbot.waitUntil(lambda: "found for 'convert'" in panel.count.text(), timeout=5000)
+    names = [panel.rows_model.index(r, 0).data() for r in range(panel.rows_model.rowCount())]
+    descending = order == Qt.SortOrder.DescendingOrder
+    assert header.isSortIndicatorShown() and names == sorted(names, reverse=descending), names
 
 
 def test_compare_two_dumps(window, qtbot) -> None:

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QTimer, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QVBoxLayout, QWidget
 
 from xlaview.analysis.search import Hit
 from xlaview.qt.panels.tables import RowsModel, table_view
 
+TYPING_PAUSE_MS = 250  # a query is searched once typing pauses this long (Enter: at once)
+
 
 class SearchPanel(QWidget):
+    """Searches as you type; the count is always of the query shown; rows come
+    in the search's order until a header is clicked, then in that order."""
+
     instruction_requested = Signal(str)
     query_changed = Signal(str)
 
@@ -22,7 +27,12 @@ class SearchPanel(QWidget):
             "Search instructions: name, op:dot, shape:8192, meta:softmax, src:model.py:42"
         )
         self.edit.setClearButtonEnabled(True)
-        self.edit.returnPressed.connect(lambda: self.query_changed.emit(self.edit.text()))
+        self._typing = QTimer(self)
+        self._typing.setSingleShot(True)
+        self._typing.setInterval(TYPING_PAUSE_MS)
+        self._typing.timeout.connect(self._ask)
+        self.edit.textChanged.connect(self._typed)
+        self.edit.returnPressed.connect(self._ask)
         self.count = QLabel(self)
         self.rows_model = RowsModel(
             ["name", "opcode", "shape", "computation", "op_name", "source"], self
@@ -30,6 +40,9 @@ class SearchPanel(QWidget):
         self.table = table_view(
             self.rows_model, self, "searchResults", self.instruction_requested.emit
         )
+        header = self.table.horizontalHeader()
+        header.setSortIndicatorShown(False)  # the search's own order, until a click
+        header.sectionClicked.connect(lambda _: header.setSortIndicatorShown(True))
         row = QHBoxLayout()
         row.addWidget(self.edit, 1)
         row.addWidget(self.count)
@@ -38,11 +51,39 @@ class SearchPanel(QWidget):
         layout.addLayout(row)
         layout.addWidget(self.table, 1)
 
-    def set_hits(self, hits: list[Hit]) -> None:
+    def show_query(self, query: str) -> None:
+        """Put ``query`` in the box, searched by the caller (no typing pause)."""
+        self.edit.blockSignals(True)
+        self.edit.setText(query)
+        self.edit.blockSignals(False)
+        self._typing.stop()
+        self.count.setText(f"searching {query.strip()!r} …")
+
+    def _typed(self, text: str) -> None:
+        self.count.setText(f"searching {text.strip()!r} …" if text.strip() else "")
+        self._typing.start()
+
+    def _ask(self) -> None:
+        self._typing.stop()
+        query = self.edit.text()
+        if not query.strip():
+            self.rows_model.set_rows([])
+            self.count.setText("")
+            return
+        self.query_changed.emit(query)
+
+    def set_hits(self, query: str, hits: list[Hit]) -> None:
+        """The hits of ``query`` (dropped when the box asks for another by now)."""
+        if query.strip() != self.edit.text().strip():
+            return  # typed on since: that query's hits come next
         rows = []
         for h in hits:
             texts = (h.name, h.opcode, h.shape, h.computation, h.op_name or "", h.source or "")
             rows.append((texts, texts, h.name))
         self.rows_model.set_rows(rows)
+        header = self.table.horizontalHeader()
+        if header.isSortIndicatorShown():  # the order its arrow says
+            self.rows_model.sort(header.sortIndicatorSection(), header.sortIndicatorOrder())
         self.table.resizeColumnsToContents()
-        self.count.setText(f"{len(hits)} found" + (" (first 500)" if len(hits) >= 500 else ""))
+        first = " (the first 500)" if len(hits) >= 500 else ""
+        self.count.setText(f"{len(hits)} found for {query.strip()!r}{first}")

@@ -92,6 +92,7 @@ class AnalysisTabs(QTabWidget):
     def run_search(self, query: str) -> None:
         """Find instructions of the shown pass (see `xlaview.analysis.search`)."""
         self.setCurrentWidget(self.search)
+        self.search.show_query(query)
         self.model.search.search(query)
 
     def _on_selection_changed(self, selection: Selection | None) -> None:

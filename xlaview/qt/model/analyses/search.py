@@ -10,7 +10,7 @@ from xlaview.qt.model.host import JobHost, Shown
 
 
 class Search(QObject):
-    search_ready = Signal(object)  # list[Hit]
+    search_ready = Signal(str, object)  # the query, its hits (list[Hit])
 
     def __init__(self, jobs: JobHost, shown: Shown, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -22,5 +22,10 @@ class Search(QObject):
             return
         self._jobs.bump("search")
         self._jobs.submit(
-            "search", "search", search, loaded.module, query, on_done=self.search_ready.emit
+            "search",
+            "search",
+            search,
+            loaded.module,
+            query,
+            on_done=lambda hits: self.search_ready.emit(query, hits),
         )
