@@ -32,7 +32,7 @@ def cmd_collect(args: argparse.Namespace) -> int:
         echo(
             f"xlaview: {command[0]} exited with status {status}; indexing what it dumped", err=True
         )
-    summary = argparse.Namespace(dir=folder, json=False)
+    summary = argparse.Namespace(dir=folder, json=False, module=None)
     if not folder.is_dir() or not any(folder.iterdir()):
         echo(
             f"xlaview: nothing was dumped into {folder}: did the program compile anything "

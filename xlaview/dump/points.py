@@ -180,22 +180,20 @@ def find_point(module: DumpModule, key: str | int) -> ModulePoint:
     # A pass by its name (``fusion``, ``after_fusion``): the dump of the module after it.
     name = text.removeprefix("after_")
     ran = [p for p in points if p.kind == PASS and p.after == name]
-    if len(ran) == 1:
-        return ran[0]
-    if len(ran) > 1:
-        seqs = ", ".join(p.key for p in ran)
-        raise NoSuchPointError(
-            f"pass {name!r} ran {len(ran)} times in {module.key}: {seqs} (give the sequence number)"
-        )
+    if ran:
+        return _only(ran, f"pass {name!r} ran {len(ran)} times in {module.key}")
     steps = [p for p in points if p.kind == SNAPSHOT and _step_names(p) & {text}]
-    if len(steps) == 1:
-        return steps[0]
-    if len(steps) > 1:
-        seqs = ", ".join(p.key for p in steps)
-        raise NoSuchPointError(
-            f"{text!r} names several snapshots of {module.key}: {seqs} (give the sequence number)"
-        )
+    if steps:
+        return _only(steps, f"{text!r} names several snapshots of {module.key}")
     raise NoSuchPointError(f"{module.key} has no pass {key!r} ({_choices(points)})")
+
+
+def _only(found: list[ModulePoint], several: str) -> ModulePoint:
+    """The one point found; several are refused, saying which numbers to give."""
+    if len(found) == 1:
+        return found[0]
+    seqs = ", ".join(p.key for p in found)
+    raise NoSuchPointError(f"{several}: {seqs} (give the sequence number)")
 
 
 def _step_names(point: ModulePoint) -> set[str]:
