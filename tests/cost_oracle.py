@@ -9,34 +9,16 @@ worker takes the rest (`oracle.ask_workers`).
 
 from __future__ import annotations
 
-import json
-import sys
 from collections.abc import Iterable
 from typing import Any
 
-from oracle import ask_workers
+from oracle import KEYS, ask_workers, serve, xla_cost_totals
 
-KEYS = ("flops", "transcendentals", "bytes accessed")
+__all__ = ["KEYS", "relative_difference", "xla_costs"]
 
 
 def _worker() -> None:
-    import os
-
-    os.environ.setdefault("JAX_PLATFORMS", "cpu")
-    from jax._src import xla_bridge
-    from jax._src.lib import xla_client
-
-    backend = xla_bridge.get_backend("cpu")
-    for line in sys.stdin:
-        path = line.rstrip("\n")
-        try:
-            with open(path, encoding="utf-8", errors="surrogateescape") as f:
-                module = xla_client.hlo.hlo_module_from_text(f.read())
-            costs = xla_client._xla.hlo_module_cost_analysis(backend, module)
-            result = {"ok": True, **{k: float(costs.get(k, 0.0)) for k in KEYS}}
-        except Exception as e:
-            result = {"ok": False, "error": str(e)[:500]}
-        print(json.dumps(result), flush=True)
+    serve(xla_cost_totals)
 
 
 def xla_costs(paths: Iterable[str]) -> dict[str, dict[str, Any]]:

@@ -15,9 +15,10 @@ from __future__ import annotations
 import contextlib
 import csv
 import json
+import os
 import subprocess
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,9 @@ from typing import Any
 _MODULE_NAME, _MODULE_ENTRY_NAME, _MODULE_COMPUTATIONS = 1, 2, 3
 _COMP_NAME, _COMP_INSTRUCTIONS = 1, 2
 _INSTR_NAME, _INSTR_OPCODE, _INSTR_ID, _INSTR_OPERAND_IDS = 1, 2, 35, 36
+
+
+KEYS = ("flops", "transcendentals", "bytes accessed")  # the cost totals compared
 
 
 def _varint(data: bytes, i: int) -> tuple[int, int]:
@@ -104,19 +108,35 @@ def _decode_computation(data: bytes) -> dict[str, Any]:
     return {"name": name, "instructions": instructions}
 
 
-def _worker() -> None:
+def serve(answer: Callable[[Any], dict[str, Any]], error_chars: int = 500) -> None:
+    """A worker's loop (see `ask_workers`): each path read from stdin parsed by
+    XLA and answered as one JSON line, ``{"ok": True, **answer(module)}``, or
+    ``{"ok": False, "error"}`` for an error XLA raises."""
+    os.environ.setdefault("JAX_PLATFORMS", "cpu")
     from jax._src.lib import xla_client
 
     for line in sys.stdin:
         path = line.rstrip("\n")
         try:
             with open(path, encoding="utf-8", errors="surrogateescape") as f:
-                text = f.read()
-            module = xla_client.hlo.hlo_module_from_text(text)
-            result = {"ok": True, **decode_module(module.as_serialized_hlo_module_proto())}
+                module = xla_client.hlo.hlo_module_from_text(f.read())
+            result = {"ok": True, **answer(module)}
         except Exception as e:  # XLA raises its own status errors
-            result = {"ok": False, "error": str(e)[:2000]}
+            result = {"ok": False, "error": str(e)[:error_chars]}
         print(json.dumps(result), flush=True)
+
+
+def xla_cost_totals(module: Any) -> dict[str, float]:
+    """XLA:CPU's ``hlo_module_cost_analysis`` totals of a module XLA parsed (`KEYS`)."""
+    from jax._src import xla_bridge
+    from jax._src.lib import xla_client
+
+    costs = xla_client._xla.hlo_module_cost_analysis(xla_bridge.get_backend("cpu"), module)
+    return {k: float(costs.get(k, 0.0)) for k in KEYS}
+
+
+def _worker() -> None:
+    serve(lambda module: decode_module(module.as_serialized_hlo_module_proto()), 2000)
 
 
 def corpus_hlo_texts(corpus: Path) -> list[Path]:

@@ -12,40 +12,28 @@ process start serves all three. Run out of process: XLA aborts on some input.
 
 from __future__ import annotations
 
-import json
-import os
-import sys
 from collections.abc import Iterable
 from typing import Any
 
-from cost_oracle import KEYS
-from oracle import ask_workers, decode_module
+from oracle import ask_workers, decode_module, serve, xla_cost_totals
+
+
+def _answer(module: Any) -> dict[str, Any]:
+    """The module's structure, XLA's print of it, and its costs (None where
+    XLA cannot price it)."""
+    try:
+        costs: dict[str, float] | None = xla_cost_totals(module)
+    except Exception:  # XLA raises its own status errors
+        costs = None
+    return {
+        **decode_module(module.as_serialized_hlo_module_proto()),
+        "text": module.to_string(),
+        "costs": costs,
+    }
 
 
 def _worker() -> None:
-    os.environ.setdefault("JAX_PLATFORMS", "cpu")
-    from jax._src import xla_bridge
-    from jax._src.lib import xla_client
-
-    backend = xla_bridge.get_backend("cpu")
-    for line in sys.stdin:
-        path = line.rstrip("\n")
-        try:
-            with open(path, encoding="utf-8", errors="surrogateescape") as f:
-                module = xla_client.hlo.hlo_module_from_text(f.read())
-            result: dict[str, Any] = {
-                "ok": True,
-                **decode_module(module.as_serialized_hlo_module_proto()),
-                "text": module.to_string(),
-            }
-            try:
-                costs = xla_client._xla.hlo_module_cost_analysis(backend, module)
-                result["costs"] = {k: float(costs.get(k, 0.0)) for k in KEYS}
-            except Exception:
-                result["costs"] = None
-        except Exception as e:  # XLA raises its own status errors
-            result = {"ok": False, "error": str(e)[:500]}
-        print(json.dumps(result), flush=True)
+    serve(_answer)
 
 
 def read_by_xla(paths: Iterable[str]) -> dict[str, dict[str, Any]]:
