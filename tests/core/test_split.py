@@ -203,3 +203,24 @@ def test_work_meanwhile_runs_once_in_this_process(helper: bool) -> None:
     )
     assert ran == [os.getpid()]
     assert cost.ops == one.ops and described(loaded) == described(one_loaded)
+
+
+def test_callers_read_only_the_computations_that_call(gpt_dump: Path) -> None:
+    """Asking who calls a fusion's body reads no body the helper read (the
+    parser says what each computation calls), and answers as a reading of
+    every instruction would."""
+    path = max(gpt_dump.glob("*after_optimizations.txt"), key=lambda p: p.stat().st_size)
+    loaded, _ = load_and_price(path, helper=True)
+    module = loaded.module
+    unread = deferred(loaded)
+    assert unread
+    body = next(c.name for c in module.computations if c.parsed and c.parsed.calls == ())
+    assert module.callers(body)
+    assert deferred(loaded) == unread
+    expected: dict[str, list[str]] = {}
+    for comp in module.computations:
+        for instr in comp.instructions:
+            for called in instr.called_computations:
+                expected.setdefault(called, []).append(instr.name)
+    for comp in module.computations:
+        assert [i.name for i in module.callers(comp.name)] == expected.get(comp.name, [])

@@ -361,8 +361,10 @@ def _inside_caller(module: Module, computation: str) -> str | None:
     while computation not in seen:
         seen.add(computation)
         comp = module.computation(computation)
+        if comp.is_entry or comp is module.entry:
+            return None
         callers = module.callers(computation)
-        if comp.is_entry or comp is module.entry or not callers:
+        if not callers:
             return None
         caller = callers[0]
         op = caller.opcode

@@ -387,7 +387,7 @@ class Module:
         self._instr_index: dict[str, int] | None = None
         self._instr_starts: list[int] = []
         self._finds = 0
-        self._callers: dict[str, list[Instruction]] | None = None
+        self._callers: _Callers | None = None
         self._line_owners: LineOwners | None = None
         self._count: int | None = None
         self._offsets: list[int] | None = None
@@ -549,18 +549,16 @@ class Module:
         return self._count
 
     def callers(self, computation: str) -> list[Instruction]:
-        """Instructions that call ``computation`` (fusions, whiles, reduces...)."""
+        """Instructions that call ``computation`` (fusions, whiles, reduces...),
+        in text order.
+
+        Only the computations that may call it are read: the parser says what
+        each calls without building its instructions (a body left to another
+        process is said by it), so asking about one fusion's body does not
+        build a 300,000-instruction module."""
         if self._callers is None:
-            callers: dict[str, list[Instruction]] = {}
-            for comp in self.computations:
-                for instr in comp.instructions:
-                    # The search (in C) spares splitting the attributes of
-                    # every instruction that calls nothing.
-                    if instr.attribute_text and _CALLING.search(instr.attribute_text):
-                        for called in instr.called_computations:
-                            callers.setdefault(called, []).append(instr)
-            self._callers = callers
-        return self._callers.get(computation, [])
+            self._callers = _Callers(self.computations)
+        return self._callers.of(computation)
 
     def computation_kind(self, name: str) -> str:
         """What calls a computation: ``entry``, ``fusion``, ``while body``, ..."""
@@ -618,3 +616,47 @@ class Module:
 
     def __repr__(self) -> str:
         return f"<Module {self.name}: {len(self.computations)} computations>"
+
+
+class _Callers:
+    """`Module.callers`, computation by computation: which computations may
+    call a name (from what the parser says each calls; all of those it does
+    not say), and what each of them calls, read once when first asked."""
+
+    __slots__ = ("_answers", "_calls", "_may_call", "_order", "_unsaid")
+
+    def __init__(self, computations: tuple[Computation, ...]) -> None:
+        self._may_call: dict[str, list[Computation]] = {}
+        self._unsaid: list[Computation] = []  # computations whose calls are not known unread
+        for comp in computations:
+            calls = comp.parsed.calls if comp.parsed is not None else None
+            if calls is None:
+                self._unsaid.append(comp)
+                continue
+            for name in dict.fromkeys(calls):
+                self._may_call.setdefault(name, []).append(comp)
+        self._order = {id(c): i for i, c in enumerate(computations)}
+        self._calls: dict[int, dict[str, list[Instruction]]] = {}
+        self._answers: dict[str, list[Instruction]] = {}
+
+    def of(self, computation: str) -> list[Instruction]:
+        found = self._answers.get(computation)
+        if found is None:
+            comps = self._may_call.get(computation, [])
+            if self._unsaid:
+                comps = sorted([*comps, *self._unsaid], key=lambda c: self._order[id(c)])
+            found = [i for comp in comps for i in self._read(comp).get(computation, ())]
+            self._answers[computation] = found
+        return found
+
+    def _read(self, comp: Computation) -> dict[str, list[Instruction]]:
+        calls = self._calls.get(id(comp))
+        if calls is None:
+            calls = self._calls[id(comp)] = {}
+            for instr in comp.instructions:
+                # The search (in C) spares splitting the attributes of
+                # every instruction that calls nothing.
+                if instr.attribute_text and _CALLING.search(instr.attribute_text):
+                    for called in instr.called_computations:
+                        calls.setdefault(called, []).append(instr)
+        return calls
