@@ -99,3 +99,18 @@ def test_pyinstaller_builds_a_working_app(tmp_path: Path) -> None:
     finally:
         helper.helper_command = original
         child.close()
+
+
+def test_the_top_level_is_the_fixed_layout() -> None:
+    """What the repository holds at its top: the project's fixed layout, its
+    architecture notes and the dotfiles of its tools (a release script lives
+    in packaging/, a measurement in benchmarks/)."""
+    listed = subprocess.run(
+        ["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=False
+    )
+    if listed.returncode != 0:
+        pytest.skip("not a git checkout")
+    top = {line.split("/", 1)[0] for line in listed.stdout.splitlines()}
+    fixed = {"pyproject.toml", "xlaview", "resources", "tests", "packaging", "benchmarks"}
+    fixed |= {"README.md", "ARCHITECTURE.md", ".ci"}
+    assert {name for name in top if not name.startswith(".") or name == ".ci"} <= fixed

@@ -12,7 +12,7 @@ def resource_path(*parts: str) -> Path:
 
 
 def sample_dump() -> Path:
-    """The real dump ``xlaview`` opens with no argument (scripts/make_sample_dump.py)."""
+    """The real dump ``xlaview`` opens with no argument (packaging/make_sample_dump.py)."""
     return resource_path("sample", "attention_cpu")
 
 

@@ -1,6 +1,6 @@
 """Render the application icon's PNGs from its SVG (xlaview/resources/xlaview.svg).
 
-python scripts/make_icons.py
+python packaging/make_icons.py
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ dumped. ``--xla_cpu_experimental_ynn_fusion_type=`` keeps XLA from fusing the
 whole block into one custom fusion, so the [8192,8192] score matrix is
 materialized between fusions: the case the tool exists to show.
 
-    python scripts/make_sample_dump.py            # writes xlaview/resources/sample/
+    python packaging/make_sample_dump.py            # writes xlaview/resources/sample/
 """
 
 from __future__ import annotations
