@@ -3,9 +3,11 @@ the inspector's cost, on the bundled dump and on a ROCm GEMM of the corpus."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
+from commands import xlaview
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QImage
 
@@ -205,3 +207,22 @@ def test_colouring_by_measured_time_does_not_carry_over_to_another_folder(window
     assert window.model.costing.heat_mode == "off"
     assert window.cost_panel.heat.currentData() == "off"
     assert window.graph_pane.main.legend() is None, "no 'no profile loaded' legend left over"
+
+
+def test_every_share_reads_in_the_inspector(window, gpt_dump: Path) -> None:
+    """A share under 0.1% reads '<0.1%' in the inspector (it was taken for an
+    HTML tag and the row left blank: ynn_fusion.123 of a GPT step), library
+    fusions and loop fusions alike."""
+    (final,) = gpt_dump.glob("*cpu_after_optimizations.txt")
+    ops = json.loads(xlaview("cost", "--json", "--all", str(final)).stdout)["ops"]
+    tiny = [o for o in ops if o["share"] is not None and 0 < o["share"] < 0.001]
+    kinds = {o["kind"]: o["name"] for o in tiny if o["computation"] == ops[0]["computation"]}
+    assert len(kinds) >= 2, f"too few kinds of op with a share under 0.1%: {kinds}"
+    window.open_dump(gpt_dump)
+    window.wait_idle()
+    for name in kinds.values():
+        window.select_instruction(name)
+        window.wait_idle()
+        lines = window.inspector.toPlainText().splitlines()
+        share = lines[lines.index("share") + 1]
+        assert share.startswith("<0.1% of the module's"), f"{name}: share row reads {share!r}"

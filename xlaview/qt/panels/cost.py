@@ -167,7 +167,7 @@ def summary_html(shown: CostShown, profile: ProfileShown | None) -> str:
     if p is not None:
         lines.append(
             f"Measured: {p.runs} runs, {units.seconds(p.measured_s / max(p.runs, 1))}"
-            f" per run ({units.percent(p.matched_s / p.measured_s if p.measured_s else 0)}"
+            f" per run ({esc(units.percent(p.matched_s / p.measured_s if p.measured_s else 0))}"
             f" in ops of this module)"
         )
     elif profile is not None and profile.profile is not None:

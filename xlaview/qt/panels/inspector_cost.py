@@ -138,9 +138,13 @@ def _time_rows(c: dict[str, Any]) -> list[tuple[str, str]]:
             )
         )
     if run is not None and run["share"] is not None:  # what one run executes, of the whole
-        rows.append(("share", f"{units.percent(run['share'])} of the module's executed estimate"))
+        rows.append(
+            ("share", f"{esc_whole(units.percent(run['share']))} of the module's executed estimate")
+        )
     else:
-        rows.append(("share", f"{units.percent(c['share'])} of the module's estimated time"))
+        rows.append(
+            ("share", f"{esc_whole(units.percent(c['share']))} of the module's estimated time")
+        )
     return rows
 
 
@@ -159,7 +163,7 @@ def measured_html(d: dict[str, Any]) -> str:
             "total",
             (
                 f"{units.seconds(m['measured_s'])} <span class='muted'>(self "
-                f"{units.seconds(m['self_s'])}), {units.percent(m['share'])} of the "
+                f"{units.seconds(m['self_s'])}), {esc_whole(units.percent(m['share']))} of the "
                 "module's measured time</span>"
             ),
         ),
@@ -176,7 +180,7 @@ def measured_html(d: dict[str, Any]) -> str:
             (
                 "of roofline",
                 (
-                    f"<span class='big'>{units.percent(m['roofline_fraction'])}"
+                    f"<span class='big'>{esc_whole(units.percent(m['roofline_fraction']))}"
                     f"</span> <span class='muted'>on {esc_whole(m['device'])}</span>"
                 ),
             )

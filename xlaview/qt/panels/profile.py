@@ -141,7 +141,7 @@ def summary_html(shown: ProfileShown) -> str:
             f"<b>{esc(profile.module)}</b>: {profile.runs} runs on {esc(where)}, "
             f"<b>{units.seconds(profile.measured_s)}</b> measured "
             f"({units.seconds(profile.measured_s / max(profile.runs, 1))} per run), "
-            f"{units.percent(share)} in ops of the dump; joined by {esc(profile.matched_by)}; "
+            f"{esc(units.percent(share))} in ops of the dump; joined by {esc(profile.matched_by)}; "
             f"roofline on {esc(profile.device or 'no device')}"
             + (
                 ""
