@@ -23,6 +23,8 @@ from xlaview.analysis.op_kernels import (
     RUNTIME,
     OpKernel,
     op_kernel,
+    op_of_kernel,
+    ops_with_kernels,
     sanitized,
 )
 from xlaview.dump.index import index_dump
@@ -35,7 +37,7 @@ from xlaview.dump.kernels import (
     module_levels,
     stage_order,
 )
-from xlaview.dump.modules import load_module
+from xlaview.dump.modules import ModuleCache, load_module
 from xlaview.hlo import Module
 
 # The names XLA:CPU gives the files of the kernel of op X (what follows
@@ -350,3 +352,38 @@ def test_triton_stage_files_are_levels_of_their_fusion(tmp_path: Path) -> None:
     assert classify("thunk_sequence.txt") is None
     assert classify("1.ptx") == (None, "ptx", "1")
     assert classify("obj-file.part_00.o") == (None, OBJECT, "part_00")
+
+
+def kernel_ops_one_by_one(module: Module, kernels: list[str]) -> list[str]:
+    """`ops_with_kernels` as defined: each kernel's op, unless it runs inside another."""
+    ops = {op for k in kernels if (op := op_of_kernel(module, k)) is not None}
+    return sorted(op for op in ops if op_kernel(module, op, None).reason_kind != INSIDE_CALLER)
+
+
+def check_kernel_lists(folder: Path) -> int:
+    """Every pass of every module, read through one cache (passes share the
+    computations they did not change, and what was found of them): the list
+    is the one-by-one answer, as on a module read afresh."""
+    cache, listed = ModuleCache(), 0
+    for module in index_dump(folder).modules:
+        levels = module_levels(module)
+        functions = module_functions(levels) if any(levels.module_ir) else None
+        kernels = [*levels.kernels, *(functions or ())]
+        files = [step.file for step in module.passes[-6:]]
+        if module.after_optimizations is not None:
+            files.append(module.after_optimizations)
+        for file in files:
+            shared = ops_with_kernels(cache.load(file).module, levels, functions)
+            fresh = load_module(file.path).module
+            assert shared == kernel_ops_one_by_one(fresh, kernels), file.name
+            listed += len(shared)
+    return listed
+
+
+def test_kernel_lists_of_every_pass(kernel_dumps: dict[str, Path]) -> None:
+    assert sum(check_kernel_lists(folder) for folder in kernel_dumps.values()) >= 20
+
+
+def test_kernel_lists_of_rocm_functions(corpus: Path) -> None:
+    folder = corpus / "real_dumps/clarkechong__scale-your-amd/runs/_hlo_gspmd_vs_shardmap"
+    assert check_kernel_lists(folder) >= 8

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from xlaview.analysis.kinds import custom_call_target, custom_fusion_kind, fusion_kind
 from xlaview.dump.kernels import (
@@ -29,7 +30,8 @@ from xlaview.dump.kernels import (
     ModuleLevels,
     stage_order,
 )
-from xlaview.hlo import Instruction, Module
+from xlaview.hlo import Computation, Instruction, Module
+from xlaview.hlo.parse.parsed import ParsedComputation
 
 # Why an op has no kernel of its own.
 LIBRARY_CALL = "library-call"
@@ -284,6 +286,8 @@ def _fusions_by_kernel(module: Module) -> dict[str, str]:
     return found
 
 
+_Named = tuple[frozenset[str], tuple[str, ...], tuple[tuple[str, str], ...]]
+
 # Per instruction: opcode, shape, operand positions (-1: not in the body), payload, fusion kind.
 _Signature = tuple[tuple[str, str, tuple[int, ...], str | None, str | None], ...]
 
@@ -469,15 +473,75 @@ def _without_kernel(module: Module, instr: Instruction, levels: ModuleLevels) ->
 def ops_with_kernels(
     module: Module, levels: ModuleLevels, functions: ModuleFunctions | None = None
 ) -> list[str]:
-    """The ops of ``module`` a kernel file or function is named after, sorted."""
-    names: set[str] = set()
-    for kernel in [*levels.kernels, *(functions or ())]:
-        op = op_of_kernel(module, kernel)
-        if op is not None and op not in names:
-            comp, _ = module.find(op)
-            if _inside_caller(module, comp.name) is None:
-                names.add(op)
-    return sorted(names)
+    """The ops of ``module`` a kernel file or function is named after, sorted
+    (each kernel's op as `op_of_kernel` finds it).
+
+    Asked of every pass a user steps to: what each computation holds of the
+    kernels' names is kept with its parse, which the passes that did not
+    change it share, so a step reads only the computations it changed."""
+    kernels = [*levels.kernels, *(functions or ())]
+    wanted = _wanted(kernels)
+    exact: dict[str, str] = {}  # op -> its computation, the first definition
+    fused: dict[str, tuple[str, str]] = {}  # a fusion's kernel name -> (fusion, computation)
+    for comp in module.computations:
+        names, fusions = _named_in(comp, wanted)
+        for name in names:
+            exact.setdefault(name, comp.name)
+        for kernel_name, fusion in fusions:
+            fused.setdefault(kernel_name, (fusion, comp.name))
+    found: dict[str, str] = {}
+    for kernel in kernels:
+        for candidate in (kernel, kernel.removesuffix("_computation")):
+            if candidate in exact:  # an exact name first (as `op_of_kernel`)
+                found.setdefault(candidate, exact[candidate])
+                break
+            if candidate in fused:
+                op, comp_name = fused[candidate]
+                found.setdefault(op, comp_name)
+                break
+    return sorted(
+        op for op, comp_name in found.items() if _inside_caller(module, comp_name) is None
+    )
+
+
+# The names a list of kernels may be of, for the last few lists (a step keeps
+# the same set, by identity: `_NAMED_IN` is keyed by it).
+_WANTED: dict[tuple[str, ...], frozenset[str]] = {}
+# Per shared parse of a computation: (the wanted set it was read for, its
+# instruction names in it, its fusions' (kernel name, fusion) in it).
+_NAMED_IN: WeakKeyDictionary[ParsedComputation, _Named] = WeakKeyDictionary()
+
+
+def _wanted(kernels: list[str]) -> frozenset[str]:
+    key = tuple(kernels)
+    wanted = _WANTED.get(key)
+    if wanted is None:
+        wanted = frozenset(kernels) | {k.removesuffix("_computation") for k in kernels}
+        while len(_WANTED) >= 4:
+            _WANTED.pop(next(iter(_WANTED)))
+        _WANTED[key] = wanted
+    return wanted
+
+
+def _named_in(
+    comp: Computation, wanted: frozenset[str]
+) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """Which of ``wanted`` the instructions of ``comp`` are named, and which
+    its fusions' kernels are named (XLA:GPU's sanitized names), building nothing."""
+    parsed = comp.parsed
+    named = _NAMED_IN.get(parsed) if parsed is not None else None
+    if named is not None and named[0] is wanted:
+        return named[1], named[2]
+    names = comp.instruction_names()
+    found = tuple(wanted.intersection(names))
+    fusions = tuple(
+        (kernel_name, name)
+        for name, opcode in zip(names, comp.opcodes(), strict=False)
+        if opcode == "fusion" and (kernel_name := sanitized(name)) in wanted and kernel_name != name
+    )
+    if parsed is not None:
+        _NAMED_IN[parsed] = (wanted, found, fusions)
+    return found, fusions
 
 
 def op_of_kernel(module: Module, kernel: str) -> str | None:

@@ -57,6 +57,7 @@ class ParsedComputation:
     """
 
     __slots__ = (
+        "__weakref__",  # analyses keep what they found of it while it lives
         "_body",
         "_instructions",
         "_rows",
