@@ -6,6 +6,7 @@ Pure decisions, kept out of the window so they are tested without Qt.
 
 from __future__ import annotations
 
+from xlaview.analysis.marks import DiffMarks
 from xlaview.dump.records import DumpIndex, DumpModule
 from xlaview.hlo import Computation, Instruction, Module
 
@@ -78,3 +79,31 @@ def follow_reindex(
     new = match.file_at(keep)
     reread = keep != pass_key or old is None or (new.size, new.mtime_ns) != (old.size, old.mtime_ns)
     return match, keep, reread
+
+
+def carried_line(before: Module, line: int, after: Module) -> int | None:
+    """Where the text of ``after`` (the pass stepped to) shows what 1-based
+    ``line`` of ``before`` showed: the same instruction, else its computation's
+    header, else None (neither is in ``after``: the view keeps its line).
+    A blank or closing line counts as the instruction above it."""
+    owner = None
+    for candidate in range(line, max(0, line - 8), -1):
+        owner = before.line_owner(candidate)
+        if owner is not None:
+            break
+    if owner is None:
+        return None
+    computation, name = owner
+    if name is not None:
+        found = locate(after, name, computation)
+        if found is not None:
+            return found[1].span.line
+    if after.has_computation(computation):
+        return after.computation(computation).span.line
+    return None
+
+
+def first_change_line(marks: DiffMarks) -> int | None:
+    """The first 1-based line a pass added or changed (None: it changed no line)."""
+    starts = [first for first, _ in (*marks.added_lines, *marks.changed_lines)]
+    return min(starts) if starts else None

@@ -59,6 +59,9 @@ class Menus:
         animate = self._add(view_menu, "&Animate Pass Steps", window.set_animate)
         animate.setCheckable(True)
         animate.setChecked(window.animates)
+        follow = self._add(view_menu, "Show Each Pass's &First Change", window.set_follow_changes)
+        follow.setCheckable(True)
+        follow.setChecked(window.follows_changes)
         view_menu.addSeparator()
         for dock in window.docks():
             view_menu.addAction(dock.toggleViewAction())

@@ -325,6 +325,21 @@ class MainWindow(QMainWindow):
         if self.persist:
             self.settings.setValue("graph/animate", on)
 
+    @property
+    def follows_changes(self) -> bool:
+        """Whether a pass step scrolls the HLO text to the pass's first change
+        (a setting, on by default); off, the text keeps what it showed."""
+        return self.code_tabs.follow_changes
+
+    def set_follow_changes(self, on: bool) -> None:
+        self.code_tabs.set_follow_changes(on)
+        if self.persist:
+            self.settings.setValue("text/follow_changes", on)
+
+    def text_top_line(self) -> int:
+        """The 1-based line of the shown pass's file at the top of the HLO text."""
+        return self.text.top_line()
+
     def reset_layout(self) -> None:
         """Docks where they start, text and graph sharing the width."""
         self.restoreState(self._default_state)
@@ -352,6 +367,7 @@ class MainWindow(QMainWindow):
         if state is not None:
             self.restoreState(state)
         self.set_animate(bool(self.settings.value("graph/animate", True, type=bool)))
+        self.set_follow_changes(bool(self.settings.value("text/follow_changes", True, type=bool)))
         split = self.settings.value("mainSplit")
         if split is not None:
             self.main_split.restoreState(split)

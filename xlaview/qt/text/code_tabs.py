@@ -8,6 +8,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from xlaview.analysis.marks import selection_lines
+from xlaview.analysis.navigation import carried_line, first_change_line
 from xlaview.analysis.op_kernels import OpKernel
 from xlaview.qt import theme
 from xlaview.qt.model.analyses.changes import DiffShown
@@ -36,6 +37,10 @@ class CodeTabs(QTabWidget):
         self.addTab(self.stablehlo, "StableHLO")
         self._stablehlo_asked = False
         self._kernel_asked: tuple[str | None, str | None] | None = None  # op, stage
+        self.follow_changes = True
+        self._text_pass: str | None = None
+        self._diff: DiffShown | None = None
+        self._first_change_due = False  # a step waits for its diff to show its first change
 
         self.text.instruction_clicked.connect(
             lambda computation, name: model.select_instruction(name, computation)
@@ -59,7 +64,32 @@ class CodeTabs(QTabWidget):
 
     # -- HLO text -------------------------------------------------------------
     def _on_pass_shown(self, shown: TextShown) -> None:
-        self.text.set_source(shown.module, shown.source, shown.document, shown.line_owners)
+        """A step keeps in view what was (the same instruction, else its
+        computation, at the top); with `follow_changes`, the pass's first
+        change is shown once its diff is known."""
+        text, before = self.text, self.text.module
+        top = text.top_line() if before is not None else None
+        text.set_source(shown.module, shown.source, shown.document, shown.line_owners)
+        if top is not None and shown.module is not None and shown.module is not before:
+            line = carried_line(before, top, shown.module)
+            if line is not None:
+                text.put_on_top(line)
+        self._text_pass = shown.pass_key
+        self._first_change_due = self.follow_changes and top is not None
+        self._show_first_change()
+
+    def set_follow_changes(self, on: bool) -> None:
+        """Whether a pass step shows the pass's first change (on by default)."""
+        self.follow_changes = on
+
+    def _show_first_change(self) -> None:
+        diff = self._diff
+        if not self._first_change_due or diff is None or diff.after != self._text_pass:
+            return
+        self._first_change_due = False
+        line = first_change_line(diff.marks)
+        if line is not None:
+            self.text.show_span(line)
 
     def _colour_window(self, first: int, text: str) -> None:
         """Colours for the window of a big text the view moved to."""
@@ -79,6 +109,8 @@ class CodeTabs(QTabWidget):
         )
 
     def _on_diff_ready(self, shown: DiffShown) -> None:
+        self._diff = shown
+        self._show_first_change()
         self.text.set_highlights(
             {
                 "diff-added": (list(shown.marks.added_lines), theme.ADDED_LINE),

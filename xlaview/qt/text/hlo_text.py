@@ -317,6 +317,19 @@ class HloTextView(QPlainTextEdit):
         self._update_margin()
 
     # -- lines ----------------------------------------------------------------
+    def top_line(self) -> int:
+        """The 1-based file line at the top of the view."""
+        return self.first + self.verticalScrollBar().value() + 1
+
+    def put_on_top(self, line: int) -> None:
+        """Scroll so that file line ``line`` (1-based) is the top line."""
+        self.ensure_line(line)
+        self.verticalScrollBar().setValue(max(0, line - 1 - self.first))
+        if self.source is not None and self.source.windowed:
+            self.file_scroll.blockSignals(True)
+            self.file_scroll.setValue(self.first + self.verticalScrollBar().value())
+            self.file_scroll.blockSignals(False)
+
     def show_span(self, line: int) -> None:
         """Scroll so that file line ``line`` (1-based) is in view, a third from the top."""
         self.ensure_line(line)
