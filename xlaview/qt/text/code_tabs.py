@@ -70,7 +70,7 @@ class CodeTabs(QTabWidget):
         text, before = self.text, self.text.module
         top = text.top_line() if before is not None else None
         text.set_source(shown.module, shown.source, shown.document, shown.line_owners)
-        if top is not None and shown.module is not None and shown.module is not before:
+        if before is not None and top is not None and shown.module not in (None, before):
             line = carried_line(before, top, shown.module)
             if line is not None:
                 text.put_on_top(line)
