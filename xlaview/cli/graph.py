@@ -98,7 +98,7 @@ def _print_tree(folding: Folding) -> None:
             each = group.size // max(group.repeats, 1)
             line += f", {group.repeats} instances of about {each:,}"
         elif group.children or group.phase:
-            own = f"{len(group.nodes):,} of its own" if group.children else ""
+            own = f"{len(group.nodes):,} of its own" if group.children and group.nodes else ""
             line += " (" + ", ".join(p for p in (own, group.phase) if p) + ")"
         echo(line)
         if group.kind is not GroupKind.REPEAT:
