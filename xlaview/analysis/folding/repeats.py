@@ -19,7 +19,9 @@ How it is found, on the nodes of one group (integers, edges among them):
 3. The stretch that covers most nodes wins. Its cut into blocks is turned to
    where the fewest edges cross from one block to the next. Consecutive
    blocks whose internal edges (labels and level offsets of both ends) are
-   the same are the instances: the longest such run of at least two.
+   the same are the instances: the longest such run of at least two, grown
+   by the blocks just before and after it that are mostly the same (the
+   first layer of a stack, fed by something else, differs a little).
 4. The levels before and after the run are searched the same way, until no
    run is left (a work list, no recursion).
 
@@ -36,6 +38,8 @@ from collections.abc import Sequence
 MIN_INSTANCE_NODES = 2
 # ...and appear at least this many times in a row.
 MIN_INSTANCES = 2
+# A block next to a run joins it when this share of its labels is an instance's.
+SIMILAR = 0.75
 # Periods tried in a stretch of levels: the commonest distances.
 CANDIDATE_PERIODS = 8
 
@@ -185,10 +189,45 @@ def _best_run(
     stretches.sort()
     for _, start, period, end in stretches:
         first = start + _turn(start, end, period, at_level, succ, level)
-        instances = _instances(first, end, period, at_level, succ, level, labels)
-        if instances is not None:
-            return instances
+        found = _instances(first, end, period, at_level, succ, level, labels)
+        if found is not None:
+            return _extend(*found, lo, hi, at_level, labels)
     return None
+
+
+def _extend(
+    first: int,
+    period: int,
+    instances: list[list[int]],
+    lo: int,
+    hi: int,
+    at_level: list[list[int]],
+    labels: list[int],
+) -> tuple[int, int, list[list[int]]]:
+    """The run grown by the blocks just before and after it that are mostly
+    the same (`SIMILAR` of their labels shared with an instance): the first
+    layer of a stack, fed by the embedding rather than a layer, or the last
+    one of a backward pass, differ a little from the others."""
+    template = Counter(labels[i] for i in instances[0])
+
+    def similar(nodes: list[int]) -> bool:
+        shared = sum((Counter(labels[i] for i in nodes) & template).values())
+        return shared >= SIMILAR * max(len(nodes), len(instances[0]))
+
+    while first - period >= lo:
+        nodes = [i for t in range(first - period, first) for i in at_level[t]]
+        if not similar(nodes):
+            break
+        instances.insert(0, nodes)
+        first -= period
+    end = first + period * len(instances)
+    while end + period <= hi:
+        nodes = [i for t in range(end, end + period) for i in at_level[t]]
+        if not similar(nodes):
+            break
+        instances.append(nodes)
+        end += period
+    return first, period, instances
 
 
 def _turn(

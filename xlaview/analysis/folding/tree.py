@@ -277,6 +277,34 @@ def _repeat_groups(
                 g = builder.add(repeat, f"block {k} of {len(run)}", GroupKind.INSTANCE)
                 for i in instance:
                     group[i] = g
+        _absorb(members, successors, cheap, parent, group)
+
+
+def _absorb(
+    members: list[int],
+    successors: list[list[int]],
+    cheap: list[bool],
+    parent: int,
+    group: list[int],
+) -> None:
+    """A member no block took whose operands (cheap ones aside) all come
+    from one instance joins that instance: the update of a layer's weights
+    goes with the backward block whose gradients it reads. In ``members``
+    order, so what it joins may draw in its own users."""
+    member = set(members)
+    operands: dict[int, list[int]] = {}
+    for i in members:
+        for j in successors[i]:
+            if j in member:
+                operands.setdefault(j, []).append(i)
+    for i in members:
+        if group[i] != parent or i not in operands:
+            continue
+        found = {group[p] for p in operands[i] if not cheap[p]}
+        if len(found) == 1:
+            (g,) = found
+            if g != parent:
+                group[i] = g
 
 
 def _labels(graph: ComputationGraph, op_names: dict[str, str], cheap: list[bool]) -> list[int]:
