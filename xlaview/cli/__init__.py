@@ -13,14 +13,24 @@ import os
 import sys
 from collections.abc import Sequence
 
-from xlaview.cli import analyses, boundaries, collect, cost, export, inspect, profile, summary
+from xlaview.cli import (
+    analyses,
+    boundaries,
+    collect,
+    cost,
+    export,
+    graph,
+    inspect,
+    profile,
+    summary,
+)
 from xlaview.cli.common import echo, kept, release
 from xlaview.collector import gc_paused
 from xlaview.dump.settings import SettingError, check_settings
 from xlaview.errors import XlaviewError
 from xlaview.version import __version__
 
-COMMANDS = (summary, inspect, analyses, cost, boundaries, profile, collect, export)
+COMMANDS = (summary, inspect, analyses, cost, boundaries, graph, profile, collect, export)
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, set[str]]:

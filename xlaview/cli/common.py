@@ -224,6 +224,23 @@ def resolve_module(path: Path, module_key: str | None):
     return _RESOLVED[asked]
 
 
+def point_at(module, file: Path | None, pass_key: str | None):
+    """The point of ``module``'s timeline a command shows: the one ``--pass``
+    names, else the point of the HLO file given, else the final dump (the
+    last pass dump where it is missing). `CliError` if there is none."""
+    path = Path(file).absolute() if file is not None else None
+    try:
+        if pass_key is not None:
+            return module.point(pass_key)
+        if path is not None:  # the file's own point
+            return next(p for p in module.points() if p.file.path == path)
+        return module.point("after") if module.after_optimizations else module.points()[-1]
+    except KeyError as err:
+        raise CliError(str(err).strip('"')) from None
+    except (StopIteration, IndexError):
+        raise CliError(f"{path or module.title}: no HLO text to show") from None
+
+
 def resolve_final(path: Path, module_key: str | None):
     """(dump module or None, HLO file, whether the file is its module's
     after-optimizations dump, which its reports describe) for a command on

@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from xlaview.cli.common import MODULE_HELP, CliError, echo, resolve_module
+from xlaview.cli.common import MODULE_HELP, CliError, echo, point_at, resolve_module
 
 # The window is rendered at this size: one 32-bit pixel buffer for Qt's
 # backing store and one for the grab, so 16384 x 16384 is 2 GiB at once. Past
@@ -84,17 +84,7 @@ def check_request(args: argparse.Namespace) -> ExportTarget:
         shown, target = path, ExportTarget(None, None)
         where = str(path)
     else:
-        try:
-            if args.pass_ is not None:
-                point = module.point(args.pass_)
-            elif path is not None:  # the file's own point
-                point = next(p for p in module.points() if p.file.path == path)
-            else:
-                point = module.point("after") if module.after_optimizations else module.points()[-1]
-        except KeyError as err:
-            raise CliError(str(err).strip('"')) from None
-        except (StopIteration, IndexError):
-            raise CliError(f"{path or module.title}: no HLO text to show") from None
+        point = point_at(module, path, args.pass_)
         shown = point.file.path
         where = f"{module.title} at " + (
             f"pass {point.key}" if point.seq is not None else point.title

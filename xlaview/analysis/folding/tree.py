@@ -1,0 +1,416 @@
+"""The groups of one computation's drawn graph: nested boxes by ``op_name``
+scope, and runs of repeated blocks (`repeats`) where scopes leave many
+nodes side by side.
+
+Cheap shared values (parameters, constants, iotas and their private copies,
+see `xlaview.analysis.drawing.graph`) carry no scope worth a box: each goes
+to the innermost group holding all its users, so a block's weights fold with
+the block. Every walk here is a loop over lists: a scope path thousands deep
+or a chain of 100,000 nodes needs no recursion.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+from typing import Literal
+
+from xlaview.analysis.drawing import ComputationGraph
+from xlaview.analysis.folding.repeats import find_repeats
+from xlaview.analysis.folding.scopes import APART, Phases, phase_of, scope_path
+from xlaview.hlo import Computation, ShapeSyntaxError, parse_shape
+
+Grouping = Literal["scope", "repeats", "none"]
+GROUPINGS: tuple[Grouping, ...] = ("scope", "repeats", "none")
+
+# The opcodes of cheap values, with `GraphNode.is_copy`: placed by their users.
+CHEAP_OPCODES = frozenset(("parameter", "constant", "iota"))
+# Repeats are looked for among a group's own nodes when it has this many.
+REPEAT_SEARCH_NODES = 24
+_NUMBER_SUFFIX = re.compile(r"[._]?\d+$")
+
+
+class GroupKind(Enum):
+    SCOPE = "scope"  # the ops of one op_name scope
+    REPEAT = "repeat"  # a run of identical blocks: its children are the instances
+    INSTANCE = "instance"  # one block of a repeat
+
+    @property
+    def json_kind(self) -> str:
+        """The kind ``xlaview graph --json`` prints: an instance is a ``repeat`` of one."""
+        return "scope" if self is GroupKind.SCOPE else "repeat"
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """One box of the folded graph. ``id`` is its index in `Folding.groups`
+    (parents come before their children); ``nodes`` are the node keys
+    directly inside it, not in a child group, in graph order; ``size`` counts
+    every node inside, children's included; ``repeats`` is the number of
+    instances of a repeat group, 1 for the others. ``phase`` is ``forward``
+    or ``backward`` for a scope inside JAX's ``jvp(...)`` or
+    ``transpose(...)``, else None."""
+
+    id: int
+    name: str
+    kind: GroupKind
+    parent: int | None
+    depth: int
+    children: tuple[int, ...]
+    nodes: tuple[str, ...]
+    size: int
+    repeats: int
+    phase: str | None
+    first: int  # the graph position of its first node: boxes are ordered by it
+
+
+@dataclass(frozen=True, slots=True)
+class Folding:
+    """The group tree of a `ComputationGraph`. ``group_index[i]`` is the
+    innermost group of ``graph.nodes[i]`` (-1: top level); ``top`` are the
+    boxes shown with everything folded, in graph order (a group's id, or a
+    node's key). ``edge_ends`` and ``edge_bytes`` are ``graph.edges`` as node
+    positions and the bytes of the value each carries."""
+
+    graph: ComputationGraph
+    grouping: Grouping
+    groups: tuple[Group, ...]
+    group_index: tuple[int, ...]
+    top: tuple[int | str, ...]
+    edge_ends: tuple[tuple[int, int], ...]
+    edge_bytes: tuple[int, ...]
+    position: dict[str, int]  # node key -> its index in graph.nodes
+
+    @property
+    def top_level(self) -> int:
+        """How many boxes are shown with every group folded."""
+        return len(self.top)
+
+    def group_of(self, key: str) -> int | None:
+        """The innermost group of node ``key`` (None: top level)."""
+        g = self.group_index[self.position[key]]
+        return g if g >= 0 else None
+
+    def chain(self, name: str) -> tuple[int, ...]:
+        """The groups containing node ``name`` (a node key, or an instruction
+        name: its first node), outermost first: open them to show it."""
+        key = name if name in self.position else self.graph.nodes_of[name][0]
+        out: list[int] = []
+        g = self.group_index[self.position[key]]
+        while g >= 0:
+            out.append(g)
+            parent = self.groups[g].parent
+            g = -1 if parent is None else parent
+        out.reverse()
+        return tuple(out)
+
+
+class _Builder:
+    """Groups as the tree is made: parent, name, kind; nodes are assigned after."""
+
+    def __init__(self) -> None:
+        self.parent: list[int] = []
+        self.name: list[str] = []
+        self.kind: list[GroupKind] = []
+        self.phase: list[str | None] = []
+        self.depth: list[int] = []
+
+    def keep(self, kept: list[int], parent_of: dict[int, int]) -> None:
+        """Only the groups ``kept`` (in order), their parents renumbered by ``parent_of``."""
+        self.parent = [parent_of.get(self.parent[g], -1) for g in kept]
+        self.name = [self.name[g] for g in kept]
+        self.kind = [self.kind[g] for g in kept]
+        self.phase = [self.phase[g] for g in kept]
+        self.depth = []
+        for p in self.parent:
+            self.depth.append(0 if p < 0 else self.depth[p] + 1)
+
+    def add(self, parent: int, name: str, kind: GroupKind, phase: str | None = None) -> int:
+        self.parent.append(parent)
+        self.name.append(name)
+        self.kind.append(kind)
+        self.phase.append(phase)
+        self.depth.append(0 if parent < 0 else self.depth[parent] + 1)
+        return len(self.name) - 1
+
+
+def fold_graph(
+    graph: ComputationGraph,
+    computation: Computation,
+    grouping: Grouping = "scope",
+    phases: Phases = APART,
+) -> Folding:
+    """The groups of ``graph`` (drawn from ``computation``): ``scope`` nests
+    boxes by op_name scope and folds repeated blocks among the nodes a scope
+    (or the top level) holds side by side; ``repeats`` folds repeated blocks
+    only; ``none`` makes no group. ``phases``: forward and backward of a JAX
+    scope apart or together (`xlaview.analysis.folding.scopes`)."""
+    nodes = graph.nodes
+    position = {n.key: i for i, n in enumerate(nodes)}
+    successors: list[list[int]] = [[] for _ in nodes]
+    edge_ends: list[tuple[int, int]] = []
+    edge_bytes: list[int] = []
+    sizes: dict[str, int] = {}
+    for edge in graph.edges:
+        s, t = position[edge.source], position[edge.target]
+        successors[s].append(t)
+        edge_ends.append((s, t))
+        size = sizes.get(edge.shape)
+        if size is None:
+            size = sizes[edge.shape] = _shape_bytes(edge.shape)
+        edge_bytes.append(size)
+    cheap = [n.is_copy or n.opcode in CHEAP_OPCODES for n in nodes]
+    builder = _Builder()
+    group = [-1] * len(nodes)
+    if grouping != "none":
+        op_names = _op_names(graph, computation, cheap)
+        if grouping == "scope":
+            _scope_groups(graph, op_names, cheap, phases, builder, group)
+        _repeat_groups(graph, op_names, cheap, successors, builder, group)
+        _place_cheap(cheap, successors, builder, group)
+    return _finish(graph, grouping, builder, group, edge_ends, edge_bytes, position)
+
+
+def _op_names(
+    graph: ComputationGraph, computation: Computation, cheap: list[bool]
+) -> dict[str, str]:
+    """The op_name of each instruction drawn as a node that is not cheap
+    (those are placed by their users), "" for none."""
+    wanted = {n.instruction for n, c in zip(graph.nodes, cheap, strict=True) if not c}
+    return {i.name: i.op_name or "" for i in computation.instructions if i.name in wanted}
+
+
+def _shape_bytes(text: str) -> int:
+    try:
+        return parse_shape(text).byte_size()
+    except ShapeSyntaxError:
+        return 0
+
+
+def _scope_groups(
+    graph: ComputationGraph,
+    op_names: dict[str, str],
+    cheap: list[bool],
+    phases: Phases,
+    builder: _Builder,
+    group: list[int],
+) -> None:
+    """A scope group per scope path prefix; a group with no node of its own
+    and one child group is one box with the child (``jit(f)/block_3``)."""
+    made: dict[tuple[int, str], int] = {}
+    for i, node in enumerate(graph.nodes):
+        if cheap[i]:
+            continue
+        g = -1
+        for part in scope_path(op_names.get(node.instruction), phases):
+            found = made.get((g, part))
+            if found is None:
+                found = made[(g, part)] = builder.add(g, part, GroupKind.SCOPE, phase_of(part))
+            g = found
+        group[i] = g
+    count = len(builder.name)
+    own = [0] * count
+    for g in group:
+        if g >= 0:
+            own[g] += 1
+    children: list[list[int]] = [[] for _ in range(count)]
+    for g in range(count):
+        if builder.parent[g] >= 0:
+            children[builder.parent[g]].append(g)
+    merged_into = list(range(count))
+    for g in range(count):  # parents first: a chain merges into its top
+        top = merged_into[g]
+        if top != g or own[g] or len(children[g]) != 1:
+            continue
+        while not own[g] and len(children[g]) == 1:
+            child = children[g][0]
+            builder.name[top] += "/" + builder.name[child]
+            builder.phase[top] = builder.phase[child] or builder.phase[top]
+            merged_into[child] = top
+            children[g] = children[child]
+            own[g], g = own[child], child
+        for c in children[g]:
+            builder.parent[c] = top
+    if any(merged_into[g] != g for g in range(count)):
+        _renumber(builder, group, merged_into)
+
+
+def _renumber(builder: _Builder, group: list[int], merged_into: list[int]) -> None:
+    """Drop the groups merged into others, keeping parents before children."""
+    kept = [g for g in range(len(builder.name)) if merged_into[g] == g]
+    new_id = {g: k for k, g in enumerate(kept)}
+    builder.keep(kept, new_id)
+    for i, g in enumerate(group):
+        if g >= 0:
+            group[i] = new_id[merged_into[g]]
+
+
+def _repeat_groups(
+    graph: ComputationGraph,
+    op_names: dict[str, str],
+    cheap: list[bool],
+    successors: list[list[int]],
+    builder: _Builder,
+    group: list[int],
+) -> None:
+    """Runs of repeated blocks among the nodes each group (and the top
+    level) holds directly, when it holds `REPEAT_SEARCH_NODES` or more."""
+    labels = _labels(graph, op_names, cheap)
+    own: dict[int, list[int]] = {}
+    for i, g in enumerate(group):
+        if not cheap[i]:
+            own.setdefault(g, []).append(i)
+    for parent, members in own.items():
+        if len(members) < REPEAT_SEARCH_NODES:
+            continue
+        names: set[str] = set()
+        for run in find_repeats(members, successors, labels):
+            name = f"block x {len(run)}"
+            count = 2
+            while name in names:
+                name = f"block x {len(run)} ({count})"
+                count += 1
+            names.add(name)
+            repeat = builder.add(parent, name, GroupKind.REPEAT)
+            for k, instance in enumerate(run, 1):
+                g = builder.add(repeat, f"block {k} of {len(run)}", GroupKind.INSTANCE)
+                for i in instance:
+                    group[i] = g
+        _absorb(members, successors, cheap, parent, group)
+
+
+def _absorb(
+    members: list[int],
+    successors: list[list[int]],
+    cheap: list[bool],
+    parent: int,
+    group: list[int],
+) -> None:
+    """A member no block took whose operands (cheap ones aside) all come
+    from one instance joins that instance: the update of a layer's weights
+    goes with the backward block whose gradients it reads. In ``members``
+    order, so what it joins may draw in its own users."""
+    member = set(members)
+    operands: dict[int, list[int]] = {}
+    for i in members:
+        for j in successors[i]:
+            if j in member:
+                operands.setdefault(j, []).append(i)
+    for i in members:
+        if group[i] != parent or i not in operands:
+            continue
+        found = {group[p] for p in operands[i] if not cheap[p]}
+        if len(found) == 1:
+            (g,) = found
+            if g != parent:
+                group[i] = g
+
+
+def _labels(graph: ComputationGraph, op_names: dict[str, str], cheap: list[bool]) -> list[int]:
+    """Each node's structural label, as a number: opcode, shape, a fusion's
+    name without its number (``multiply_add_fusion``: what it fused), the op
+    its op_name ends in and the scope around it, numbers dropped (``block_``).
+    Cheap nodes, never in a block's search, are all -1."""
+    numbers: dict[tuple[str, str, str, str], int] = {}
+    out: list[int] = []
+    for node, is_cheap in zip(graph.nodes, cheap, strict=True):
+        if is_cheap:
+            out.append(-1)
+            continue
+        op_name = op_names.get(node.instruction, "")
+        parts = op_name.split(";", 1)[0].rsplit("/", 2)
+        where = "/".join(_NUMBER_SUFFIX.sub("", p) for p in parts[-2:])
+        stem = _NUMBER_SUFFIX.sub("", node.instruction) if node.opcode == "fusion" else ""
+        label = (node.opcode, node.shape, stem, where)
+        out.append(numbers.setdefault(label, len(numbers)))
+    return out
+
+
+def _place_cheap(
+    cheap: list[bool], successors: list[list[int]], builder: _Builder, group: list[int]
+) -> None:
+    """Each cheap node into the innermost group holding all its users (users
+    after it in graph order, so from the last node back)."""
+    parent, depth = builder.parent, builder.depth
+    for i in range(len(cheap) - 1, -1, -1):
+        if not cheap[i] or not successors[i]:
+            continue
+        common = group[successors[i][0]]
+        for j in successors[i][1:]:
+            other = group[j]
+            while common != other:  # the lowest common ancestor, by depth
+                if common < 0 or other < 0:
+                    common = -1
+                    break
+                if depth[common] >= depth[other]:
+                    common = parent[common]
+                else:
+                    other = parent[other]
+            if common < 0:
+                break
+        group[i] = common
+
+
+def _finish(
+    graph: ComputationGraph,
+    grouping: Grouping,
+    builder: _Builder,
+    group: list[int],
+    edge_ends: list[tuple[int, int]],
+    edge_bytes: list[int],
+    position: dict[str, int],
+) -> Folding:
+    count = len(builder.name)
+    own: list[list[str]] = [[] for _ in range(count)]
+    first = [len(graph.nodes)] * count
+    size = [0] * count
+    top: list[tuple[int, int | str]] = []
+    for i, g in enumerate(group):
+        if g < 0:
+            top.append((i, graph.nodes[i].key))
+        else:
+            own[g].append(graph.nodes[i].key)
+            size[g] += 1
+            if first[g] > i:
+                first[g] = i
+    children: list[list[int]] = [[] for _ in range(count)]
+    for g in range(count - 1, -1, -1):  # children first: sizes and first nodes go up
+        p = builder.parent[g]
+        if p >= 0:
+            size[p] += size[g]
+            first[p] = min(first[p], first[g])
+            children[p].append(g)
+    groups: list[Group] = []
+    for g in range(count):
+        kids = tuple(sorted(children[g], key=lambda c: (first[c], c)))
+        p = builder.parent[g]
+        kind = builder.kind[g]
+        groups.append(
+            Group(
+                g,
+                builder.name[g],
+                kind,
+                p if p >= 0 else None,
+                builder.depth[g],
+                kids,
+                tuple(own[g]),
+                size[g],
+                len(kids) if kind is GroupKind.REPEAT else 1,
+                builder.phase[g],
+                first[g],
+            )
+        )
+        if p < 0:
+            top.append((first[g], g))
+    top.sort(key=lambda item: (item[0], isinstance(item[1], str)))
+    return Folding(
+        graph,
+        grouping,
+        tuple(groups),
+        tuple(group),
+        tuple(box for _, box in top),
+        tuple(edge_ends),
+        tuple(edge_bytes),
+        position,
+    )

@@ -1,0 +1,128 @@
+"""What to draw of a folded graph: the boxes and the edges between them for
+a set of open groups, which groups are open at first, and a group's summary
+of its members' values (traffic, heat, change marks, search hits...).
+
+A box is a group's id (an ``int``: the group drawn closed) or a node's key
+(a ``str``: the node drawn as itself). Edges between boxes are bundled: one
+per pair of boxes, with how many edges of the graph it stands for and the
+bytes of the values they carry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
+from typing import TypeVar
+
+from xlaview.analysis.folding.tree import Folding
+
+Box = int | str
+T = TypeVar("T")
+
+# A graph of at most this many nodes opens with every group open...
+SMALL_GRAPH_NODES = 300
+# ...a larger one with groups opened, outermost first, while the boxes shown
+# stay within this many.
+FOLDED_BOXES = 200
+
+
+@dataclass(frozen=True, slots=True)
+class BundledEdge:
+    source: Box
+    target: Box
+    count: int  # edges of the graph it stands for
+    bytes: int  # the bytes of the values on them, summed
+
+
+@dataclass(frozen=True, slots=True)
+class FoldedView:
+    """The boxes to draw, in graph order, and the bundled edges between them.
+    ``box_of[i]`` is the box that shows ``graph.nodes[i]``."""
+
+    boxes: tuple[Box, ...]
+    edges: tuple[BundledEdge, ...]
+    box_of: tuple[Box, ...]
+
+
+def folded_view(folding: Folding, open_groups: Collection[int]) -> FoldedView:
+    """The boxes and bundled edges shown when the groups ``open_groups`` are
+    open (a group inside a closed one is hidden whether open or not). One
+    pass over the groups, the nodes and the edges."""
+    groups = folding.groups
+    shown_as = [-1] * len(groups)  # the closed group that shows it; -1: it is open
+    for group in groups:  # parents first
+        parent = group.parent
+        if parent is not None and shown_as[parent] >= 0:
+            shown_as[group.id] = shown_as[parent]
+        elif group.id not in open_groups:
+            shown_as[group.id] = group.id
+    nodes = folding.graph.nodes
+    box_of: list[Box] = []
+    first_of: dict[Box, int] = {}
+    for i, g in enumerate(folding.group_index):
+        box: Box = nodes[i].key if g < 0 or shown_as[g] < 0 else shown_as[g]
+        box_of.append(box)
+        if box not in first_of:
+            first_of[box] = i
+    bundled: dict[tuple[Box, Box], list[int]] = {}
+    sizes = folding.edge_bytes
+    for k, (s, t) in enumerate(folding.edge_ends):
+        source, target = box_of[s], box_of[t]
+        if source == target:
+            continue
+        found = bundled.get((source, target))
+        if found is None:
+            bundled[(source, target)] = [1, sizes[k]]
+        else:
+            found[0] += 1
+            found[1] += sizes[k]
+    edges = tuple(BundledEdge(s, t, c, b) for (s, t), (c, b) in bundled.items())
+    return FoldedView(tuple(first_of), edges, tuple(box_of))
+
+
+def default_open(
+    folding: Folding, small: int = SMALL_GRAPH_NODES, budget: int = FOLDED_BOXES
+) -> frozenset[int]:
+    """The groups open when the graph is first shown: all of them in a graph
+    of at most ``small`` nodes; else, outermost first and in graph order,
+    each group whose opening keeps the boxes shown within ``budget``."""
+    groups = folding.groups
+    if len(folding.graph.nodes) <= small:
+        return frozenset(range(len(groups)))
+    shown = folding.top_level
+    opened: list[int] = []
+    queue = [box for box in folding.top if isinstance(box, int)]
+    k = 0
+    while k < len(queue):
+        group = groups[queue[k]]
+        k += 1
+        more = len(group.children) + len(group.nodes) - 1
+        if shown + more <= budget:
+            shown += more
+            opened.append(group.id)
+            queue.extend(group.children)
+    return frozenset(opened)
+
+
+def aggregate(
+    folding: Folding, values: Mapping[str, T], combine: Callable[[T, T], T]
+) -> dict[int, T]:
+    """Each group's summary of ``values`` (instruction name -> value: its
+    traffic, heat, change mark, search hit...): the values of the
+    instructions drawn inside it, folded with ``combine`` (``operator.add``
+    sums them, ``max`` keeps the worst). An instruction drawn several times
+    (the private copies of a parameter) counts once in each group."""
+    out: dict[int, T] = {}
+    nodes_of = folding.graph.nodes_of
+    position = folding.position
+    group_index = folding.group_index
+    groups = folding.groups
+    for name, value in values.items():
+        seen: set[int] = set()
+        for key in nodes_of.get(name, ()):
+            g: int | None = group_index[position[key]]
+            while g is not None and g >= 0 and g not in seen:
+                seen.add(g)
+                out[g] = combine(out[g], value) if g in out else value
+                g = groups[g].parent
+    return out
