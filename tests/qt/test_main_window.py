@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QEvent, QMimeData, QObject, QPoint, QPointF, QSize, Qt, QUrl
-from PySide6.QtGui import QDropEvent, QImage, QTextCursor
+from PySide6.QtGui import QDropEvent, QImage, QMouseEvent, QTextCursor
 from PySide6.QtWidgets import QApplication, QGraphicsView, QPlainTextEdit, QTreeWidget, QWidget
 
 from xlaview.resources import sample_dump
@@ -228,6 +228,51 @@ def test_select_from_graph_and_enter_fusion(window, qtbot) -> None:
     window.model.back_to_entry()
     window.wait_idle()
     assert view.graph.computation == "main.3"
+
+
+def test_double_click_opens_a_node_away_from_the_centre(window, qtbot) -> None:
+    """The first click selects the node and centres it; the second lands
+    where the node was, and still opens it (it opened nothing: the first
+    double-click on a node off the centre failed)."""
+    window.open_dump(SAMPLE)
+    window.wait_idle()
+    view = window.graph_pane.main
+    view.zoom(2.5)  # bigger than the view: centring a node scrolls
+    centre = view.viewport().rect().center()
+    inside = view.viewport().rect().adjusted(10, 10, -10, -10)
+    far = []
+    for name, point in window.graph_positions().items():
+        node = next(n for n in view.graph.nodes if n.instruction == name)
+        pos = view.mapFromScene(QPointF(*point))
+        if node.called and inside.contains(pos):
+            far.append(((pos - centre).manhattanLength(), name, pos, node.called[0]))
+    distance, name, pos, body = max(far)
+    assert distance > 100, far
+    # As a hand double-clicks: a click (the view centres the node it selects
+    # meanwhile), then the second press, a double-click event, and its release.
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    window.wait_idle()
+    assert window.view_state()["selection"] == name
+    assert (
+        view.mapFromScene(QPointF(*window.graph_positions()[name])) - pos
+    ).manhattanLength() > 50
+    for kind in (QEvent.Type.MouseButtonDblClick, QEvent.Type.MouseButtonRelease):
+        buttons = (
+            Qt.MouseButton.LeftButton
+            if kind == QEvent.Type.MouseButtonDblClick
+            else Qt.MouseButton.NoButton
+        )
+        event = QMouseEvent(
+            kind,
+            QPointF(pos),
+            view.viewport().mapToGlobal(QPointF(pos)),
+            Qt.MouseButton.LeftButton,
+            buttons,
+            Qt.KeyboardModifier.NoModifier,
+        )
+        QApplication.sendEvent(view.viewport(), event)
+    window.wait_idle()
+    assert window.view_state()["computation"] == body, name
 
 
 def test_hovering_an_edge_names_it(window, qtbot) -> None:

@@ -11,7 +11,7 @@ from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QToolTip, QWidget
 
 from xlaview.analysis.drawing import GraphLayout
-from xlaview.analysis.drawing.graph import ComputationGraph
+from xlaview.analysis.drawing.graph import ComputationGraph, GraphNode
 from xlaview.qt import theme
 from xlaview.qt.graph.canvas import (
     READABLE_SCALE,
@@ -56,6 +56,8 @@ class GraphView(QGraphicsView):
         self._animation.finished.connect(self.finish_transition)
         self._legend: tuple[str, list[tuple[str, str]]] | None = None  # title, (colour, label)
         self._press: QPointF | None = None
+        self._clicked: tuple[QPointF, GraphNode] | None = None  # where a click was, on which node
+        self._double = False  # a double-click's second press came: its release selects nothing
 
     @property
     def transition_ms(self) -> int:
@@ -231,18 +233,29 @@ class GraphView(QGraphicsView):
         super().mouseReleaseEvent(event)
         moved = self._press is not None and (event.position() - self._press).manhattanLength() > 4
         self._press = None
+        if self._double:  # the end of a double-click: its first click selected
+            self._double = False
+            return
         if moved or self.canvas is None or event.button() != Qt.MouseButton.LeftButton:
             return
         placed = self.canvas.node_at(self.mapToScene(event.position().toPoint()))
+        self._clicked = (event.position(), placed.node) if placed is not None else None
         if placed is not None:
             self.instruction_clicked.emit(self.canvas.graph.computation, placed.node.instruction)
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         if self.canvas is None:
             return
+        self._double = True
         placed = self.canvas.node_at(self.mapToScene(event.position().toPoint()))
-        if placed is not None and placed.node.called:
-            self.computation_entered.emit(placed.node.called[0])
+        node = placed.node if placed is not None else None
+        clicked = self._clicked
+        if clicked is not None and (event.position() - clicked[0]).manhattanLength() <= 4:
+            # The first click selected the node and the view centred it: the
+            # second lands where it was, which is the node meant.
+            node = clicked[1]
+        if node is not None and node.called:
+            self.computation_entered.emit(node.called[0])
 
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         super().mouseMoveEvent(event)
