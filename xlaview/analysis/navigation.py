@@ -6,9 +6,12 @@ Pure decisions, kept out of the window so they are tested without Qt.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xlaview.analysis.marks import DiffMarks
 from xlaview.dump.records import DumpIndex, DumpModule
 from xlaview.hlo import Computation, Instruction, Module
+from xlaview.text.mlir_locations import MlirOrigin
 
 
 def locate(
@@ -107,3 +110,90 @@ def first_change_line(marks: DiffMarks) -> int | None:
     """The first 1-based line a pass added or changed (None: it changed no line)."""
     starts = [first for first, _ in (*marks.added_lines, *marks.changed_lines)]
     return min(starts) if starts else None
+
+
+# -- StableHLO and HLO, through the origins both keep -----------------------------
+
+# (op_name, file's base name, line, column) of an op, each None when unsaid.
+Origin = tuple[str | None, str | None, int | None, int | None]
+
+
+def hlo_origins(module: Module, instr: Instruction) -> set[Origin]:
+    """Where ``instr`` came from, and the instructions of the computations it
+    calls (a fusion keeps the metadata of what it absorbed in its body)."""
+    found: set[Origin] = set()
+    todo, seen = [instr], set()
+    while todo:
+        current = todo.pop()
+        op_name = current.op_name
+        frames = module.source_frames(current)
+        if frames:
+            top = frames[0]
+            found.add((op_name, _base(top.file), top.line or None, top.column or None))
+        elif op_name:
+            found.add((op_name, None, None, None))
+        for called in current.called_computations:
+            if called not in seen and module.has_computation(called):
+                seen.add(called)
+                todo.extend(module.computation(called).instructions)
+    return found
+
+
+def stablehlo_lines(origins: Sequence[MlirOrigin], module: Module, instr: Instruction) -> list[int]:
+    """The lines of the StableHLO module (its `mlir_origins`) that ``instr`` came from."""
+    wanted = hlo_origins(module, instr)
+    if not wanted:
+        return []
+    return [o.line for o in origins if any(_same(_mlir_origin(o), w) for w in wanted)]
+
+
+def hlo_ops_from(origin: MlirOrigin, module: Module) -> list[str]:
+    """The instructions of ``module`` that came from the StableHLO op at
+    ``origin``, outside fused bodies (what runs): the entry's first, the ones
+    whose own metadata says so before those whose body does."""
+    key = _mlir_origin(origin)
+    fused = {
+        called
+        for comp in module.computations
+        for instr in comp.instructions
+        if instr.opcode == "fusion"
+        for called in instr.called_computations
+    }
+    own: list[str] = []
+    inside: list[str] = []
+    entry = module.entry
+    comps = [entry, *(c for c in module.computations if c is not entry)] if entry else []
+    for comp in comps:
+        if comp.name in fused:
+            continue
+        for instr in comp.instructions:
+            frames = module.source_frames(instr)
+            top = frames[0] if frames else None
+            mine: Origin = (
+                instr.op_name,
+                _base(top.file) if top else None,
+                (top.line or None) if top else None,
+                (top.column or None) if top else None,
+            )
+            if instr.op_name and _same(key, mine):
+                own.append(instr.name)
+            elif instr.called_computations and any(
+                _same(key, o) for o in hlo_origins(module, instr)
+            ):
+                inside.append(instr.name)
+    return own + inside
+
+
+def _mlir_origin(origin: MlirOrigin) -> Origin:
+    return (origin.op_name, _base(origin.file), origin.source_line, origin.column)
+
+
+def _same(a: Origin, b: Origin) -> bool:
+    """One origin: the same op_name, and the same place where both say one."""
+    if a[0] != b[0] or a[0] is None:
+        return False
+    return all(x is None or y is None or x == y for x, y in zip(a[1:], b[1:], strict=True))
+
+
+def _base(path: str | None) -> str | None:
+    return path.replace("\\", "/").rsplit("/", 1)[-1] if path else None

@@ -47,6 +47,7 @@ from xlaview.qt.model.analyses.history import History
 from xlaview.qt.model.analyses.kernels import Kernels
 from xlaview.qt.model.analyses.module_info import ModuleInfo
 from xlaview.qt.model.analyses.search import Search
+from xlaview.qt.model.analyses.stablehlo import StableHlo
 from xlaview.qt.model.graphs import Graphs
 from xlaview.qt.model.jobs import Jobs
 from xlaview.qt.model.notices import NoticeBoard
@@ -107,6 +108,7 @@ class ViewModel(QObject):
             jobs, self, lambda: self.module_info.levels, self.module_info.reports_for_pass, self
         )
         self.history = History(jobs, notices, self, self)
+        self.stablehlo = StableHlo(jobs, self, lambda: self.module_info.levels, self)
         self.folder = Folder(jobs, notices, self, self)
         self.search = Search(jobs, self, self)
         self.compare = Compare(jobs, self, cache, self)
@@ -276,6 +278,7 @@ class ViewModel(QObject):
         self.changes.module_shown()
         self.history.module_shown()
         self.kernels.module_shown()
+        self.stablehlo.module_shown()
         self.module_info.module_shown(module)
         self.costing.module_changed(module)
 
@@ -429,6 +432,7 @@ class ViewModel(QObject):
         self.graphs.show_fused(navigation.fused_computation(module, instr), instr)
         assert self.selection is not None
         self.kernels.selection_shown(self.selection)
+        self.stablehlo.selection_shown()
         self.history.selection_shown(self.selection)
 
     def describe(self, module: Module, name: str, computation: str) -> dict[str, Any]:

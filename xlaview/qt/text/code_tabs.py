@@ -60,7 +60,11 @@ class CodeTabs(QTabWidget):
         kernels = model.kernels
         kernels.kernel_shown.connect(self._on_kernel_shown)
         kernels.kernel_code.connect(self._on_kernel_code)
-        kernels.stablehlo_code.connect(self._on_stablehlo_code)
+        stablehlo = model.stablehlo
+        stablehlo.code_ready.connect(self._on_stablehlo_code)
+        stablehlo.lines_ready.connect(self._on_stablehlo_lines)
+        stablehlo.op_found.connect(lambda name: model.select_instruction(name))
+        self.stablehlo.view.line_clicked.connect(stablehlo.line_clicked)
 
     # -- HLO text -------------------------------------------------------------
     def _on_pass_shown(self, shown: TextShown) -> None:
@@ -199,13 +203,28 @@ class CodeTabs(QTabWidget):
         """The StableHLO the framework handed XLA (``module.mlir``)."""
         self._stablehlo_asked = True
         self.setCurrentWidget(self.stablehlo)
-        self.model.kernels.request_stablehlo()
+        self.model.stablehlo.request()
 
     def _on_stablehlo_code(self, code: LoadedCode | None, header: str) -> None:
-        self.stablehlo.header.setText(f"<b>{esc(header)}</b>")
+        self.stablehlo.header.setText(
+            f"<b>{esc(header)}</b>"
+            + (
+                " <span class='muted'>· the selected op's lines marked; click a line to "
+                "select what it became</span>"
+                if code is not None
+                else ""
+            )
+        )
         if code is not None:
             self.stablehlo.show_code(code)
             self._colour(self.stablehlo, code)
+
+    def _on_stablehlo_lines(self, lines: list[int]) -> None:
+        """The selected instruction's StableHLO lines marked, the first in view."""
+        view = self.stablehlo.view
+        view.set_highlights({"selection": ([(line, line) for line in lines], theme.SELECTION)})
+        if lines:
+            view.show_span(lines[0])
 
     def _colour(self, panel: CodePanel, code: LoadedCode) -> None:
         view, document = panel.view, code.document

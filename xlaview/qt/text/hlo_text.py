@@ -54,6 +54,7 @@ class HloTextView(QPlainTextEdit):
 
     instruction_clicked = Signal(str, str)  # computation, instruction
     computation_clicked = Signal(str)
+    line_clicked = Signal(int)  # a plain click on a 1-based file line
     window_moved = Signal(int, str)  # first line (0-based) and text of a new window: colour it
 
     def __init__(self, parent: QWidget | None = None) -> None:
@@ -346,6 +347,11 @@ class HloTextView(QPlainTextEdit):
             self._marks[kind] = (merged_ranges(lines), colour)
         self._refresh_selections()
 
+    def highlighted(self, kind: str) -> list[tuple[int, int]]:
+        """The file line ranges marked as ``kind`` (1-based, inclusive)."""
+        mark = self._marks.get(kind)
+        return list(mark[0]) if mark else []
+
     def _refresh_selections(self) -> None:
         # Later kinds paint over earlier ones: blocks, then neighbours, then the selection.
         doc, shown = self.document(), self.document().blockCount()
@@ -360,9 +366,10 @@ class HloTextView(QPlainTextEdit):
                 sel.format.setBackground(QColor(colour))
                 sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
                 cursor = QTextCursor(doc.findBlockByNumber(lo))
-                if hi != lo:
+                if hi != lo:  # to the end of the last line: its start left it out
+                    end = doc.findBlockByNumber(hi)
                     cursor.setPosition(
-                        doc.findBlockByNumber(hi).position(), QTextCursor.MoveMode.KeepAnchor
+                        end.position() + end.length() - 1, QTextCursor.MoveMode.KeepAnchor
                     )
                 sel.cursor = cursor
                 selections.append(sel)
@@ -409,7 +416,9 @@ class HloTextView(QPlainTextEdit):
         if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
             self._go_to_definition(cursor)
             return
-        owner = self._line_owner.get(self.line_of_cursor(cursor))
+        line = self.line_of_cursor(cursor)
+        self.line_clicked.emit(line)
+        owner = self._line_owner.get(line)
         if owner is None:
             return
         computation, instruction = owner

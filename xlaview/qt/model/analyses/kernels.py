@@ -1,7 +1,6 @@
 """The selected instruction's kernel, at each stage XLA dumped it (its
 emitter's MLIR, LLVM IR, PTX...), or why it has none; the ops of the shown
-module that have kernels; and the StableHLO XLA was given. Read when a view
-asks for them."""
+module that have kernels. Read when a view asks for them."""
 
 from __future__ import annotations
 
@@ -17,7 +16,7 @@ from xlaview.hlo import Module
 from xlaview.qt.model import tasks
 from xlaview.qt.model.host import JobHost, Shown
 from xlaview.qt.model.records import Selection
-from xlaview.qt.render.code import load_code, note_code
+from xlaview.qt.render.code import note_code
 from xlaview.units import human_bytes
 
 
@@ -25,7 +24,6 @@ class Kernels(QObject):
     kernel_shown = Signal(object)  # OpKernel | None (nothing selected)
     kernels_listed = Signal(object)  # list[str]: the shown pass's ops with kernels of their own
     kernel_code = Signal(object, object)  # LoadedCode, argument rows
-    stablehlo_code = Signal(object, str)  # LoadedCode | None, header
 
     def __init__(
         self,
@@ -167,27 +165,6 @@ class Kernels(QObject):
             kernel.instruction,
             self._reports(),
             on_done=lambda result: self.kernel_code.emit(*result),
-        )
-
-    def request_stablehlo(self) -> None:
-        """The StableHLO the framework handed XLA (``module.mlir``)."""
-        levels = self._levels()
-        if levels is None or levels.stablehlo is None:
-            self.stablehlo_code.emit(
-                None,
-                "This dump has no module.mlir for the module "
-                "(newer XLA writes it in module_NNNN.<name>/).",
-            )
-            return
-        f = levels.stablehlo
-        self._jobs.submit(
-            "module",
-            "stablehlo",
-            load_code,
-            f,
-            "mlir",
-            None,
-            on_done=lambda code: self.stablehlo_code.emit(code, f"StableHLO given to XLA: {f.rel}"),
         )
 
 
