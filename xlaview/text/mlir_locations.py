@@ -23,7 +23,7 @@ from dataclasses import dataclass
 # A location alias: ``#loc12 = loc(...)`` on a line of its own.
 _ALIAS = re.compile(r"^(#[\w$.-]+) = loc\((.*)\)\s*$", re.M)
 # An op's location: the last ``loc(...)`` of its line (an argument's come before).
-_OP_LOC = re.compile(r"\bloc\(((?:[^()]|\([^()]*\))*)\)\s*$")
+_OP_LOC = re.compile(r"loc\(((?:[^()]|\([^()]*\))*)\)\s*$")
 _NAMED = re.compile(r'^"((?:[^"\\]|\\.)*)"\((.*)\)$', re.S)
 _FILE = re.compile(r'^"((?:[^"\\]|\\.)*)":(\d+)(?::(\d+))?')
 _FUSED = re.compile(r"^fused(?:<[^>]*>)?\[(.*)\]$", re.S)
@@ -57,7 +57,8 @@ def mlir_origins(text: str) -> tuple[MlirOrigin, ...]:
     for number, line in enumerate(text.splitlines(), 1):
         if " = loc(" in line and line.startswith("#"):
             continue
-        m = _OP_LOC.search(line)
+        at = line.rfind("loc(")
+        m = _OP_LOC.match(line, at) if at >= 0 else None  # from the last only: linear
         if m is None:
             continue
         op_name, file, source_line, column = _resolve(m.group(1).strip(), aliases, resolved)
