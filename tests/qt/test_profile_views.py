@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from xlaview.analysis.cost.devices import DEVICES
 from xlaview.dump.index import index_dump
 from xlaview.profile import executed_file, find_trace, profile_dump_module, read_trace
 from xlaview.resources import sample_dump
@@ -64,6 +65,9 @@ def test_a_collected_profile_fills_the_measured_views(window, collected: Path) -
             f"{op.name}: the Cost table's measured figures are profile_dump_module's"
         )
     assert "Measured: 3 runs" in panel.summary.text(), panel.summary.text()
+    # The Profile tab names the roofline the Cost tab prices on.
+    device = window.model.costing.shown.roof.device
+    assert f"roofline on {device.title}" in window.profile_panel.summary.text()
     # Where the time went: ranked by self time, as measured.
     ranked = window.profile_panel.ranked()
     assert ranked == [op.name for op in sorted(expected.ops, key=lambda o: (-o.self_s, o.name))]
@@ -105,6 +109,7 @@ def test_a_chosen_device_gives_the_roofline_fraction(window, collected: Path) ->
     expected = expected_profile(collected, find_trace(collected), device="h100")
     profile = window.model.costing.profile
     assert profile is not None and profile.device == "h100"
+    assert f"roofline on {DEVICES['h100'].title}" in window.profile_panel.summary.text()
     for op in expected.ops:
         got = profile.op(op.name)
         assert got is not None and got.roofline_fraction == op.roofline_fraction, op.name

@@ -142,7 +142,12 @@ def summary_html(shown: ProfileShown) -> str:
             f"<b>{units.seconds(profile.measured_s)}</b> measured "
             f"({units.seconds(profile.measured_s / max(profile.runs, 1))} per run), "
             f"{esc(units.percent(share))} in ops of the dump; joined by {esc(profile.matched_by)}; "
-            f"roofline on {esc(profile.device or 'no device')}"
+            + (
+                f"roofline on {esc(shown.device_title)}"
+                if shown.device_title
+                else "no roofline: the dump names no device"
+                + (f" (the Cost tab assumes {esc(shown.assumed)})" if shown.assumed else "")
+            )
             + (
                 ""
                 if shown.applies

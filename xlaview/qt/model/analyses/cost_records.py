@@ -79,6 +79,10 @@ class ProfileShown:
     applies: bool
     notes: tuple[str, ...]
     kinds: dict[str, str]  # timed op -> its kind as the cost tables name it
+    # The roofline's device as the Cost tab names it (None: no roofline), and
+    # the one the Cost tab assumes when the dump names none.
+    device_title: str | None = None
+    assumed: str | None = None
 
 
 def price(

@@ -77,6 +77,7 @@ class Costing(QObject):
         self.trace: Trace | None = None
         self.measured: Measured | None = None
         self.profile: ModuleProfile | None = None
+        self._profile_device: Device | None = None  # the profile's roofline
         self._kinds: dict[str, str] = {}
         self._wants: set[str] = set()
         self._costs: OrderedDict[DumpFile, tuple[Module, ModuleCost]] = OrderedDict()
@@ -332,6 +333,7 @@ class Costing(QObject):
         if measured is None:
             return
         device = self.chosen or (measured.detected.device if measured.detected.detected else None)
+        self._profile_device = device
         self._jobs.submit("module", "profile", profile_of, measured, device, on_done=self._profiled)
 
     def _profiled(self, result: tuple[ModuleProfile, dict[str, str]]) -> None:
@@ -353,9 +355,18 @@ class Costing(QObject):
         if self.trace is None or self.measured is None or self.profile is None:
             return  # nothing joined yet: what is shown stays until it is
         ran = self._ran_pass()
+        device = self._profile_device
+        assumed = None if device is not None else (self.chosen or self.measured.detected.device)
         self.profile_ready.emit(
             ProfileShown(
-                self.trace, self.profile, ran, self._profile_applies(), self._notes(), self._kinds
+                self.trace,
+                self.profile,
+                ran,
+                self._profile_applies(),
+                self._notes(),
+                self._kinds,
+                device.title if device is not None else None,
+                assumed.title if assumed is not None else None,
             )
         )
 
