@@ -142,3 +142,12 @@ def test_a_trace_of_another_program_is_a_listed_problem(window, collected: Path)
     )
     assert not window.profile_panel.ranked()
     assert "It times no op of this module" in window.profile_panel.summary.text()
+
+
+def test_without_a_trace_the_profile_tab_says_what_fills_it(window) -> None:
+    window.open_dump(sample_dump())
+    window.wait_idle()
+    window.bottom_tabs.setCurrentWidget(window.profile_panel)
+    window.wait_idle()
+    said = window.profile_panel.summary.text()
+    assert "File › Open Profile" in said and "profile=N" in said, said
