@@ -128,6 +128,7 @@ def scrub(window, folder: str, beat: Heartbeat, back: int = 8) -> dict:
         steps.append(time.perf_counter() - t1)
     wait_until(lambda: not window.busy, 600)
     scrub_stall = beat.stop()
+    held = hold_key(window, keys, beat)
     sampling.set()
     sampler.join()
     peak.append(tree_rss_mb(os.getpid()))
@@ -137,12 +138,37 @@ def scrub(window, folder: str, beat: Heartbeat, back: int = 8) -> dict:
         "open_stall_ms": open_stall,
         "steps_s": steps,
         "scrub_stall_ms": scrub_stall,
+        **held,
         "peak_mb": max(peak),
         "peak_mb_by_process": {
             ("window" if p == os.getpid() else f"helper {p}"): round(v) for p, v in parts.items()
         },
         "instructions": window.model.loaded.module.instruction_count,
     }
+
+
+def hold_key(window, keys: list[str], beat: Heartbeat, presses: int = 30) -> dict:
+    """A held-down arrow key: a step asked every 33 ms (a keyboard's repeat)
+    from the first pass on, without waiting for any to show; then the time
+    until the last one asked shows, and the longest GUI stall meanwhile."""
+    window.select_pass(keys[0])
+    wait_until(lambda: not window.busy, 600)
+    beat.start()
+    asked = keys[0]
+    for asked in keys[1 : presses + 1]:
+        window.select_pass(asked)
+        until = time.perf_counter() + 0.033
+        while time.perf_counter() < until:
+            QCoreApplication.processEvents()
+            time.sleep(0.001)
+    released = time.perf_counter()
+    want = int(asked) if asked.isdigit() else asked
+    wait_until(
+        lambda: shown(window, "text_pass") == want and shown(window, "graph_pass") == want, 600
+    )
+    settled = time.perf_counter() - released
+    wait_until(lambda: not window.busy, 600)
+    return {"held_stall_ms": beat.stop(), "held_settle_s": settled}
 
 
 def main() -> None:

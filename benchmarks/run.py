@@ -49,6 +49,19 @@ def gpt_dump(layers: int = 10) -> Path:
     return folder
 
 
+def shape_dump(program: str) -> Path:
+    """A big dump of another shape (benchmarks/shapes.py), compiled on first use."""
+    folder = BENCH_DIR / program
+    if not any(folder.glob("*after_optimizations.txt")):
+        print(f"compiling the {program} train step into {folder} ...", flush=True)
+        folder.mkdir(parents=True, exist_ok=True)
+        subprocess.run(
+            [sys.executable, str(HERE / "shapes.py"), str(folder), "--program", program],
+            check=True,
+        )
+    return folder
+
+
 def report(
     name: str, ours: tuple[float, float], ref: tuple[float, float], ref_name: str, goal: str = ""
 ) -> None:
@@ -462,12 +475,17 @@ def profile(folder: Path) -> None:
 
 @benchmark
 def scale(folder: Path) -> None:
-    """The 1 GB dump (issue 12): parse against XLA on a 2.8 and a 45 MB module,
-    CLI commands on the 45 MB one, the core's work per step of a scrub over
-    every pass with its memory (benchmarks/scale_bench.py)."""
+    """The big dumps (issues 12 and 28): the 48-layer GPT step and programs of
+    other shapes (benchmarks/shapes.py; XLAVIEW_SCALE_PROGRAMS picks them,
+    comma-separated, default all), each figure a ratio to XLA's parse of that
+    dump's module in the same run: parse, CLI commands, the core's work per
+    step of a scrub over every pass, and the window's (benchmarks/scale_bench.py)."""
     from scale_bench import scale as run_scale
+    from shapes import PROGRAMS
 
-    run_scale(gpt_dump(48), gpt_dump(10))
+    wanted = os.environ.get("XLAVIEW_SCALE_PROGRAMS", ",".join(("gpt48", *PROGRAMS))).split(",")
+    folders = [gpt_dump(48) if name == "gpt48" else shape_dump(name) for name in wanted if name]
+    run_scale(folders, gpt_dump(10))
 
 
 def main() -> None:
