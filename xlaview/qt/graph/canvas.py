@@ -213,13 +213,20 @@ class GraphCanvas(QGraphicsItem):
         scale = option.levelOfDetailFromTransform(painter.worldTransform())
         show_text = self.force_text or scale >= TEXT_MIN_SCALE
         painter.setRenderHint(QPainter.RenderHint.Antialiasing, scale > 0.2 or self.force_text)
+        # Paths are cut to what is exposed before they are stroked: a band's
+        # edges run far beyond it (a 10,000-element path of long edges took
+        # 11 ms to stroke whole, 3 ms clipped).
+        painter.setClipRect(exposed)
         moving = self._transition
         exposed_bands = self._parts.band_range(exposed.top(), exposed.bottom())
         bands = [self._parts.bands[b] for b in exposed_bands]
         # Mid-transition the edges fade in where they end; moving boxes travel.
         painter.setOpacity(self._progress if moving else 1.0)
-        edge_pen = QPen(QColor(theme.EDGE), 1.1)
-        edge_pen.setCosmetic(scale < 1)
+        # One pixel at every zoom: Qt strokes a pen of any other width the
+        # slow way (a band's long edges: 134 ms cosmetic at 1.1 px, 24-37 ms at
+        # 1.1 scene units, under 1 ms at one pixel).
+        edge_pen = QPen(QColor(theme.EDGE), 1.0)
+        edge_pen.setCosmetic(True)
         stub_pen = QPen(QColor(theme.FAINT), 1.0, Qt.PenStyle.DashLine)
         stub_pen.setCosmetic(True)
         painter.setBrush(Qt.BrushStyle.NoBrush)
