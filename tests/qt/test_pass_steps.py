@@ -206,3 +206,35 @@ def test_every_step_shows_nodes_not_empty_space(stepping, gpt_dump) -> None:
                 f"{point.title}: a graph laid out afresh opens on its top row"
             )
     assert fresh, "some step was laid out afresh"
+
+
+def test_a_scrub_prices_only_the_pass_it_stays_on(window, qtbot, gpt_dump, monkeypatch) -> None:
+    """The traffic of a big pass (its pricing: seconds on a 45 MB module) waits
+    until its graph shows and the user stays on it: stepping on at once, as a
+    held-down key or a scrub does, starts none of the passes left."""
+    from xlaview.qt.model.analyses import changes
+
+    monkeypatch.setattr(changes, "TRAFFIC_AFTER_STAY", 0)  # gpt_dump counts as big
+    started: list[str] = []
+    analyze = changes.analyze_traffic
+
+    def counted(module, *args, **kwargs):
+        started.append(module.name)
+        return analyze(module, *args, **kwargs)
+
+    monkeypatch.setattr(changes, "analyze_traffic", counted)
+    window.open_dump(gpt_dump)
+    window.wait_idle()
+    priced: list = []
+    window.model.changes.traffic_ready.connect(lambda t: priced.append(t) if t else None)
+    started.clear()
+    keys = [p.key for p in window.timeline.points][-8:]
+    for key in keys:
+        window.select_pass(key)
+        want = int(key) if key.isdigit() else key
+        qtbot.waitUntil(lambda w=want: window.view_state()["graph_pass"] == w, timeout=60_000)
+    assert priced == [] and len(started) <= 1, f"passes stepped away from were priced: {started}"
+    qtbot.waitUntil(lambda: bool(priced), timeout=60_000)  # the last one, once stayed on
+    window.wait_idle()
+    assert len(priced) == 1 and window.model.changes.traffic is priced[0]
+    assert len(started) == 1

@@ -88,6 +88,12 @@ class Jobs(QObject):
         stamp = self.stamp(scope)
         self.gate.after_paint(key, lambda: self.deliver(scope, stamp, lambda _: work(), None))
 
+    def after_stay(self, scope: str, key: str, work: Callable[[], None]) -> None:
+        """`after_paint`, once the user has stayed on what ``scope`` shows a
+        moment (`paint_gate.STAY_MS`)."""
+        stamp = self.stamp(scope)
+        self.gate.after_stay(key, lambda: self.deliver(scope, stamp, lambda _: work(), None))
+
     def deliver(
         self, scope: str, stamp: tuple[int, ...], handler: Callable[[Any], None], value: Any
     ) -> None:

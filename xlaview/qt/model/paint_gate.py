@@ -12,6 +12,9 @@ from collections.abc import Callable
 from PySide6.QtCore import QEvent, QObject, QTimer
 
 AT_MOST_MS = 150  # when nothing needed painting
+# Work for a big pass starts once the user has stayed on it this long: a scrub
+# (a held-down arrow key, steps in a row) does not start it for every pass.
+STAY_MS = 300
 
 
 class PaintGate(QObject):
@@ -23,6 +26,11 @@ class PaintGate(QObject):
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self.flush)
+        self._staying: dict[str, Callable[[], None]] = {}
+        self._stay = QTimer(self)
+        self._stay.setSingleShot(True)
+        self._stay.setInterval(STAY_MS)
+        self._stay.timeout.connect(self._stayed)
 
     def watch(self, window: QObject) -> None:
         """Hear ``window``'s paints (its update requests: a widget's, a window's)."""
@@ -30,7 +38,7 @@ class PaintGate(QObject):
 
     @property
     def pending(self) -> bool:
-        return bool(self._work)
+        return bool(self._work or self._staying)
 
     def after_paint(self, key: str, work: Callable[[], None]) -> None:
         self._work.pop(key, None)
@@ -38,16 +46,32 @@ class PaintGate(QObject):
         if not self._timer.isActive():
             self._timer.start(AT_MOST_MS)
 
+    def after_stay(self, key: str, work: Callable[[], None]) -> None:
+        """Run ``work`` (the newest of each ``key``) once no work has been
+        asked for `STAY_MS`, after the next paint."""
+        self._staying.pop(key, None)
+        self._staying[key] = work
+        self._stay.start()
+
+    def _stayed(self) -> None:
+        for key, work in self._staying.items():
+            self.after_paint(key, work)
+        self._staying = {}
+
     def flush(self) -> None:
-        """Run what waits, now."""
+        """Run what waits, now (what waits for a stay too)."""
         self._timer.stop()
-        work, self._work = self._work, {}
+        self._stay.stop()
+        work, self._work = {**self._work, **self._staying}, {}
+        self._staying = {}
         for run in work.values():
             run()
 
     def clear(self) -> None:
         self._timer.stop()
+        self._stay.stop()
         self._work = {}
+        self._staying = {}
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.UpdateRequest and self._work:

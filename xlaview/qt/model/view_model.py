@@ -123,6 +123,7 @@ class ViewModel(QObject):
         self.pass_changed.connect(boundaries.pass_changed)
         self.pass_shown.connect(lambda _shown: costing.pass_shown())
         self.pass_shown.connect(lambda _shown: self.kernels.pass_shown())
+        self.graph_shown.connect(lambda _shown: self.changes.graph_shown())
         # Priced once the pass's graph is drawn: the worker lays that out first.
         self.graph_shown.connect(lambda _shown: costing.request())
         self.selection_changed.connect(lambda selection: costing.request() if selection else None)

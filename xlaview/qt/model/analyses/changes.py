@@ -4,6 +4,7 @@ the pass's text."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
@@ -32,6 +33,10 @@ class DiffShown:
 NO_DIFF = DiffShown(None, "", DiffMarks(), None, None)
 
 
+# Instructions above which a pass's traffic waits for the user to stay on it.
+TRAFFIC_AFTER_STAY = 20_000
+
+
 class PassChanges(QObject):
     diff_ready = Signal(object)  # DiffShown
     traffic_ready = Signal(object)  # Traffic | None
@@ -43,10 +48,12 @@ class PassChanges(QObject):
         self._jobs, self._shown, self._cache = jobs, shown, cache
         self.diff: DiffShown | None = None
         self.traffic: Traffic | None = None
+        self._traffic_due: Callable[[], None] | None = None  # a big pass's, until its graph shows
 
     def module_shown(self) -> None:
         self.diff = None
         self.traffic = None
+        self._traffic_due = None
         self.diff_ready.emit(NO_DIFF)
         self.traffic_ready.emit(None)
 
@@ -83,23 +90,35 @@ class PassChanges(QObject):
 
             jobs.after_paint("pass", "diff", request)
         module = shown.loaded.module if shown.loaded else None
-        if module is not None:
+        if module is None:
+            return
+
+        def traffic() -> None:
             # (Reporting progress lets a step away stop it: it takes a third of a
             # second on a 45 MB pass, and the next pass waits behind it.)
-            jobs.after_paint(
+            jobs.submit(
                 "pass",
                 "traffic",
-                lambda: jobs.submit(
-                    "pass",
-                    "traffic",
-                    analyze_traffic,
-                    module,
-                    None,
-                    None,
-                    on_done=self._traffic_read,
-                    on_progress=lambda _fraction: None,
-                ),
+                analyze_traffic,
+                module,
+                None,
+                None,
+                on_done=self._traffic_read,
+                on_progress=lambda _fraction: None,
             )
+
+        if module.instruction_count <= TRAFFIC_AFTER_STAY or module.entry is None:
+            jobs.after_paint("pass", "traffic", traffic)
+        else:  # once its graph shows and the user stays on the pass (see `graph_shown`)
+            self._traffic_due = traffic
+
+    def graph_shown(self) -> None:
+        """The shown pass's graph is on screen: a big module's traffic starts
+        once the user stays on the pass (scrubbing, each step's pricing held
+        up the next step's graph)."""
+        due, self._traffic_due = self._traffic_due, None
+        if due is not None:
+            self._jobs.after_stay("pass", "traffic", due)
 
     def diff_range(self) -> tuple[str, str] | None:
         """(from, to) pass keys of the diff shown, if one is."""
