@@ -1,0 +1,158 @@
+"""What the matcher asks of an instruction: whether it is printed exactly as
+another, the source it came from (its metadata key), what differs from its
+counterpart, and the metadata keys of a fusion's body."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+
+from xlaview.hlo import Instruction, Module
+from xlaview.hlo.model import CALLED_COMPUTATION_ATTRIBUTES
+
+# Attributes that name other instructions or computations (compared through
+# the matching, or as bodies) or say nothing about what an op computes.
+_NAMING = frozenset((*CALLED_COMPUTATION_ATTRIBUTES, "metadata", "control-predecessors"))
+# Ops that only route values: never a unit of work on their own.
+PLUMBING = frozenset(("parameter", "constant", "tuple", "get-tuple-element", "bitcast"))
+
+MetadataKey = tuple[str | None, Hashable]
+
+
+def same_text(a: Module, x: Instruction, b: Module, y: Instruction) -> bool:
+    """Whether ``x`` of ``a`` and ``y`` of ``b`` are printed alike, the
+    computations they call included (one level: a fused body's own calls,
+    ``to_apply=%add``, are named alike when the body is)."""
+    sx, sy = x.span, y.span
+    if sx.end - sx.offset != sy.end - sy.offset:
+        return False
+    if a.text[sx.offset : sx.end] != b.text[sy.offset : sy.end]:
+        return False
+    if "=" not in x.attribute_text:
+        return True
+    for name in x.called_computations:
+        if not (a.has_computation(name) and b.has_computation(name)):
+            return False
+        ca, cb = a.computation(name).span, b.computation(name).span
+        if ca.end - ca.offset != cb.end - cb.offset:
+            return False
+        if a.text[ca.offset : ca.end] != b.text[cb.offset : cb.end]:
+            return False
+    return True
+
+
+class MetadataKeys:
+    """Instructions' metadata keys in one module: the ``op_name`` with the
+    innermost source frame (file, line, column: from ``source_file`` and
+    ``source_line`` or the module's stack frames), which survive renames and
+    new XLA versions. None for an instruction with neither."""
+
+    __slots__ = ("_frames", "_module")
+
+    def __init__(self, module: Module) -> None:
+        self._module = module
+        self._frames: dict[int, Hashable] = {}
+
+    def of(self, instr: Instruction) -> MetadataKey | None:
+        if "metadata" not in instr.attribute_text:
+            return None
+        meta = instr.metadata
+        op_name = meta.get("op_name")
+        where: Hashable = None
+        if "source_file" in meta:
+            where = (meta["source_file"], meta.get("source_line", 0))
+        else:
+            frame_id = meta.get("stack_frame_id")
+            if isinstance(frame_id, int) and self._module.stack_frames:
+                where = self._frames.get(frame_id)
+                if where is None:
+                    frame = self._module.stack_frames.frame(frame_id)
+                    where = (frame.file, frame.line, frame.column) if frame else ()
+                    self._frames[frame_id] = where
+        if op_name is None and not where:
+            return None
+        return (str(op_name) if op_name is not None else None, where)
+
+    def of_body(self, instr: Instruction) -> set[MetadataKey]:
+        """The keys of an op and, for a fusion, of the instructions of its
+        body: the source ops it computes."""
+        keys: set[MetadataKey] = set()
+        own = self.of(instr)
+        if own is not None:
+            keys.add(own)
+        if instr.opcode != "fusion":
+            return keys
+        for name in instr.called_computations:
+            if not self._module.has_computation(name):
+                continue
+            for inner in self._module.computation(name).instructions:
+                if inner.opcode not in PLUMBING:
+                    key = self.of(inner)
+                    if key is not None:
+                        keys.add(key)
+        return keys
+
+
+def aspects(
+    a: Module, x: Instruction, b: Module, y: Instruction, b2a: dict[str, str]
+) -> tuple[str, ...]:
+    """What differs between ``x`` (of ``a``) and its counterpart ``y``:
+    ``opcode``, ``shape`` (element type or dimensions) or only its ``layout``,
+    ``operands`` (read through the matching, ``b2a``), ``attributes`` (metadata
+    and the names of called computations aside), ``body`` (a fused body's
+    opcodes, shapes and edges)."""
+    out = []
+    if x.opcode != y.opcode:
+        out.append("opcode")
+    if x.shape != y.shape:
+        sx, sy = x.shape, y.shape
+        same_array = sx.element_type == sy.element_type and sx.dims == sy.dims
+        out.append("layout" if same_array and not sx.is_tuple else "shape")
+    if tuple(b2a.get(o) for o in y.operand_names) != x.operand_names:
+        out.append("operands")
+    if x.attribute_text != y.attribute_text and _semantics(x) != _semantics(y):
+        out.append("attributes")
+    if (x.opcode == "fusion" or y.opcode == "fusion") and _bodies(a, x) != _bodies(b, y):
+        out.append("body")
+    return tuple(out)
+
+
+def _semantics(instr: Instruction) -> dict[str, str]:
+    return {k: v for k, v in instr.attributes.items() if k not in _NAMING}
+
+
+def _bodies(module: Module, instr: Instruction) -> tuple[tuple[Hashable, ...], ...]:
+    """The called computations' instructions as (opcode, shape, operand
+    places, literal): the same body under other names compares equal."""
+    out = []
+    for name in instr.called_computations:
+        if not module.has_computation(name):
+            continue
+        comp = module.computation(name)
+        place = {i.name: k for k, i in enumerate(comp.instructions)}
+        out.append(
+            tuple(
+                (i.opcode, i.shape, tuple(place.get(o, -1) for o in i.operand_names), i.payload)
+                for i in comp.instructions
+            )
+        )
+    return tuple(out)
+
+
+def writes_copy(module: Module, instr: Instruction) -> str | None:
+    """``copy`` or ``transpose`` for an op that is one, or a fusion whose root
+    is one (XLA:CPU's ``transpose_copy_fusion``): the ops that only move data
+    to another layout. None for any other."""
+    if instr.opcode in ("copy", "transpose"):
+        return instr.opcode
+    if instr.opcode == "fusion":
+        for name in instr.called_computations[:1]:
+            if module.has_computation(name):
+                root = module.computation(name).root
+                if root is not None and root.opcode in ("copy", "transpose"):
+                    return root.opcode
+    return None
+
+
+def ordered(names: Iterable[str], position: dict[str, int]) -> tuple[str, ...]:
+    """``names`` in text order."""
+    return tuple(sorted(names, key=lambda n: position.get(n, 0)))
