@@ -181,7 +181,9 @@ def _what_changed(m: Match, a: PricedModule, b: PricedModule) -> str:
     if m.aspects:
         return "changed " + ", ".join(m.aspects)
     before, after = len(a.written(m.a)), len(b.written(m.b))
-    return "new materialized intermediate" if after > before else "removed materialized intermediate"
+    return (
+        "new materialized intermediate" if after > before else "removed materialized intermediate"
+    )
 
 
 def _what_alone(sign: str, name: str, side: PricedModule) -> str:

@@ -29,15 +29,7 @@ def same_text(a: Module, x: Instruction, b: Module, y: Instruction) -> bool:
         return False
     if "=" not in x.attribute_text:
         return True
-    for name in x.called_computations:
-        if not (a.has_computation(name) and b.has_computation(name)):
-            return False
-        ca, cb = a.computation(name).span, b.computation(name).span
-        if ca.end - ca.offset != cb.end - cb.offset:
-            return False
-        if a.text[ca.offset : ca.end] != b.text[cb.offset : cb.end]:
-            return False
-    return True
+    return all(_same_computation_text(a, n, b, n) for n in x.called_computations)
 
 
 class MetadataKeys:
@@ -111,13 +103,33 @@ def aspects(
         out.append("operands")
     if x.attribute_text != y.attribute_text and _semantics(x) != _semantics(y):
         out.append("attributes")
-    if (x.opcode == "fusion" or y.opcode == "fusion") and _bodies(a, x) != _bodies(b, y):
+    if (x.opcode == "fusion" or y.opcode == "fusion") and not _same_bodies(a, x, b, y):
         out.append("body")
     return tuple(out)
 
 
 def _semantics(instr: Instruction) -> dict[str, str]:
     return {k: v for k, v in instr.attributes.items() if k not in _NAMING}
+
+
+def _same_bodies(a: Module, x: Instruction, b: Module, y: Instruction) -> bool:
+    """Whether the computations ``x`` and ``y`` call are alike: printed
+    alike (no body is built), else built and compared as `_bodies`."""
+    called_x, called_y = x.called_computations, y.called_computations
+    if len(called_x) == len(called_y) and all(
+        _same_computation_text(a, n, b, m) for n, m in zip(called_x, called_y, strict=True)
+    ):
+        return True
+    return _bodies(a, x) == _bodies(b, y)
+
+
+def _same_computation_text(a: Module, name_a: str, b: Module, name_b: str) -> bool:
+    if name_a != name_b or not (a.has_computation(name_a) and b.has_computation(name_b)):
+        return False
+    ca, cb = a.computation(name_a).span, b.computation(name_b).span
+    return ca.end - ca.offset == cb.end - cb.offset and (
+        a.text[ca.offset : ca.end] == b.text[cb.offset : cb.end]
+    )
 
 
 def _bodies(module: Module, instr: Instruction) -> tuple[tuple[Hashable, ...], ...]:

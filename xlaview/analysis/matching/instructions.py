@@ -40,6 +40,8 @@ from xlaview.analysis.matching.structure import (
 from xlaview.hlo import Instruction, Module
 
 HOW = ("name", "metadata", "structure")
+# What a match must have changed to take part in a split or a merge.
+_REGROUPING = frozenset(("opcode", "shape", "body"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,9 +167,9 @@ def match_instructions(
         if x is not None and same_text(a, x, b, y):
             pair(x.name, y.name, "name")
             exact.add(x.name)
+    keys_a, keys_b = MetadataKeys(a), MetadataKeys(b)
     if len(exact) < max(len(ia), len(ib)):
         check()
-        keys_a, keys_b = MetadataKeys(a), MetadataKeys(b)
         meta_a = {i.name: keys_a.of(i) for i in ia if i.name not in a2b}
         meta_b = {i.name: keys_b.of(i) for i in ib if i.name not in b2a}
         for y in ib:
@@ -187,10 +189,6 @@ def match_instructions(
             x = a_by.get(y.name)
             if x is not None and y.name not in b2a and x.name not in a2b and x.opcode == y.opcode:
                 pair(x.name, y.name, "name")
-        check()
-        splits, merges = regroup(a, b, ia, ib, a2b, b2a, exact, keys_a, keys_b)
-    else:
-        splits, merges = (), ()
     matches = tuple(
         Match(
             x.name,
@@ -201,6 +199,14 @@ def match_instructions(
         for x in ia
         if x.name in a2b
     )
+    splits: tuple[Regroup, ...] = ()
+    merges: tuple[Regroup, ...] = ()
+    if len(exact) < max(len(ia), len(ib)):
+        check()
+        # Ops whose work is the same (renamed, reading other names) are their
+        # own counterparts: only the others can have split or merged.
+        settled = {m.a for m in matches if _REGROUPING.isdisjoint(m.aspects)}
+        splits, merges = regroup(ia, ib, a2b, b2a, settled, keys_a, keys_b)
     grouped_a = {n for g in (*splits, *merges) for n in g.a}
     grouped_b = {n for g in (*splits, *merges) for n in g.b}
     return InstructionMatching(
@@ -300,18 +306,27 @@ def _by_structure(
         return i.payload if i.opcode in ("constant", "parameter") else None
 
     for downward in (False, True):
-        fa = fingerprints(ia, array_key, own, downward=downward)
-        fb = fingerprints(ib, array_key, own, downward=downward)
         free_a = [i for i in ia if i.name not in a2b]
         free_b = [i for i in ib if i.name not in b2a]
+        if not free_a or not free_b:
+            return
+        fa = fingerprints(ia, array_key, own, downward=downward)
+        fb = fingerprints(ib, array_key, own, downward=downward)
         for x, y in unique_pairs(free_a, free_b, fa, fb):
             pair(x, y, "structure")
-    users_a, users_b = users_of(ia), users_of(ib)
     # The roots: the values the program returns.
     ra, rb = roots
-    if ra is not None and rb is not None:
-        if ra.name not in a2b and rb.name not in b2a and ra.opcode == rb.opcode:
-            pair(ra.name, rb.name, "structure")
+    if (
+        ra is not None
+        and rb is not None
+        and ra.name not in a2b
+        and rb.name not in b2a
+        and ra.opcode == rb.opcode
+    ):
+        pair(ra.name, rb.name, "structure")
+    if len(a2b) == len(ia) or len(b2a) == len(ib):
+        return
+    users_a, users_b = users_of(ia), users_of(ib)
     for x, y in grow(list(a2b.items()), a_by, b_by, a2b, b2a, users_a, users_b, array_key):
         pair(x, y, "structure")
     before = set(b2a)

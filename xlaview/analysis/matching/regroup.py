@@ -10,8 +10,8 @@ counterpart that holds the most of its keys (its own match first, then the
 nearest in text order: a layer stack repeats every key). Ops with no
 metadata between the members of a group (a convert, a reduce-window step),
 unmatched, join it when what they read or what reads them is all in it.
-Only ops that changed take part: an op printed alike on both sides is its
-own counterpart.
+Only ops whose work changed take part: an op whose counterpart has its
+opcode, shape and body is its own counterpart.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from xlaview.analysis.matching.facts import PLUMBING, MetadataKey, MetadataKeys, ordered
-from xlaview.hlo import Instruction, Module
+from xlaview.hlo import Instruction
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,22 +33,20 @@ class Regroup:
 
 
 def regroup(
-    a: Module,
-    b: Module,
     ia: tuple[Instruction, ...],
     ib: tuple[Instruction, ...],
     a2b: dict[str, str],
     b2a: dict[str, str],
-    exact: set[str],
+    settled: set[str],
     keys_a: MetadataKeys,
     keys_b: MetadataKeys,
 ) -> tuple[tuple[Regroup, ...], tuple[Regroup, ...]]:
-    """(splits, merges) of the entry ops ``ia`` of ``a`` and ``ib`` of ``b``,
-    matched so far as ``a2b`` / ``b2a`` (``exact``: the ops of ``a`` printed
-    alike in ``b``)."""
-    exact_b = {a2b[x] for x in exact}
-    ka = {i.name: k for i in ia if i.name not in exact and (k := _keys(i, keys_a))}
-    kb = {i.name: k for i in ib if i.name not in exact_b and (k := _keys(i, keys_b))}
+    """(splits, merges) of the entry ops ``ia`` of one module and ``ib`` of
+    the other, matched as ``a2b`` / ``b2a``; ``settled``: the ops of the first
+    whose counterparts do the same work, left out."""
+    settled_b = {a2b[x] for x in settled}
+    ka = {i.name: k for i in ia if i.name not in settled and (k := _keys(i, keys_a))}
+    kb = {i.name: k for i in ib if i.name not in settled_b and (k := _keys(i, keys_b))}
     pos_a = {i.name: n for n, i in enumerate(ia)}
     pos_b = {i.name: n for n, i in enumerate(ib)}
     place_a = {name: n / max(len(ia), 1) for name, n in pos_a.items()}

@@ -19,6 +19,8 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from xlaview.hlo import Instruction, Shape
 
 ShapeKey = Callable[[Shape], Hashable]
+# An instruction's users, each with the operand place it reads it at.
+Users = dict[str, list[tuple[str, int]]]
 
 
 def _same(shape: Shape) -> Hashable:
@@ -137,24 +139,29 @@ def grow(
     b_by: dict[str, Instruction],
     a2b: dict[str, str],
     b2a: dict[str, str],
-    users_a: dict[str, list[str]],
-    users_b: dict[str, list[str]],
+    users_a: Users,
+    users_b: Users,
     shape_key: ShapeKey,
 ) -> list[tuple[str, str]]:
     """Grow matches from matched pairs along their edges: an unmatched
     operand (or user) of a matched pair is matched to its counterpart's
-    operand at the same place (the user reading them at the same place)
-    when their opcodes and shapes agree; new pairs grow in turn. ``a2b`` and
-    ``b2a`` grow in place; returns the pairs made."""
+    operand at the same place (the user reading them at the same place, one
+    of its opcode on each side) when their opcodes and shapes agree; new
+    pairs grow in turn. ``a2b`` and ``b2a`` grow in place; returns the pairs
+    made."""
     made: list[tuple[str, str]] = []
-    work = list(seeds)
+    work = [
+        (x, y)
+        for x, y in seeds
+        if _has_unmatched(a_by[x], users_a, a2b) and _has_unmatched(b_by[y], users_b, b2a)
+    ]
     while work:
         x, y = work.pop()
         ix, iy = a_by[x], b_by[y]
         options: list[tuple[str, str]] = []
         if len(ix.operand_names) == len(iy.operand_names):
             options.extend(zip(ix.operand_names, iy.operand_names, strict=True))
-        options.extend(_users_alike(x, y, users_a, users_b, a_by, b_by))
+        options.extend(_users_alike(users_a.get(x, ()), users_b.get(y, ()), a_by, b_by, a2b, b2a))
         for ox, oy in options:
             if ox in a2b or oy in b2a or ox not in a_by or oy not in b_by:
                 continue
@@ -167,30 +174,36 @@ def grow(
     return made
 
 
+def _has_unmatched(instr: Instruction, users: Users, matched: dict[str, str]) -> bool:
+    return any(o not in matched for o in instr.operand_names) or any(
+        u not in matched for u, _ in users.get(instr.name, ())
+    )
+
+
 def _users_alike(
-    x: str,
-    y: str,
-    users_a: dict[str, list[str]],
-    users_b: dict[str, list[str]],
+    ux: Iterable[tuple[str, int]],
+    uy: Iterable[tuple[str, int]],
     a_by: dict[str, Instruction],
     b_by: dict[str, Instruction],
+    a2b: dict[str, str],
+    b2a: dict[str, str],
 ) -> list[tuple[str, str]]:
-    """Users of ``x`` and of ``y`` that read them at the same operand place
-    with the same opcode, where that is one user on each side."""
-    ux, uy = users_a.get(x, ()), users_b.get(y, ())
-    if not ux or not uy:
-        return []
+    """Unmatched users of a matched pair that read it at the same operand
+    place with the same opcode, where that is one user on each side."""
 
     def places(
-        users: Iterable[str], by: dict[str, Instruction], name: str
+        users: Iterable[tuple[str, int]], by: dict[str, Instruction], matched: dict[str, str]
     ) -> dict[tuple[str, int], list[str]]:
         out: dict[tuple[str, int], list[str]] = {}
-        for u in users:
-            instr = by[u]
-            out.setdefault((instr.opcode, instr.operand_names.index(name)), []).append(u)
+        for u, place in users:
+            if u not in matched:
+                out.setdefault((by[u].opcode, place), []).append(u)
         return out
 
-    px, py = places(ux, a_by, x), places(uy, b_by, y)
+    px = places(ux, a_by, a2b)
+    if not px:
+        return []
+    py = places(uy, b_by, b2a)
     return [
         (names[0], py[key][0])
         for key, names in px.items()
@@ -198,10 +211,11 @@ def _users_alike(
     ]
 
 
-def users_of(instructions: Iterable[Instruction]) -> dict[str, list[str]]:
-    """Each instruction's users, in text order, once each."""
-    users: dict[str, list[str]] = {}
+def users_of(instructions: Iterable[Instruction]) -> Users:
+    """Each instruction's users with the operand place they read it at, in
+    text order."""
+    users: Users = {}
     for i in instructions:
-        for o in dict.fromkeys(i.operand_names):
-            users.setdefault(o, []).append(i.name)
+        for place, o in enumerate(i.operand_names):
+            users.setdefault(o, []).append((i.name, place))
     return users
