@@ -11,6 +11,7 @@ not in it.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -158,21 +159,24 @@ def _effect(
     what: str, names_a: tuple[str, ...], names_b: tuple[str, ...], a: PricedModule, b: PricedModule
 ) -> Effect:
     time: float | None = 0.0
-    for side, names, sign in ((a, names_a, -1), (b, names_b, 1)):
+    for priced, names, sign in ((a, names_a, -1), (b, names_b, 1)):
         for name in names:
-            t = side.figures(name)["time_s"]
+            t = priced.figures(name)["time_s"]
             time = None if t is None or time is None else time + sign * t
-    written = [("a", i) for n in names_a for i in a.written(n)]
-    written += [("b", i) for n in names_b for i in b.written(n)]
-    memory = sum(i.bytes if side == "b" else -i.bytes for side, i in written)
-    return Effect(
-        what,
-        names_a,
-        names_b,
-        time,
-        memory,
-        tuple((side, i.producer, i.shape, i.bytes) for side, i in written),
-    )
+    # The values written on both sides alike (the same shape) are no change.
+    before = [i for n in names_a for i in a.written(n)]
+    after = [i for n in names_b for i in b.written(n)]
+    common = Counter(i.shape for i in before) & Counter(i.shape for i in after)
+    listed = []
+    for side, values in (("a", before), ("b", after)):
+        alike = Counter(common)
+        for i in values:
+            if alike[i.shape] > 0:
+                alike[i.shape] -= 1
+            else:
+                listed.append((side, i.producer, i.shape, i.bytes))
+    memory = sum(size if side == "b" else -size for side, _, _, size in listed)
+    return Effect(what, names_a, names_b, time, memory, tuple(listed))
 
 
 def _what_changed(m: Match, a: PricedModule, b: PricedModule) -> str:

@@ -7,9 +7,11 @@ keys are among its own; several ``a`` ops taken in by one ``b`` op are a
 merge (XLA:CPU's library fusion takes in a whole attention). A split is the
 reverse: one ``a`` op taking in several of ``b``. Each op goes to the one
 counterpart that holds the most of its keys (its own match first, then the
-nearest in text order: a layer stack repeats every key). Ops with no
-metadata between the members of a group (a convert, a reduce-window step),
-unmatched, join it when what they read or what reads them is all in it.
+nearest in text order: a layer stack repeats every key). Unmatched ops
+next to the members of a group (a convert, a reduce-window step: often
+without metadata) join it when what they read or what reads them is all in
+it; so do those next to a changed op matched one to one, which makes that
+match a merge or a split too.
 Only ops whose work changed take part: an op whose counterpart has its
 opcode, shape and body is its own counterpart.
 """
@@ -67,11 +69,33 @@ def regroup(
     out_merges = []
     for g, parts in sorted(merges.items(), key=lambda item: pos_b[item[0]]):
         members = _widen(set(parts), ia, a2b, taken_a)
+        taken_a |= members
         out_merges.append(Regroup(ordered(members, pos_a), (g,)))
     out_splits = []
     for f, parts in sorted(splits.items(), key=lambda item: pos_a[item[0]]):
         members = _widen(set(parts), ib, b2a, taken_b)
+        taken_b |= members
         out_splits.append(Regroup((f,), ordered(members, pos_b)))
+    # A changed op matched one to one may still have taken in unmatched ops
+    # with no metadata of their own (the reduce-window steps of a reduce).
+    for i in ia:
+        x = i.name
+        y = a2b.get(x)
+        if y is None or x in settled or x in taken_a or y in taken_b:
+            continue
+        members = _widen({x}, ia, a2b, taken_a)
+        if len(members) > 1:
+            taken_a |= members
+            taken_b.add(y)
+            out_merges.append(Regroup(ordered(members, pos_a), (y,)))
+            continue
+        members = _widen({y}, ib, b2a, taken_b)
+        if len(members) > 1:
+            taken_a.add(x)
+            taken_b |= members
+            out_splits.append(Regroup((x,), ordered(members, pos_b)))
+    out_merges.sort(key=lambda g: pos_b[g.b[0]])
+    out_splits.sort(key=lambda g: pos_a[g.a[0]])
     return tuple(out_splits), tuple(out_merges)
 
 
