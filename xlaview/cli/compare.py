@@ -20,6 +20,7 @@ from xlaview.cli.common import (
     open_index,
     print_table,
     resolve_final,
+    resolve_module,
     say_shown,
     top_rows,
 )
@@ -44,7 +45,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise CliError(str(err)) from None
     if not results:
         raise CliError(f"no module of the same name in {args.left} and {args.right}")
-    matched = _match_main_modules(args)
+    matched = _match_main_modules(args, results)
     if args.json:
         emit_json(
             {
@@ -179,20 +180,27 @@ class _Matched:
         echo()
 
 
-def _match_main_modules(args: argparse.Namespace) -> _Matched:
-    """The main module (or ``--module``) of the first dump and its
-    counterpart in the second (the module of the same name, else the one
-    ``--module`` names there, else the second's main module), matched op by op
-    and priced on the device of the first."""
+def _match_main_modules(args: argparse.Namespace, results: list[Any]) -> _Matched:
+    """The module ``--module`` names in the first dump and its counterpart in
+    the second (the module of the same name, else the one ``--module`` names
+    there, else the second's main module), or without ``--module`` the main
+    module's pair of ``results`` (the modules both dumps have), matched op by
+    op and priced on the device of the first."""
     from xlaview.analysis.cost.roofline import roofline
     from xlaview.analysis.matching import PricedModule, compare_instructions, match_instructions
     from xlaview.analysis.traffic import analyze_traffic
     from xlaview.cli.cost import choose_device
     from xlaview.dump.reports import load_reports
 
-    module_a, file_a, final_a = resolve_final(args.left, args.module)
-    name = module_a.name if module_a is not None else None
-    module_b, file_b, final_b = _counterpart(args.right, name, args.module)
+    if args.module:
+        module_a, file_a, final_a = resolve_final(args.left, args.module)
+        name = module_a.name if module_a is not None else None
+        module_b, file_b, final_b = _counterpart(args.right, name, args.module)
+    else:
+        pair = _main_pair(args.left, results)
+        module_a, module_b = pair.left, pair.right
+        file_a, file_b = module_a.after_optimizations.path, module_b.after_optimizations.path
+        final_a = final_b = True
     sides = []
     for dump_module, file, final in ((module_a, file_a, final_a), (module_b, file_b, final_b)):
         module, cost = load_priced(file)
@@ -210,6 +218,16 @@ def _match_main_modules(args: argparse.Namespace) -> _Matched:
     names = (priced[0].module.name, priced[1].module.name)
     comparison = compare_instructions(matching, *priced)
     return _Matched(comparison, names, (file_a, file_b), device, reason)
+
+
+def _main_pair(left: Path, results: list[Any]) -> Any:
+    """The comparison of the first dump's main module, else of its largest
+    module both dumps have."""
+    _, main, _ = resolve_module(left, None)
+    for r in results:
+        if main is not None and r.left.key == main.key:
+            return r
+    return max(results, key=lambda r: r.left_instructions)
 
 
 def _counterpart(right: Path, name: str | None, key: str | None) -> Any:
