@@ -108,3 +108,42 @@ def test_a_flag_or_a_code_change_still_matches_nine_ops_in_ten(
         # One op more per layer: the new ops are the only ones unmatched.
         assert not matching.only_a and 1 <= len(matching.only_b) <= 3, matching.only_b
         assert not (matching.splits or matching.merges)
+
+
+def test_pytorch_xla_and_jax_attention_match_by_structure(torch_xla_dumps, matching_dumps) -> None:
+    """PyTorch/XLA prints no op_name here, so structure alone matches the
+    same attention written in JAX (and compiled by another XLA)."""
+    torch_side = torch_xla_dumps["attention"]
+    (path,) = torch_side.glob("*cpu_after_optimizations.txt")
+    a, b = load_module(path).module, final(matching_dumps["torch_attention"])
+    matching = match_instructions(a, b)
+    found = {m.a: m.b for m in matching.matches}
+    # torch's parameters: wq, x, wk, wv (and the scale); JAX's: x, wq, wk, wv.
+    expected = {"p0.1": "wq.1", "p1.2": "x.1", "p2.4": "wk.1", "p3.6": "wv.1"}
+    assert {k: found.get(k) for k in expected} == expected, matching.to_json()
+    root = a.entry.root.operand_names[-1]  # torch returns q, k, v and the output
+    assert found.get(root) == b.entry.root.name, matching.to_json()
+    assert all(m.how == "structure" for m in matching.matches)
+
+
+def test_a_sharding_change_matches_every_op_and_names_the_new_collectives(
+    matching_dumps,
+) -> None:
+    """The batch split over 4 devices, then the features too: each op of the
+    first is matched; what the second adds moves data (collectives, copies)."""
+    from xlaview.analysis.matching.facts import PLUMBING, moves_data
+
+    a, b = final(matching_dumps["data_parallel"]), final(matching_dumps["model_parallel"])
+    matching = match_instructions(a, b)
+    assert not matching.only_a, matching.only_a
+    assert any(m.how == "metadata" for m in matching.matches)
+    added = [b.entry.instruction(name) for name in matching.only_b]
+    computing = [
+        i.name
+        for i in added
+        if i.opcode not in PLUMBING and i.opcode != "partition-id" and not moves_data(b, i)
+    ]
+    assert not computing, computing
+    assert any(i.opcode == "all-gather" for i in added), matching.only_b
+    reshaped = [m for m in matching.matches if "shape" in m.aspects]
+    assert any(m.a.startswith("dot") for m in reshaped), "the dots' per-device shapes changed"

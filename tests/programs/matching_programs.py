@@ -17,7 +17,13 @@ VARIANTS = {
     "again": ("mlp", ""),  # the same program, compiled again in another process
     "no_library": ("mlp", "--xla_cpu_experimental_ynn_fusion_type="),
     "extra_op": ("mlp_scaled", ""),
+    # PyTorch/XLA's attention of tests/programs/frameworks.py, written in JAX.
+    "torch_attention": ("attention", "--xla_cpu_experimental_ynn_fusion_type="),
+    # The train step over 4 devices: the batch split, then the features too.
+    "data_parallel": ("mlp_data", ""),
+    "model_parallel": ("mlp_model", ""),
 }
+DEVICES = {"data_parallel": 4, "model_parallel": 4}
 
 
 def _compile(variant: str) -> None:
@@ -25,6 +31,17 @@ def _compile(variant: str) -> None:
     import jax.numpy as jnp
 
     code, _ = VARIANTS[variant]
+    f32 = jnp.float32
+    spec = jax.ShapeDtypeStruct
+    if code == "attention":
+
+        def attention(x, wq, wk, wv):
+            q, k, v = x @ wq, x @ wk, x @ wv
+            return jax.nn.softmax(q @ k.T / 8.0, axis=-1) @ v
+
+        square = spec((64, 64), f32)
+        jax.jit(attention).lower(spec((128, 64), f32), square, square, square).compile()
+        return
 
     def loss(params, x, y):
         h = x
@@ -34,11 +51,22 @@ def _compile(variant: str) -> None:
                 h = h * 0.5 + 0.25  # the code change: one more op per layer
         return jnp.mean((h - y) ** 2)
 
-    f32 = jnp.float32
-    spec = jax.ShapeDtypeStruct
     params = [(spec((128, 128), f32), spec((128,), f32)) for _ in range(3)]
     x, y = spec((256, 128), f32), spec((256, 128), f32)
-    jax.jit(jax.value_and_grad(loss)).lower(params, x, y).compile()
+    step = jax.value_and_grad(loss)
+    if code in ("mlp_data", "mlp_model"):
+        from jax.sharding import NamedSharding, PartitionSpec
+
+        mesh = jax.make_mesh((2, 2), ("batch", "model"))
+        batch = NamedSharding(mesh, PartitionSpec(("batch", "model")))
+        if code == "mlp_model":
+            batch = NamedSharding(mesh, PartitionSpec("batch", "model"))
+        weights = NamedSharding(mesh, PartitionSpec(None, "model" if code == "mlp_model" else None))
+        replicated = NamedSharding(mesh, PartitionSpec())
+        shardings = ([(weights, replicated)] * 3, batch, batch)
+        jax.jit(step, in_shardings=shardings).lower(params, x, y).compile()
+        return
+    jax.jit(step).lower(params, x, y).compile()
 
 
 def generate(out: Path, names: tuple[str, ...] = tuple(VARIANTS)) -> dict[str, Path]:
@@ -48,7 +76,7 @@ def generate(out: Path, names: tuple[str, ...] = tuple(VARIANTS)) -> dict[str, P
     folders = {}
     for name in names:
         _, flags = VARIANTS[name]
-        folders.update(dump_each(__file__, out, (name,), flags, {}))
+        folders.update(dump_each(__file__, out, (name,), flags, DEVICES))
     return folders
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 from xlaview.analysis.cost.roofline import Roofline
 from xlaview.analysis.cost.totals import ModuleCost
-from xlaview.analysis.matching.facts import PLUMBING, writes_copy
+from xlaview.analysis.matching.facts import PLUMBING, moves_data
 from xlaview.analysis.matching.instructions import InstructionMatching, Match
 from xlaview.analysis.traffic import Intermediate, Traffic
 from xlaview.hlo import Module
@@ -59,10 +59,12 @@ class PricedModule:
 
 @dataclass(frozen=True, slots=True)
 class Effect:
-    """One change and what it does: ``what`` it is (`describe`), the ops of
-    each side it concerns, the change in roofline time (None when an op's
-    cost is unknown) and in materialized bytes, and those intermediates as
-    (side, producer, shape, bytes)."""
+    """One change and what it does: ``what`` it is (``merged fusion``,
+    ``split fusion``, ``changed layout``, ``new copy``, ``new all-gather``,
+    ``removed materialized intermediate``...), the ops of each side it
+    concerns, the change in roofline time (None when an op's cost is
+    unknown) and in materialized bytes, and those intermediates as (side,
+    producer, shape, bytes)."""
 
     what: str
     a: tuple[str, ...]
@@ -194,9 +196,9 @@ def _what_alone(sign: str, name: str, side: PricedModule) -> str:
     entry = side.module.entry
     assert entry is not None
     instr = entry.instruction(name)
-    copy = writes_copy(side.module, instr)
-    if copy is not None:
-        return f"{sign} {copy}"
+    moved = moves_data(side.module, instr)
+    if moved is not None:
+        return f"{sign} {moved}"
     if side.written(name):
         return f"{sign} materialized intermediate"
     return f"{sign} {'fusion' if instr.opcode == 'fusion' else instr.opcode}"

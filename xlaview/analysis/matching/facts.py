@@ -150,10 +150,12 @@ def _bodies(module: Module, instr: Instruction) -> tuple[tuple[Hashable, ...], .
     return tuple(out)
 
 
-def writes_copy(module: Module, instr: Instruction) -> str | None:
-    """``copy`` or ``transpose`` for an op that is one, or a fusion whose root
-    is one (XLA:CPU's ``transpose_copy_fusion``): the ops that only move data
-    to another layout. None for any other."""
+def moves_data(module: Module, instr: Instruction) -> str | None:
+    """What an op that only moves data is: ``copy`` or ``transpose`` (the op,
+    or a fusion whose root is one: XLA:CPU's ``transpose_copy_fusion``), or a
+    collective's opcode (``all-gather``...). None for an op that computes."""
+    if instr.opcode.startswith(_COLLECTIVES):
+        return instr.opcode
     if instr.opcode in ("copy", "transpose"):
         return instr.opcode
     if instr.opcode == "fusion":
@@ -163,6 +165,9 @@ def writes_copy(module: Module, instr: Instruction) -> str | None:
                 if root is not None and root.opcode in ("copy", "transpose"):
                     return root.opcode
     return None
+
+
+_COLLECTIVES = ("all-", "reduce-scatter", "collective-", "send", "recv")
 
 
 def ordered(names: Iterable[str], position: dict[str, int]) -> tuple[str, ...]:

@@ -206,7 +206,7 @@ def match_instructions(
         # Ops whose work is the same (renamed, reading other names) are their
         # own counterparts: only the others can have split or merged.
         settled = {m.a for m in matches if _REGROUPING.isdisjoint(m.aspects)}
-        splits, merges = regroup(ia, ib, a2b, b2a, settled, keys_a, keys_b)
+        splits, merges = regroup(a, b, ia, ib, a2b, b2a, settled, keys_a, keys_b)
     grouped_a = {n for g in (*splits, *merges) for n in g.a}
     grouped_b = {n for g in (*splits, *merges) for n in g.b}
     return InstructionMatching(

@@ -21,8 +21,14 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from xlaview.analysis.matching.facts import PLUMBING, MetadataKey, MetadataKeys, ordered
-from xlaview.hlo import Instruction
+from xlaview.analysis.matching.facts import (
+    PLUMBING,
+    MetadataKey,
+    MetadataKeys,
+    moves_data,
+    ordered,
+)
+from xlaview.hlo import Instruction, Module
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +41,8 @@ class Regroup:
 
 
 def regroup(
+    a: Module,
+    b: Module,
     ia: tuple[Instruction, ...],
     ib: tuple[Instruction, ...],
     a2b: dict[str, str],
@@ -43,12 +51,22 @@ def regroup(
     keys_a: MetadataKeys,
     keys_b: MetadataKeys,
 ) -> tuple[tuple[Regroup, ...], tuple[Regroup, ...]]:
-    """(splits, merges) of the entry ops ``ia`` of one module and ``ib`` of
-    the other, matched as ``a2b`` / ``b2a``; ``settled``: the ops of the first
-    whose counterparts do the same work, left out."""
+    """(splits, merges) of the entry ops ``ia`` of ``a`` and ``ib`` of ``b``,
+    matched as ``a2b`` / ``b2a``; ``settled``: the ops of ``a`` whose
+    counterparts do the same work, left out. Ops that only move data
+    (`moves_data`: copies, transposes, collectives) are changes of their own,
+    never parts of a split or merge."""
     settled_b = {a2b[x] for x in settled}
-    ka = {i.name: k for i in ia if i.name not in settled and (k := _keys(i, keys_a))}
-    kb = {i.name: k for i in ib if i.name not in settled_b and (k := _keys(i, keys_b))}
+    ka = {
+        i.name: k
+        for i in ia
+        if i.name not in settled and not moves_data(a, i) and (k := _keys(i, keys_a))
+    }
+    kb = {
+        i.name: k
+        for i in ib
+        if i.name not in settled_b and not moves_data(b, i) and (k := _keys(i, keys_b))
+    }
     pos_a = {i.name: n for n, i in enumerate(ia)}
     pos_b = {i.name: n for n, i in enumerate(ib)}
     place_a = {name: n / max(len(ia), 1) for name, n in pos_a.items()}
@@ -68,12 +86,12 @@ def regroup(
     taken_b = set(merges) | {y for parts in splits.values() for y in parts}
     out_merges = []
     for g, parts in sorted(merges.items(), key=lambda item: pos_b[item[0]]):
-        members = _widen(set(parts), ia, a2b, taken_a)
+        members = _widen(set(parts), a, ia, a2b, taken_a)
         taken_a |= members
         out_merges.append(Regroup(ordered(members, pos_a), (g,)))
     out_splits = []
     for f, parts in sorted(splits.items(), key=lambda item: pos_a[item[0]]):
-        members = _widen(set(parts), ib, b2a, taken_b)
+        members = _widen(set(parts), b, ib, b2a, taken_b)
         taken_b |= members
         out_splits.append(Regroup((f,), ordered(members, pos_b)))
     # A changed op matched one to one may still have taken in unmatched ops
@@ -83,13 +101,14 @@ def regroup(
         y = a2b.get(x)
         if y is None or x in settled or x in taken_a or y in taken_b:
             continue
-        members = _widen({x}, ia, a2b, taken_a)
+        fused_b = b.entry is not None and b.entry.instruction(y).opcode == "fusion"
+        members = _widen({x}, a, ia, a2b, taken_a) if fused_b else {x}
         if len(members) > 1:
             taken_a |= members
             taken_b.add(y)
             out_merges.append(Regroup(ordered(members, pos_a), (y,)))
             continue
-        members = _widen({y}, ib, b2a, taken_b)
+        members = _widen({y}, b, ib, b2a, taken_b) if i.opcode == "fusion" else {y}
         if len(members) > 1:
             taken_a.add(x)
             taken_b |= members
@@ -138,11 +157,15 @@ def _takers(
 
 
 def _widen(
-    members: set[str], side: tuple[Instruction, ...], matched: dict[str, str], taken: set[str]
+    members: set[str],
+    module: Module,
+    side: tuple[Instruction, ...],
+    matched: dict[str, str],
+    taken: set[str],
 ) -> set[str]:
     """``members`` with the unmatched ops between them or after them: those
     whose users, or whose operands (constants and parameters aside), are all
-    members, none of them matched or in another group."""
+    members, none of them matched or in another group, nor moving data."""
     by = {i.name: i for i in side}
     users: dict[str, list[str]] = {}
     for i in side:
@@ -156,7 +179,7 @@ def _widen(
             if other in members or other in matched or other in taken or other not in by:
                 continue
             candidate = by[other]
-            if candidate.opcode in ("parameter", "constant"):
+            if candidate.opcode in ("parameter", "constant") or moves_data(module, candidate):
                 continue
             readers = users.get(other, ())
             inputs = [
