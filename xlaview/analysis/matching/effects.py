@@ -23,34 +23,51 @@ from xlaview.analysis.traffic import Intermediate, Traffic
 from xlaview.hlo import Module
 
 DELTA_KEYS = ("flops", "bytes_accessed", "time_s", "traffic_bytes")
+_CALLING = frozenset(("while", "call", "conditional"))
 
 
 class PricedModule:
     """One side of a comparison: the module, its cost, its ops on the
     device's roofline, its traffic; each entry op's figures on request."""
 
-    __slots__ = ("cost", "module", "roofline", "traffic", "_written")
+    __slots__ = ("_figures", "_written", "cost", "module", "roofline", "traffic")
 
     def __init__(self, module: Module, cost: ModuleCost, roofline: Roofline, traffic: Traffic):
         self.module, self.cost, self.roofline, self.traffic = module, cost, roofline, traffic
         entry = module.entry
         self._written: dict[str, list[Intermediate]] = {}
+        self._figures: dict[str, dict[str, float | int | None]] = {}
         for i in traffic.intermediates:
             if entry is not None and i.computation == entry.name:
                 self._written.setdefault(i.producer_instruction, []).append(i)
 
     def figures(self, name: str) -> dict[str, float | int | None]:
         """``flops``, ``bytes_accessed``, ``time_s`` (None: a cost nobody
-        knows) and ``traffic_bytes`` (of the values it writes) of one op."""
+        knows) and ``traffic_bytes`` (of the values it writes) of one run of
+        op ``name``: a ``while``, ``call`` or ``conditional`` with the work of
+        what it runs (loop bodies by their trip counts). Memoized: an op is
+        asked for by its match and by the change it is part of."""
+        found = self._figures.get(name)
+        if found is not None:
+            return found
         op = self.cost.top_level(name)
-        placed = self.roofline.op(name) if op is not None else None
-        known = op is None or op.known
-        return {
-            "flops": op.flops if op is not None else 0,
-            "bytes_accessed": op.bytes_accessed if op is not None else 0,
-            "time_s": (placed.time_s * op.executions if placed and op else 0.0) if known else None,
+        run = self.cost.run_totals(name) if op is not None and op.opcode in _CALLING else None
+        time: float | None = 0.0
+        if op is not None and not op.known:
+            time = None
+        elif run is not None:
+            time = self.roofline.run_time(name)
+        elif op is not None:
+            placed = self.roofline.op(name)
+            time = placed.time_s if placed is not None else None
+        work = run if run is not None else op
+        found = self._figures[name] = {
+            "flops": work.flops if work is not None else 0,
+            "bytes_accessed": work.bytes_accessed if work is not None else 0,
+            "time_s": time,
             "traffic_bytes": sum(i.traffic_bytes for i in self._written.get(name, ())),
         }
+        return found
 
     def written(self, name: str) -> list[Intermediate]:
         """The materialized intermediates op ``name`` writes."""

@@ -4,6 +4,7 @@ counterpart, and the metadata keys of a fusion's body."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Hashable, Iterable
 
 from xlaview.hlo import Instruction, Module
@@ -16,12 +17,16 @@ _NAMING = frozenset((*CALLED_COMPUTATION_ATTRIBUTES, "metadata", "control-predec
 PLUMBING = frozenset(("parameter", "constant", "tuple", "get-tuple-element", "bitcast"))
 
 MetadataKey = tuple[str | None, Hashable]
+# Ops whose called computations are what they compute (a reducer's name and
+# text are not: another compile names it otherwise).
+_BODIES = frozenset(("fusion", "while", "call", "conditional"))
 
 
 def same_text(a: Module, x: Instruction, b: Module, y: Instruction) -> bool:
     """Whether ``x`` of ``a`` and ``y`` of ``b`` are printed alike, the
-    computations they call included (one level: a fused body's own calls,
-    ``to_apply=%add``, are named alike when the body is)."""
+    computations they call included: a fusion's body (one level: its own
+    calls, ``to_apply=%add``, are named alike when the body is), everything a
+    ``while``, ``call`` or ``conditional`` runs (`_same_callees`)."""
     sx, sy = x.span, y.span
     if sx.end - sx.offset != sy.end - sy.offset:
         return False
@@ -29,7 +34,49 @@ def same_text(a: Module, x: Instruction, b: Module, y: Instruction) -> bool:
         return False
     if "=" not in x.attribute_text:
         return True
+    if x.opcode != "fusion":
+        return _same_callees(a, x, b, y)
     return all(_same_computation_text(a, n, b, n) for n in x.called_computations)
+
+
+# A called computation's name in the text of its caller (`Instruction.called_computations`
+# reads the attributes of one instruction; this reads a whole computation's text).
+_CALLEE = re.compile(
+    r"\b(?:calls|to_apply|body|condition|true_computation|false_computation|select|scatter"
+    r"|async_wrapped_computation)=%?([\w.\-]+)"
+    r"|\b(?:branch_computations|called_computations)=\{([^}]*)\}"
+)
+
+
+def _same_callees(a: Module, x: Instruction, b: Module, y: Instruction) -> bool:
+    """Whether the computations ``x`` and ``y`` run, and those they run in
+    turn (a loop body's fusions, a branch's loops), are named and printed
+    alike. Read from the text, one walk with a worklist: no body is built."""
+    return _reached(a, x.called_computations) == _reached(b, y.called_computations)
+
+
+def _reached(module: Module, names: Iterable[str]) -> list[tuple[str, str]]:
+    """(name, text) of the computations ``names`` and all they call, in the
+    order a depth-first walk of the text finds them."""
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    work = list(reversed(list(names)))
+    while work:
+        name = work.pop()
+        if name in seen or not module.has_computation(name):
+            continue
+        seen.add(name)
+        span = module.computation(name).span
+        text = module.text[span.offset : span.end]
+        out.append((name, text))
+        found: list[str] = []
+        for m in _CALLEE.finditer(text):
+            if m.group(1):
+                found.append(m.group(1))
+            else:
+                found.extend(n.strip().lstrip("%") for n in m.group(2).split(",") if n.strip())
+        work.extend(reversed(found))
+    return out
 
 
 class MetadataKeys:
@@ -91,7 +138,8 @@ def aspects(
     ``opcode``, ``shape`` (element type or dimensions) or only its ``layout``,
     ``operands`` (read through the matching, ``b2a``), ``attributes`` (metadata
     and the names of called computations aside), ``body`` (a fused body's
-    opcodes, shapes and edges)."""
+    opcodes, shapes and edges; the text of all a loop, call or conditional
+    runs)."""
     out = []
     if x.opcode != y.opcode:
         out.append("opcode")
@@ -103,7 +151,7 @@ def aspects(
         out.append("operands")
     if x.attribute_text != y.attribute_text and _semantics(x) != _semantics(y):
         out.append("attributes")
-    if (x.opcode == "fusion" or y.opcode == "fusion") and not _same_bodies(a, x, b, y):
+    if (x.opcode in _BODIES or y.opcode in _BODIES) and not _same_bodies(a, x, b, y):
         out.append("body")
     return tuple(out)
 
@@ -115,6 +163,8 @@ def _semantics(instr: Instruction) -> dict[str, str]:
 def _same_bodies(a: Module, x: Instruction, b: Module, y: Instruction) -> bool:
     """Whether the computations ``x`` and ``y`` call are alike: printed
     alike (no body is built), else built and compared as `_bodies`."""
+    if x.opcode != "fusion" and y.opcode != "fusion":
+        return _same_callees(a, x, b, y)
     called_x, called_y = x.called_computations, y.called_computations
     if len(called_x) == len(called_y) and all(
         _same_computation_text(a, n, b, m) for n, m in zip(called_x, called_y, strict=True)
