@@ -150,3 +150,12 @@ def test_a_sharding_change_matches_every_op_and_names_the_new_collectives(
     assert any(i.opcode == "all-gather" for i in added), matching.only_b
     reshaped = [m for m in matching.matches if "shape" in m.aspects]
     assert any(m.a.startswith("dot") for m in reshaped), "the dots' per-device shapes changed"
+
+
+def test_a_change_inside_a_loop_body_changes_the_loop(matching_dumps) -> None:
+    a, b = final(matching_dumps["scan"]), final(matching_dumps["scan_changed"])
+    matching = match_instructions(a, b)
+    loops = [m for m in matching.matches if a.entry.instruction(m.a).opcode == "while"]
+    assert loops and all(m.how == "name" for m in loops)
+    assert [m.aspects for m in loops if m.changed] == [("body",)], loops
+    assert len(matching.matches) == len(a.entry.instructions), "nothing else moved"

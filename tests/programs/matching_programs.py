@@ -22,6 +22,9 @@ VARIANTS = {
     # The train step over 4 devices: the batch split, then the features too.
     "data_parallel": ("mlp_data", ""),
     "model_parallel": ("mlp_model", ""),
+    # A scan whose body adds another constant: the change is two levels down.
+    "scan": ("scan", ""),
+    "scan_changed": ("scan_changed", ""),
 }
 DEVICES = {"data_parallel": 4, "model_parallel": 4}
 
@@ -41,6 +44,18 @@ def _compile(variant: str) -> None:
 
         square = spec((64, 64), f32)
         jax.jit(attention).lower(spec((128, 64), f32), square, square, square).compile()
+        return
+    if code in ("scan", "scan_changed"):
+
+        def scanned(c, xs):
+            def step(c, v):
+                c = jnp.tanh(c @ v + (2.0 if code == "scan_changed" else 1.0))
+                return c, c.sum()
+
+            c, sums = jax.lax.scan(step, c, xs)
+            return c.sum() + sums.sum()
+
+        jax.jit(scanned).lower(spec((64, 64), f32), spec((8, 64, 64), f32)).compile()
         return
 
     def loss(params, x, y):
