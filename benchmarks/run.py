@@ -255,6 +255,66 @@ def cost(folder: Path) -> None:
 
 
 @benchmark
+def compare(folder: Path) -> None:
+    """Ops of the 48-layer GPT's module matched to a variant of itself, every
+    entry op renamed as another compile would name them (so that the names
+    match nothing, and metadata and structure do the work) or one op in a
+    hundred renamed, against XLA's parse of that module (goal <= 0.3); the
+    10-layer one interactively (goal < 0.3 s)."""
+    from jax._src.lib import xla_client
+
+    from xlaview.analysis.matching import match_instructions
+    from xlaview.hlo import parse_module
+
+    for layers, goal in ((48, "(goal <= 0.3)"), (10, "(goal: ours < 300 ms)")):
+        path = after_optimizations(gpt_dump(layers))
+        text = path.read_text()
+        module = parse_module(text)
+        for every in (1, 100):
+            variant_text, renamed = _renamed(text, module, every)
+            variant = parse_module(variant_text)
+            result = match_instructions(module, variant)
+            wrong = sum(1 for m in result.matches if m.b != renamed.get(m.a, m.a))
+            print(
+                f"input: {path.name} ({layers} layers, {len(text) / 1e6:.1f} MB): "
+                f"{len(module.entry.instructions)} entry ops, 1 in {every} renamed; "
+                f"{result.counts()}, {len(result.only_a)} + {len(result.only_b)} unmatched, "
+                f"{wrong} wrong"
+            )
+
+            def ours_once(a=module, b=variant) -> None:
+                match_instructions(a, b)
+
+            def xla_once(t=text) -> None:
+                xla_client.hlo.hlo_module_from_text(t)
+
+            ours, xla = [], []
+            for _ in range(3):  # interleaved, so that machine noise hits both alike
+                ours.append(best_of(ours_once, 1)[0])
+                xla.append(best_of(xla_once, 1)[0])
+            report(
+                f"match, 1 op in {every} renamed",
+                (min(ours), statistics.median(ours)),
+                (min(xla), statistics.median(xla)),
+                "XLA parsing the module",
+                goal,
+            )
+
+
+def _renamed(text: str, module, every: int) -> tuple[str, dict[str, str]]:
+    """``text`` with one in ``every`` entry op (parameters aside) renamed where
+    it is defined and read, and the new names."""
+    import re
+
+    entry = module.entry
+    names = [i.name for i in entry.instructions if i.opcode != "parameter"][::every]
+    renamed = {name: f"{name}_v2" for name in names}
+    body = text[entry.span.offset : entry.span.end]
+    body = re.sub(r"%([\w.\-]+)", lambda m: "%" + renamed.get(m.group(1), m.group(1)), body)
+    return text[: entry.span.offset] + body + text[entry.span.end :], renamed
+
+
+@benchmark
 def layout_step(folder: Path) -> None:
     """Scrubbing passes (issue 18): nodes moved per step, step time and layout
     quality against a fresh layout (benchmarks/layout_step_bench.py)."""

@@ -47,6 +47,16 @@ def kernel_dumps(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture(scope="session")
+def matching_dumps(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """One small JAX train step compiled as variants (again, without XLA:CPU's
+    library fusions, with an op more per layer): VARIANT -> dump folder."""
+    pytest.importorskip("jax")
+    from programs.matching_programs import generate
+
+    return generate(tmp_path_factory.mktemp("matching"))
+
+
+@pytest.fixture(scope="session")
 def gpt_dump(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A real GPT train step (2 layers) with every pass dumped: the benchmarks'
     program (benchmarks/gpt.py), small enough to compile in seconds."""

@@ -17,6 +17,7 @@ from xlaview.cli import (
     analyses,
     boundaries,
     collect,
+    compare,
     cost,
     export,
     graph,
@@ -30,7 +31,7 @@ from xlaview.dump.settings import SettingError, check_settings
 from xlaview.errors import XlaviewError
 from xlaview.version import __version__
 
-COMMANDS = (summary, inspect, analyses, cost, boundaries, graph, profile, collect, export)
+COMMANDS = (summary, inspect, analyses, compare, cost, boundaries, graph, profile, collect, export)
 
 
 def build_parser() -> tuple[argparse.ArgumentParser, set[str]]:

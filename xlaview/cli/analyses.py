@@ -1,5 +1,5 @@
-"""``xlaview traffic``, ``diff`` and ``compare``: analyses of one module, two
-points of its timeline, or two dumps."""
+"""``xlaview traffic`` and ``diff``: analyses of one module, or of two points
+of its timeline."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from xlaview.cli.common import (
     hlo_file,
     load_checked,
     load_priced,
-    open_index,
     plural,
     print_table,
     resolve_module,
@@ -110,83 +109,6 @@ def cmd_diff(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_compare(args: argparse.Namespace) -> int:
-    from xlaview.analysis.compare import compare_dumps
-    from xlaview.dump.files import DumpReadError
-
-    indexes = []
-    for folder in (args.left, args.right):
-        if not folder.is_dir():
-            raise CliError(f"{folder} is not a folder")
-        index, _ = open_index(folder)
-        if not any(m.after_optimizations for m in index.modules):
-            raise CliError(f"{folder}: no after-optimizations module dump here")
-        indexes.append(index)
-    try:
-        results = compare_dumps(*indexes)
-    except DumpReadError as err:
-        raise CliError(str(err)) from None
-    if not results:
-        raise CliError(f"no module of the same name in {args.left} and {args.right}")
-    if args.json:
-        emit_json(
-            {
-                "left": str(args.left),
-                "right": str(args.right),
-                "modules": [r.to_json() for r in results],
-            }
-        )
-        return 0
-    for r in results:
-        d = r.to_json()
-        echo(f"{r.name}")
-        rows = []
-        for key, label in (
-            ("instructions", "instructions"),
-            ("total_traffic_bytes", "traffic"),
-            ("intermediate_traffic_bytes", "through intermediates"),
-        ):
-            fmt = str if key == "instructions" else human_bytes
-            rows.append((label, fmt(d["left"][key]), fmt(d["right"][key])))
-        rows += memory_rows(d["left"]["memory"], d["right"]["memory"])
-        for kind in d["left"]["fusion_counts"]:
-            rows.append(
-                (
-                    f"{kind} fusions",
-                    d["left"]["fusion_counts"][kind],
-                    d["right"]["fusion_counts"][kind],
-                )
-            )
-        rows.append(
-            (
-                "largest intermediate",
-                (d["left"]["largest_intermediates"] or ["-"])[0],
-                (d["right"]["largest_intermediates"] or ["-"])[0],
-            )
-        )
-        print_table(rows, ("", str(args.left), str(args.right)))
-        for side, folder in (("left", args.left), ("right", args.right)):
-            if d[side]["memory_text"]:
-                echo(f"{folder}: {d[side]['memory_text']}")
-                if d[side]["memory_note"]:
-                    echo(f"  {d[side]['memory_note']}")
-        echo()
-    return 0
-
-
-def memory_rows(left: dict | None, right: dict | None) -> list[tuple[str, str, str]]:
-    """The compare table's memory rows: memory, its parts, the peak of live values."""
-    from xlaview.analysis.memory import MEMORY_FIGURES
-
-    rows = []
-    for key, label in MEMORY_FIGURES:  # the parts indented under the memory
-        indent = "  " if key not in ("total_bytes", "peak_live_bytes") else ""
-        a = left[key] if left else None
-        b = right[key] if right else None
-        rows.append((indent + label, human_bytes(a), human_bytes(b)))
-    return rows
-
-
 def register(sub) -> None:
     p = sub.add_parser("traffic", help="bytes per top-level op and materialized intermediates")
     p.add_argument("path", type=Path, help="a dump folder or an HLO file")
@@ -202,9 +124,3 @@ def register(sub) -> None:
     p.add_argument("--to", required=True, metavar="SEQ|before|after")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=cmd_diff)
-
-    p = sub.add_parser("compare", help="compare the after-optimizations modules of two dumps")
-    p.add_argument("left", type=Path)
-    p.add_argument("right", type=Path)
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(run=cmd_compare)

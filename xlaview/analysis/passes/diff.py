@@ -19,7 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from xlaview.hlo import Computation, Instruction, Module, Shape
+from xlaview.analysis.matching.structure import match_by_operands
+from xlaview.hlo import Computation, Instruction, Module
 
 CHECK_EVERY = 2048  # instructions between checks that nobody stopped a diff
 _SUFFIX = re.compile(r"(\.(\d+|clone|remat\d*|cloned))+$")
@@ -213,29 +214,14 @@ def _diff_computation(
     matched_old = set(mapping)
     # Renamed instructions: same opcode and shape, operands already matched,
     # in text order (a few rounds: matches enable matches of their users).
-    for _ in range(3):
-        unmatched_old = [i for i in old.instructions if i.name not in matched_old]
-        if not unmatched_old:
-            break
-        candidates: dict[tuple[str, Shape, tuple[str, ...]], list[Instruction]] = {}
-        for i in unmatched_old:
-            candidates.setdefault((i.opcode, i.shape, i.operand_names), []).append(i)
-        progress = False
-        for k, instr in enumerate(new.instructions):
-            if not k % CHECK_EVERY:
-                check()
-            if instr.name in mapping:
-                continue
-            operands = tuple(mapping.get(o, "?") for o in instr.operand_names)
-            if "?" in operands and instr.operand_names:
-                continue
-            pool = candidates.get((instr.opcode, instr.shape, operands))
-            if pool:
-                mapping[instr.name] = old_name = pool.pop(0).name
-                matched_old.add(old_name)
-                progress = True
-        if not progress:
-            break
+    match_by_operands(
+        old.instructions,
+        new.instructions,
+        mapping,
+        matched_old,
+        check=check,
+        check_every=CHECK_EVERY,
+    )
     added = [
         Added(new.name, i.name, i.opcode, str(i.shape))
         for i in new.instructions
