@@ -227,3 +227,14 @@ def test_edited_passes_parse_alike_with_or_without_what_they_share(data: st.Data
         cut = data.draw(st.integers(0, 3))
         edited = edited[:at] + piece + edited[at + cut :]
     assert tolerant_model(edited, store=store, previous=before) == tolerant_model(edited)
+
+
+def test_a_name_not_written_anywhere_is_absent_at_once(passes) -> None:
+    """Asking for a name the text does not hold answers without indexing the
+    module's names (inspect asked for an op's sanitized kernel name, and each
+    answer built the index of a 95k-instruction module)."""
+    _, text = passes[-1]
+    module = parse_module(text)
+    with pytest.raises(KeyError):
+        module.find("no_such_fusion_1535")
+    assert module._instr_index is None

@@ -462,6 +462,8 @@ class Module:
                 found = self._find_in_text(name)
                 if found is not None:
                     return found
+                if name not in self.text:  # not even written: no index to build
+                    raise KeyError(name)
             self._instr_index = self._index_names()
         position = self._instr_index[name]
         k = bisect_right(self._instr_starts, position) - 1
