@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from xlaview.qt import export
@@ -16,13 +16,19 @@ if TYPE_CHECKING:
     from xlaview.qt.main_window import MainWindow
 
 MAX_RECENT = 10
+GROUPING_ITEMS = (
+    ("scope", "By &Scope (large graphs fold by default)"),
+    ("repeats", "By &Repeated Blocks"),
+    ("none", "&None: every node"),
+)
 
 SHORTCUTS = (
     "Pass timeline: Left / Right step, Home / End jump (click the timeline first)\n"
     "Ctrl+Left / Ctrl+Right: previous / next pass from anywhere\n"
     "Ctrl+F: find in the HLO text;  Ctrl+click a name: go to its definition\n"
     "Graph: wheel zooms, drag pans, F fits the whole graph, R a readable zoom at the top,\n"
-    "  double-click opens a fusion or loop body\n"
+    "  double-click opens a fusion or loop body; a click opens a folded group,\n"
+    "  a click on an open group's header folds it again (View › Graph Grouping)\n"
     "Backspace: back to the entry computation\n"
     "Ctrl+E: export the window as PNG;  Ctrl+Shift+C: copy a screenshot"
 )
@@ -62,6 +68,14 @@ class Menus:
         follow = self._add(view_menu, "Show Each Pass's &First Change", window.set_follow_changes)
         follow.setCheckable(True)
         follow.setChecked(window.follows_changes)
+        grouping_menu = view_menu.addMenu("Graph &Grouping")
+        self.groupings = QActionGroup(window)
+        for mode, text in GROUPING_ITEMS:
+            act = self._add(grouping_menu, text, lambda _on, m=mode: window.set_graph_grouping(m))
+            act.setCheckable(True)
+            act.setData(mode)
+            act.setChecked(mode == "scope")
+            self.groupings.addAction(act)
         view_menu.addSeparator()
         for dock in window.docks():
             view_menu.addAction(dock.toggleViewAction())
@@ -82,6 +96,11 @@ class Menus:
             ),
         )
         self.update_recent()
+
+    def grouping_shown(self, mode: str) -> None:
+        """Tick the grouping the graph folds by."""
+        for act in self.groupings.actions():
+            act.setChecked(act.data() == mode)
 
     def _add(self, menu: QMenu, text: str, slot: Callable[..., object], shortcut=None) -> QAction:
         act = QAction(text, self.window)

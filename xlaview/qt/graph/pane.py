@@ -41,7 +41,7 @@ class Breadcrumb(QLabel):
         # A long name must not widen the pane (and squeeze the text beside it).
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
 
-    def set_path(self, path: tuple[str, ...]) -> None:
+    def set_path(self, path: tuple[str, ...], folded: bool = False) -> None:
         links = []
         for i, name in enumerate(path):
             if i == len(path) - 1:
@@ -53,9 +53,14 @@ class Breadcrumb(QLabel):
                 )
         hint = (
             f"  <span style='color:{theme.MUTED}'>"
-            "double-click a fusion, call or while to open it</span>"
+            + (
+                "folded: click a group to open it, an open group's header to fold it"
+                if folded
+                else "double-click a fusion, call or while to open it"
+            )
+            + "</span>"
         )
-        self.setText(" › ".join(links) + (hint if len(path) == 1 else ""))
+        self.setText(" › ".join(links) + (hint if len(path) == 1 or folded else ""))
         self.setToolTip(tooltip(" › ".join(path)) if path else "")
 
 
@@ -105,6 +110,7 @@ class GraphPane(QWidget):
                 lambda computation, name: model.select_instruction(name, computation)
             )
             view.computation_entered.connect(model.enter_computation)
+        self.main.group_toggled.connect(model.graphs.toggle_group)
         self.breadcrumb.depth_requested.connect(model.open_path_prefix)
         model.graph_shown.connect(self._on_graph_shown)
         model.fusion_shown.connect(self._on_fusion_shown)
@@ -121,19 +127,22 @@ class GraphPane(QWidget):
             self.main.set_graph(None, None)
             self.breadcrumb.set_path(())
             return
-        self.breadcrumb.set_path(shown.path)
         result = shown.result
+        self.breadcrumb.set_path(shown.path, folded=result.folded is not None)
         self.main.set_graph(
             result.graph,
             result.layout,
             keep_view=shown.keep_view,
             parts=result.parts,
             transition=result.transition,
+            frames=result.folded.frames if result.folded is not None else (),
         )
         self._apply_marks()
         self._apply_heat()
         if self.main.canvas is not None:
             self.main.canvas.set_emphasis(self._emphasis[0])
+        if shown.focus is not None:
+            self.main.look_at_group(shown.focus)
         self._apply_selection(self.main, center=not shown.keep_view or self._center_pending)
 
     def _on_fusion_shown(self, shown: GraphShown | None) -> None:

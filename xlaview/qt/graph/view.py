@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QToolTip, QWidget
 
 from xlaview.analysis.drawing import GraphLayout
 from xlaview.analysis.drawing.graph import ComputationGraph, GraphNode
+from xlaview.analysis.folding import Frame
 from xlaview.qt import theme
 from xlaview.qt.graph.canvas import (
     READABLE_SCALE,
@@ -19,16 +20,19 @@ from xlaview.qt.graph.canvas import (
     CanvasParts,
     GraphCanvas,
 )
+from xlaview.qt.graph.groups import group_path
 from xlaview.qt.render.transition import DURATION_MS, Transition
 from xlaview.qt.safe_text import tooltip
 
 
 class GraphView(QGraphicsView):
     """Zoom (wheel, +/-), pan (drag), fit the whole graph (F), a readable start (R);
-    click selects, double-click enters."""
+    click selects, double-click enters; a click on a folded group opens it, on
+    an open group's header folds it."""
 
     instruction_clicked = Signal(str, str)  # computation, instruction
     computation_entered = Signal(str)
+    group_toggled = Signal(str, bool)  # a group's path, open it (else fold it)
 
     def __init__(self, parent: QWidget | None = None, object_name: str = "graphView") -> None:
         super().__init__(parent)
@@ -75,9 +79,11 @@ class GraphView(QGraphicsView):
         keep_view: bool = False,
         parts: CanvasParts | None = None,
         transition: Transition | None = None,
+        frames: tuple[Frame, ...] = (),
     ) -> None:
         """Show a laid-out graph; ``transition``: animate the pass step that led
-        to it (when animations are on and the view keeps its place)."""
+        to it (when animations are on and the view keeps its place); ``frames``:
+        the open groups of a folded graph."""
         # Only a view that shows a graph has a place worth keeping.
         keep_view = keep_view and self.canvas is not None
         center = self.mapToScene(self.viewport().rect().center())
@@ -87,7 +93,7 @@ class GraphView(QGraphicsView):
         if graph is None or layout is None:
             return
         self._animation.stop()
-        self.canvas = GraphCanvas(graph, layout, parts)
+        self.canvas = GraphCanvas(graph, layout, parts, frames)
         self.scene().addItem(self.canvas)
         self.scene().setSceneRect(self.canvas.boundingRect())
         if keep_view:
@@ -172,6 +178,25 @@ class GraphView(QGraphicsView):
                     self.scale(0.9, 0.9)
                 self.centerOn(rect.center())
 
+    def look_at_group(self, path: str) -> None:
+        """Bring group ``path`` into view (its frame, or its box when folded)
+        unless it is in view already; its top when it is taller than the view."""
+        if self.canvas is None:
+            return
+        rect = self.canvas.group_rect(path)
+        if rect is None:
+            return
+        if self.transform().m11() < TEXT_MIN_SCALE:
+            self.resetTransform()
+            self.scale(READABLE_SCALE, READABLE_SCALE)
+        seen = self.mapToScene(self.viewport().rect()).boundingRect()
+        if seen.intersects(rect):
+            return
+        if rect.height() > seen.height():
+            self.centerOn(rect.center().x(), rect.top() + seen.height() / 2 - 10)
+        else:
+            self.centerOn(rect.center())
+
     def fit(self) -> None:
         """The whole graph in view (F), however small that makes it."""
         if self.canvas is None:
@@ -238,10 +263,16 @@ class GraphView(QGraphicsView):
             return
         if moved or self.canvas is None or event.button() != Qt.MouseButton.LeftButton:
             return
-        placed = self.canvas.node_at(self.mapToScene(event.position().toPoint()))
+        pos = self.mapToScene(event.position().toPoint())
+        placed = self.canvas.node_at(pos)
         self._clicked = (event.position(), placed.node) if placed is not None else None
-        if placed is not None:
+        if placed is not None and placed.node.members:
+            self._clicked = None
+            self.group_toggled.emit(group_path(placed.node.key), True)
+        elif placed is not None:
             self.instruction_clicked.emit(self.canvas.graph.computation, placed.node.instruction)
+        elif (frame := self.canvas.frame_header_at(pos)) is not None:
+            self.group_toggled.emit(frame.path, False)
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         if self.canvas is None:
@@ -267,7 +298,15 @@ class GraphView(QGraphicsView):
         if placed is None:
             edge = self.canvas.edge_near(pos, 6 / max(self.transform().m11(), 0.05))
         self.canvas.set_hover_edge(edge)
-        if placed is not None:
+        frame = self.canvas.frame_header_at(pos) if placed is None and edge is None else None
+        if placed is not None and placed.node.members:
+            n = placed.node
+            tip = f"{group_path(n.key)}\n{n.opcode}: {n.shape}  (click to open)"
+            QToolTip.showText(event.globalPosition().toPoint(), tooltip(tip), self)
+        elif frame is not None:
+            tip = f"{frame.path}\n(click to fold it into one box)"
+            QToolTip.showText(event.globalPosition().toPoint(), tooltip(tip), self)
+        elif placed is not None:
             n = placed.node
             tip = f"{n.instruction}\n{n.label or n.opcode}  {n.shape}"
             if n.called:

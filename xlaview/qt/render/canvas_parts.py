@@ -285,6 +285,8 @@ def _draw(
 
 def _add_box(band: _BandPaths, box: Placed) -> None:
     node = box.node
+    if node.members:
+        return  # a folded group: the canvas paints it in a style of its own
     path = band.boxes.get((node.kind, node.is_copy)) or band.boxes.setdefault(
         (node.kind, node.is_copy), QPainterPath()
     )

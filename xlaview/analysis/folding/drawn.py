@@ -1,0 +1,248 @@
+"""A folded graph as the graph view draws it: a `ComputationGraph` in which
+each closed group is one node (its key ``group:`` and the group's path), with
+the edges between boxes bundled, and the frames of the open groups around
+what they show once that graph is laid out.
+
+The drawn graph goes through the same layout, step layout and painting as a
+computation's own graph: a node shown as itself keeps its key (so its place
+carries over between a folded and an opened picture), and a group's key is
+its path of names (so it carries over a pass step that renumbers groups).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
+
+from xlaview.analysis.drawing import ComputationGraph, GraphNode
+from xlaview.analysis.drawing.graph import GraphEdge
+from xlaview.analysis.folding.tree import Folding, GroupKind
+from xlaview.analysis.folding.view import FoldedView, default_open, folded_view
+from xlaview.analysis.kinds import Kind
+from xlaview.units import human_bytes
+
+GROUP_KEY = "group:"  # no HLO name holds a colon: a group's key is never an instruction's
+# A first picture of fewer boxes than this says nothing: its largest group opens.
+FEWEST_BOXES = 12
+# Around an open group's members: the margin, and the strip at its top that names it.
+FRAME_MARGIN = 10.0
+FRAME_HEADER = 20.0
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """An open group drawn around its members: ``path`` names it (as
+    `group_paths`), the rectangle includes its header strip at the top."""
+
+    group: int
+    path: str
+    left: float
+    top: float
+    right: float
+    bottom: float
+
+    def in_header(self, x: float, y: float) -> bool:
+        return self.left <= x <= self.right and self.top <= y <= self.top + FRAME_HEADER
+
+
+def group_paths(folding: Folding) -> tuple[str, ...]:
+    """Each group's path: its name after those of the groups around it, with
+    ``/`` (``jit(step)/block x 48/block 3 of 48``); unique in a folding."""
+    out: list[str] = []
+    for group in folding.groups:  # parents first
+        out.append(group.name if group.parent is None else f"{out[group.parent]}/{group.name}")
+    return tuple(out)
+
+
+def group_key(path: str) -> str:
+    """The key of the node that draws a closed group."""
+    return GROUP_KEY + path
+
+
+def find_group(folding: Folding, paths: tuple[str, ...], name: str) -> int | None:
+    """The group named ``name``: its path, or a name only one group has."""
+    if name in paths:
+        return paths.index(name)
+    if name.startswith(GROUP_KEY) and name[len(GROUP_KEY) :] in paths:
+        return paths.index(name[len(GROUP_KEY) :])
+    found = [g.id for g in folding.groups if g.name == name]
+    return found[0] if len(found) == 1 else None
+
+
+def first_open(folding: Folding, small: int, budget: int) -> set[int]:
+    """The groups open in a graph's first picture: `default_open`'s, then,
+    while that shows fewer than `FEWEST_BOXES` boxes, its largest folded group
+    (the ``jit(step)`` around everything, whatever its own nodes cost)."""
+    opened = set(default_open(folding, small, budget))
+    groups = folding.groups
+    shown = len(folded_view(folding, opened).boxes)
+    while shown < FEWEST_BOXES:
+        folded = [
+            g for g in groups if g.id not in opened and (g.parent is None or g.parent in opened)
+        ]
+        if not folded:
+            break
+        largest = max(folded, key=lambda g: (g.size, -g.id))
+        opened.add(largest.id)
+        shown += len(largest.children) + len(largest.nodes) - 1
+    return opened
+
+
+def open_by_paths(folding: Folding, paths: tuple[str, ...], wanted: Collection[str]) -> set[int]:
+    """The groups whose paths are in ``wanted`` (those a pass step still has)."""
+    return {g for g, path in enumerate(paths) if path in wanted}
+
+
+def folded_graph(
+    folding: Folding, open_groups: Collection[int], paths: tuple[str, ...]
+) -> tuple[ComputationGraph, FoldedView]:
+    """The graph to lay out and draw with ``open_groups`` open: the nodes
+    shown as themselves as they are, each closed group shown as one node
+    (``opcode`` its kind, ``label`` its name, ``members`` the nodes inside,
+    ``repeats`` its instances), the edges of the graph between nodes as they
+    are, and one edge per pair of boxes where a group is an end (its
+    ``shape`` says how many edges it bundles and the bytes they carry)."""
+    view = folded_view(folding, open_groups)
+    graph = folding.graph
+    nodes_by_key = {n.key: n for n in graph.nodes}
+    nodes: list[GraphNode] = []
+    for box in view.boxes:
+        if isinstance(box, str):
+            nodes.append(nodes_by_key[box])
+            continue
+        group = folding.groups[box]
+        key = group_key(paths[box])
+        nodes.append(
+            GraphNode(
+                key,
+                key,
+                group.kind.value,
+                _members_line(group.size, group.repeats, group.kind),
+                Kind.OTHER,
+                label=group.name,
+                members=group.size,
+                repeats=group.repeats,
+            )
+        )
+    box_key = [n.key for n in nodes]
+    key_of = dict(zip(view.boxes, box_key, strict=True))
+    edges: list[GraphEdge] = []
+    box_of = view.box_of
+    for (s, t), edge in zip(folding.edge_ends, graph.edges, strict=True):
+        if isinstance(box_of[s], str) and isinstance(box_of[t], str):
+            edges.append(edge)
+    for bundle in view.edges:
+        if isinstance(bundle.source, int) or isinstance(bundle.target, int):
+            many = f"{bundle.count:,} edges" if bundle.count > 1 else "1 edge"
+            edges.append(
+                GraphEdge(
+                    key_of[bundle.source],
+                    key_of[bundle.target],
+                    f"{many}, {human_bytes(bundle.bytes)}",
+                )
+            )
+    nodes_of: dict[str, tuple[str, ...]] = {}
+    for name, keys in graph.nodes_of.items():
+        shown = tuple(k for k in keys if isinstance(box_of[folding.position[k]], str))
+        if shown:
+            nodes_of[name] = shown
+    for node in nodes:
+        if node.members:
+            nodes_of[node.key] = (node.key,)
+    return ComputationGraph(graph.computation, tuple(nodes), tuple(edges), nodes_of), view
+
+
+def _members_line(size: int, repeats: int, kind: GroupKind) -> str:
+    nodes = f"{size:,} node{'' if size == 1 else 's'}"
+    return f"× {repeats} · {nodes}" if kind is GroupKind.REPEAT else nodes
+
+
+def open_frames(
+    folding: Folding,
+    view: FoldedView,
+    open_groups: Collection[int],
+    paths: tuple[str, ...],
+    positions: Mapping[str, tuple[float, float]],
+    sizes: Mapping[str, tuple[float, float]],
+) -> tuple[Frame, ...]:
+    """The frames of the open groups that show something (a group inside a
+    closed one shows nothing), around the boxes they show and the frames of
+    the open groups inside them; outermost first, so that inner frames paint
+    over outer ones. One pass over the boxes, then the groups children first."""
+    groups = folding.groups
+    count = len(groups)
+    extent: list[list[float] | None] = [None] * count
+    group_index, position = folding.group_index, folding.position
+    for box in view.boxes:
+        if isinstance(box, int):
+            key, holder = group_key(paths[box]), groups[box].parent
+        else:
+            key, g = box, group_index[position[box]]
+            holder = g if g >= 0 else None
+        x, y = positions[key]
+        w, h = sizes[key]
+        if holder is not None:
+            _grow(extent, holder, x - w / 2, y - h / 2, x + w / 2, y + h / 2)
+    shown = _shown_open(folding, open_groups)
+    for g in range(count - 1, -1, -1):  # children first: a frame grows its parent's
+        inside = extent[g]
+        if inside is None or g not in shown:
+            extent[g] = None
+            continue
+        left, top = inside[0] - FRAME_MARGIN, inside[1] - FRAME_MARGIN - FRAME_HEADER
+        right, bottom = inside[2] + FRAME_MARGIN, inside[3] + FRAME_MARGIN
+        extent[g] = [left, top, right, bottom]
+        parent = groups[g].parent
+        if parent is not None:
+            _grow(extent, parent, left, top, right, bottom)
+    return tuple(
+        Frame(g, paths[g], *rect)
+        for g, rect in enumerate(extent)
+        if rect is not None and g in shown
+    )
+
+
+def _grow(
+    extent: list[list[float] | None], g: int, left: float, top: float, right: float, bottom: float
+) -> None:
+    box = extent[g]
+    if box is None:
+        extent[g] = [left, top, right, bottom]
+    else:
+        box[0], box[1] = min(box[0], left), min(box[1], top)
+        box[2], box[3] = max(box[2], right), max(box[3], bottom)
+
+
+def _shown_open(folding: Folding, open_groups: Collection[int]) -> set[int]:
+    """The open groups all of whose enclosing groups are open too."""
+    out: set[int] = set()
+    for group in folding.groups:  # parents first
+        if group.id in open_groups and (group.parent is None or group.parent in out):
+            out.add(group.id)
+    return out
+
+
+def shown_groups(
+    folding: Folding, open_groups: Collection[int], paths: tuple[str, ...]
+) -> list[dict[str, object]]:
+    """The groups on screen, folded or open, in group order: ``{"name"`` (its
+    path), ``"kind"``, ``"open"``, ``"nodes"``, ``"repeats"}``."""
+    shown = _shown_open(folding, open_groups)
+    return [
+        {
+            "name": paths[g.id],
+            "kind": g.kind.json_kind,
+            "open": g.id in shown,
+            "nodes": g.size,
+            "repeats": g.repeats,
+        }
+        for g in folding.groups
+        if g.parent is None or g.parent in shown
+    ]
+
+
+def group_values(
+    folding: Folding, paths: tuple[str, ...], summary: Mapping[int, object]
+) -> Iterable[tuple[str, object]]:
+    """``(group key, value)`` for a summary by group id (`aggregate`'s)."""
+    return ((group_key(paths[g]), value) for g, value in summary.items())
