@@ -15,6 +15,7 @@ from __future__ import annotations
 from xlaview.analysis.folding.drawn import (
     GROUP_KEY,
     Frame,
+    box_order,
     find_group,
     first_open,
     folded_graph,
@@ -48,7 +49,7 @@ from xlaview.analysis.folding.view import (
 __all__ = [
     "APART", "FOLDED_BOXES", "GROUPINGS", "GROUP_KEY", "SMALL_GRAPH_NODES", "TOGETHER", "Box",
     "BundledEdge", "FoldedView", "Folding", "Frame", "Group", "GroupKind", "Grouping", "Phases",
-    "aggregate", "default_open", "find_group", "first_open", "fold_graph", "folded_graph",
-    "folded_view", "group_key", "group_paths", "group_values", "open_by_paths", "open_frames",
-    "scope_path", "shown_groups",
+    "aggregate", "box_order", "default_open", "find_group", "first_open", "fold_graph",
+    "folded_graph", "folded_view", "group_key", "group_paths", "group_values", "open_by_paths",
+    "open_frames", "scope_path", "shown_groups",
 ]  # fmt: skip

@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 
 from xlaview.analysis.drawing import ComputationGraph, GraphNode
-from xlaview.analysis.drawing.graph import GraphEdge
+from xlaview.analysis.drawing.graph import NAME_CHAR, GraphEdge
 from xlaview.analysis.folding.tree import Folding, GroupKind
 from xlaview.analysis.folding.view import FoldedView, default_open, folded_view
 from xlaview.analysis.kinds import Kind
@@ -25,14 +25,18 @@ GROUP_KEY = "group:"  # no HLO name holds a colon: a group's key is never an ins
 # A first picture of fewer boxes than this says nothing: its largest group opens.
 FEWEST_BOXES = 12
 # Around an open group's members: the margin, and the strip at its top that names it.
-FRAME_MARGIN = 10.0
-FRAME_HEADER = 20.0
+FRAME_MARGIN = 6.0
+FRAME_HEADER = 16.0
+
+
+Rect = tuple[float, float, float, float]  # left, top, right, bottom
 
 
 @dataclass(frozen=True, slots=True)
 class Frame:
     """An open group drawn around its members: ``path`` names it (as
-    `group_paths`), the rectangle includes its header strip at the top."""
+    `group_paths`); ``parts`` are the rectangles it is made of, ``header``
+    the strip naming it at its top, (left, top, right, bottom) their bounds."""
 
     group: int
     path: str
@@ -40,9 +44,12 @@ class Frame:
     top: float
     right: float
     bottom: float
+    parts: tuple[Rect, ...]
+    header: Rect
 
     def in_header(self, x: float, y: float) -> bool:
-        return self.left <= x <= self.right and self.top <= y <= self.top + FRAME_HEADER
+        left, top, right, bottom = self.header
+        return left <= x <= right and top <= y <= bottom
 
 
 def group_paths(folding: Folding) -> tuple[str, ...]:
@@ -157,6 +164,61 @@ def _members_line(size: int, repeats: int, kind: GroupKind) -> str:
     return f"× {repeats} · {nodes}" if kind is GroupKind.REPEAT else nodes
 
 
+def box_order(
+    folding: Folding,
+    view: FoldedView,
+    paths: tuple[str, ...],
+    positions: Mapping[str, tuple[float, float]],
+) -> dict[str, float]:
+    """Box key -> its rank left to right once the boxes of each open group
+    are side by side: ordered by the mean x of the open groups around them,
+    outermost first, then by their own x. The x of a box is its centre in
+    ``positions`` (a layout of this folded graph, or of the one before a
+    group opened: a box it lacks takes the x of the closed group that showed
+    it, then goes in graph order). Laid out again in that order
+    (``keep_order``), an open group's members stay together in every layer."""
+    groups = folding.groups
+    group_index, position = folding.group_index, folding.position
+    holder: dict[str, int] = {}  # box key -> the open group directly around it (-1: none)
+    xs: dict[str, tuple[float, int]] = {}
+    sums: dict[int, list[float]] = {}
+    for k, box in enumerate(view.boxes):
+        if isinstance(box, int):
+            parent = groups[box].parent
+            key, g = group_key(paths[box]), -1 if parent is None else parent
+        else:
+            key, g = box, group_index[position[box]]
+        holder[key] = g
+        found = positions.get(key)
+        up = g
+        while found is None and up >= 0:  # the group that showed it, folded
+            found = positions.get(group_key(paths[up]))
+            parent = groups[up].parent
+            up = -1 if parent is None else parent
+        x = found[0] if found is not None else 0.0
+        xs[key] = (x, k)
+        while g >= 0:  # every open group around it counts it
+            total = sums.setdefault(g, [0.0, 0.0])
+            total[0] += x
+            total[1] += 1
+            parent = groups[g].parent
+            g = -1 if parent is None else parent
+    mean = {g: total[0] / total[1] for g, total in sums.items()}
+    keys: list[tuple[tuple[float, ...], str]] = []
+    for key, g in holder.items():
+        chain: list[float] = []
+        while g >= 0:
+            chain.append(mean[g])
+            chain.append(g)  # two groups with the same mean stay apart
+            parent = groups[g].parent
+            g = -1 if parent is None else parent
+        pairs = [(chain[i], chain[i + 1]) for i in range(0, len(chain), 2)]
+        pairs.reverse()
+        keys.append(((*(v for pair in pairs for v in pair), *xs[key]), key))
+    keys.sort()
+    return {key: float(rank) for rank, (_, key) in enumerate(keys)}
+
+
 def open_frames(
     folding: Folding,
     view: FoldedView,
@@ -164,14 +226,19 @@ def open_frames(
     paths: tuple[str, ...],
     positions: Mapping[str, tuple[float, float]],
     sizes: Mapping[str, tuple[float, float]],
+    layers: Mapping[str, int],
 ) -> tuple[Frame, ...]:
     """The frames of the open groups that show something (a group inside a
-    closed one shows nothing), around the boxes they show and the frames of
-    the open groups inside them; outermost first, so that inner frames paint
-    over outer ones. One pass over the boxes, then the groups children first."""
+    closed one shows nothing), outermost first so that inner frames paint
+    over outer ones. A frame is a rectangle per layer around the boxes the
+    group shows there (and the frames inside it), joined from layer to
+    layer, with its header above its top layer: it hugs its members rather
+    than covering what lies between them. One pass over the boxes, then
+    over the groups children first."""
     groups = folding.groups
     count = len(groups)
-    extent: list[list[float] | None] = [None] * count
+    # group -> layer -> [left, top, right, bottom]
+    extent: list[dict[int, list[float]]] = [{} for _ in range(count)]
     group_index, position = folding.group_index, folding.position
     for box in view.boxes:
         if isinstance(box, int):
@@ -179,35 +246,64 @@ def open_frames(
         else:
             key, g = box, group_index[position[box]]
             holder = g if g >= 0 else None
+        if holder is None:
+            continue
         x, y = positions[key]
         w, h = sizes[key]
-        if holder is not None:
-            _grow(extent, holder, x - w / 2, y - h / 2, x + w / 2, y + h / 2)
+        _grow(extent[holder], layers[key], x - w / 2, y - h / 2, x + w / 2, y + h / 2)
     shown = _shown_open(folding, open_groups)
+    frames: list[Frame] = []
     for g in range(count - 1, -1, -1):  # children first: a frame grows its parent's
-        inside = extent[g]
-        if inside is None or g not in shown:
-            extent[g] = None
+        per_layer = extent[g]
+        if not per_layer or g not in shown:
             continue
-        left, top = inside[0] - FRAME_MARGIN, inside[1] - FRAME_MARGIN - FRAME_HEADER
-        right, bottom = inside[2] + FRAME_MARGIN, inside[3] + FRAME_MARGIN
-        extent[g] = [left, top, right, bottom]
+        order = sorted(per_layer)
+        parts: list[tuple[float, float, float, float]] = []
+        for i, layer in enumerate(order):
+            left, top, right, bottom = per_layer[layer]
+            top -= FRAME_MARGIN + (FRAME_HEADER if i == 0 else 0)
+            parts.append((left - FRAME_MARGIN, top, right + FRAME_MARGIN, bottom + FRAME_MARGIN))
+        joined = [parts[0]]
+        for above, below in zip(parts, parts[1:], strict=False):
+            if below[1] > above[3]:  # the gap between two layers, over both widths
+                joined.append(
+                    (min(above[0], below[0]), above[3], max(above[2], below[2]), below[1])
+                )
+            joined.append(below)
+        # As wide as its name, where the top layer is narrower.
+        name_width = 24 + NAME_CHAR * len(groups[g].name)
+        left, top, right, _ = parts[0]
+        header = (left, top, max(right, left + name_width), top + FRAME_HEADER)
+        frame = Frame(
+            g,
+            paths[g],
+            min(p[0] for p in joined),
+            min(p[1] for p in joined),
+            max(max(p[2] for p in joined), header[2]),
+            max(p[3] for p in joined),
+            tuple(joined),
+            header,
+        )
+        frames.append(frame)
         parent = groups[g].parent
         if parent is not None:
-            _grow(extent, parent, left, top, right, bottom)
-    return tuple(
-        Frame(g, paths[g], *rect)
-        for g, rect in enumerate(extent)
-        if rect is not None and g in shown
-    )
+            for layer, part in zip(order, parts, strict=True):
+                _grow(extent[parent], layer, *part)
+    frames.reverse()  # parents before children
+    return tuple(frames)
 
 
 def _grow(
-    extent: list[list[float] | None], g: int, left: float, top: float, right: float, bottom: float
+    per_layer: dict[int, list[float]],
+    layer: int,
+    left: float,
+    top: float,
+    right: float,
+    bottom: float,
 ) -> None:
-    box = extent[g]
+    box = per_layer.get(layer)
     if box is None:
-        extent[g] = [left, top, right, bottom]
+        per_layer[layer] = [left, top, right, bottom]
     else:
         box[0], box[1] = min(box[0], left), min(box[1], top)
         box[2], box[3] = max(box[2], right), max(box[3], bottom)

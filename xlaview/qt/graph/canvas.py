@@ -27,10 +27,11 @@ from PySide6.QtWidgets import (
 
 from xlaview.analysis.drawing import EdgeRoute, GraphLayout
 from xlaview.analysis.drawing.graph import NODE_HEIGHT, ComputationGraph
-from xlaview.analysis.folding import GROUP_KEY, Frame
+from xlaview.analysis.folding import Frame
 from xlaview.analysis.kinds import is_fusion_kind
 from xlaview.qt import theme
 from xlaview.qt.graph.groups import (
+    frame_paths,
     frame_rect,
     paint_frames,
     paint_group_boxes,
@@ -96,6 +97,7 @@ class GraphCanvas(QGraphicsItem):
         self._rows = parts.rows
         self._row_ys = [y for y, _ in self._rows]
         self.group_boxes = [p for p in self.placed.values() if p.node.members]
+        self._frame_paths = frame_paths(frames)
         bounds = QRectF(0, 0, layout.width, layout.height)
         for frame in frames:
             bounds = bounds.united(frame_rect(frame))
@@ -183,14 +185,6 @@ class GraphCanvas(QGraphicsItem):
         x, y = pos.x(), pos.y()
         return next((f for f in reversed(self.frames) if f.in_header(x, y)), None)
 
-    def group_rect(self, path: str) -> QRectF | None:
-        """Where group ``path`` is drawn: its frame when open, its box when folded."""
-        frame = next((f for f in self.frames if f.path == path), None)
-        if frame is not None:
-            return frame_rect(frame)
-        placed = self.placed.get(GROUP_KEY + path)
-        return placed.rect if placed is not None else None
-
     def top_node_x(self) -> float:
         """The centre x of the top row's node nearest the middle: where a view too
         small for the whole graph starts, so that it opens on nodes, not on edges."""
@@ -251,7 +245,7 @@ class GraphCanvas(QGraphicsItem):
         edge_pen.setCosmetic(scale < 1)
         stub_pen = QPen(QColor(theme.FAINT), 1.0, Qt.PenStyle.DashLine)
         stub_pen.setCosmetic(True)
-        paint_frames(painter, self.frames, exposed, show_text, self._bold)
+        paint_frames(painter, self._frame_paths, exposed, show_text, self._bold)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         for band in bands:
             painter.setPen(edge_pen)

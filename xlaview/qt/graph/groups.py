@@ -4,13 +4,12 @@ with a header strip naming it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPen
+from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 
 from xlaview.analysis.folding import GROUP_KEY, Frame
-from xlaview.analysis.folding.drawn import FRAME_HEADER
 from xlaview.qt import theme
 from xlaview.qt.render.canvas_parts import Placed
 
@@ -23,42 +22,70 @@ def group_path(key: str) -> str:
     return key[len(GROUP_KEY) :]
 
 
+def group_rect(frames: Sequence[Frame], placed: Mapping[str, Placed], path: str) -> QRectF | None:
+    """Where group ``path`` is named: its frame's header when open, its box
+    when folded (``placed``: the canvas's boxes by key)."""
+    frame = next((f for f in frames if f.path == path), None)
+    if frame is not None:
+        left, top, right, bottom = frame.header
+        return QRectF(left, top, right - left, bottom - top)
+    box = placed.get(GROUP_KEY + path)
+    return box.rect if box is not None else None
+
+
 def frame_rect(frame: Frame) -> QRectF:
     return QRectF(frame.left, frame.top, frame.right - frame.left, frame.bottom - frame.top)
 
 
+def frame_paths(frames: Sequence[Frame]) -> list[tuple[Frame, QPainterPath, QPainterPath]]:
+    """Each frame's fill (its parts, overlapping ones filled once) and outline."""
+    out = []
+    for frame in frames:
+        fill = QPainterPath()
+        fill.setFillRule(Qt.FillRule.WindingFill)
+        for left, top, right, bottom in frame.parts:
+            fill.addRect(QRectF(left, top, right - left, bottom - top))
+        out.append((frame, fill, fill.simplified()))
+    return out
+
+
 def paint_frames(
-    painter: QPainter, frames: Sequence[Frame], exposed: QRectF, show_text: bool, bold: QFont
+    painter: QPainter,
+    frames: Sequence[tuple[Frame, QPainterPath, QPainterPath]],
+    exposed: QRectF,
+    show_text: bool,
+    bold: QFont,
 ) -> None:
-    """The open groups (outermost first): a frame around what each shows,
+    """The open groups (outermost first): a frame hugging what each shows,
     under the edges, with a header strip naming it (a click there folds it)."""
     if not frames:
         return
     border = QPen(QColor(theme.PILL_TEXT), 1.2)
     border.setCosmetic(True)
     metrics = QFontMetricsF(bold)
-    for frame in frames:
-        rect = frame_rect(frame)
-        if not rect.intersects(exposed):
+    for frame, fill, outline in frames:
+        if not frame_rect(frame).intersects(exposed):
             continue
-        painter.setPen(border)
-        painter.setBrush(theme.translucent(theme.PILL_BACKGROUND, 90))
-        painter.drawRoundedRect(rect, 8, 8)
-        header = QRectF(rect.left(), rect.top(), rect.width(), FRAME_HEADER)
         painter.setPen(Qt.PenStyle.NoPen)
-        painter.setBrush(theme.translucent(theme.PILL_BACKGROUND, 230))
-        painter.drawRoundedRect(header.adjusted(1, 1, -1, 0), 7, 7)
+        painter.setBrush(theme.translucent(theme.PILL_BACKGROUND, 110))
+        painter.drawPath(fill)
+        painter.setPen(border)
+        painter.setBrush(Qt.BrushStyle.NoBrush)
+        painter.drawPath(outline)
+        left, top, right, bottom = frame.header
+        header = QRectF(left, top, right - left, bottom - top)
+        painter.setPen(Qt.PenStyle.NoPen)
+        painter.setBrush(theme.translucent(theme.PILL_BACKGROUND, 240))
+        painter.drawRect(header.adjusted(1, 1, -1, 0))
         if show_text:
             painter.setPen(QColor(theme.PILL_TEXT))
             painter.setFont(bold)
             name = frame.path.rsplit("/", 1)[-1]
             # Where the frame is wider than the view, its name stays in sight.
-            left = max(header.left(), exposed.left()) + 8
-            right = min(header.right(), exposed.right()) - 8
-            text = metrics.elidedText(
-                f"▾ {name}  (click to fold)", Qt.TextElideMode.ElideMiddle, right - left
-            )
-            painter.drawText(QRectF(left, header.top(), right - left, FRAME_HEADER), _LEFT, text)
+            x0 = max(header.left(), exposed.left()) + 6
+            x1 = min(header.right(), exposed.right()) - 6
+            text = metrics.elidedText(f"▾ {name}", Qt.TextElideMode.ElideMiddle, x1 - x0)
+            painter.drawText(QRectF(x0, header.top(), x1 - x0, header.height()), _LEFT, text)
 
 
 def paint_group_boxes(painter: QPainter, boxes: Sequence[Placed], exposed: QRectF) -> None:

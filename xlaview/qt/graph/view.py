@@ -20,7 +20,7 @@ from xlaview.qt.graph.canvas import (
     CanvasParts,
     GraphCanvas,
 )
-from xlaview.qt.graph.groups import group_path
+from xlaview.qt.graph.groups import group_path, group_rect
 from xlaview.qt.render.transition import DURATION_MS, Transition
 from xlaview.qt.safe_text import tooltip
 
@@ -179,21 +179,21 @@ class GraphView(QGraphicsView):
                 self.centerOn(rect.center())
 
     def look_at_group(self, path: str) -> None:
-        """Bring group ``path`` into view (its frame, or its box when folded)
-        unless it is in view already; its top when it is taller than the view."""
+        """Bring group ``path`` into view unless it is in view already: an open
+        one's header near the top of the view, a folded one's box in the middle."""
         if self.canvas is None:
             return
-        rect = self.canvas.group_rect(path)
+        rect = group_rect(self.canvas.frames, self.canvas.placed, path)
         if rect is None:
             return
         if self.transform().m11() < TEXT_MIN_SCALE:
             self.resetTransform()
             self.scale(READABLE_SCALE, READABLE_SCALE)
         seen = self.mapToScene(self.viewport().rect()).boundingRect()
-        if seen.intersects(rect):
+        if seen.contains(rect.center()):
             return
-        if rect.height() > seen.height():
-            self.centerOn(rect.center().x(), rect.top() + seen.height() / 2 - 10)
+        if path in {f.path for f in self.canvas.frames}:
+            self.centerOn(rect.left() + seen.width() / 3, rect.top() + seen.height() / 2 - 20)
         else:
             self.centerOn(rect.center())
 

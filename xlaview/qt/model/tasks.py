@@ -12,6 +12,7 @@ from PySide6.QtGui import QTextDocument
 from xlaview.analysis.drawing import GraphLayout, LayoutStep
 from xlaview.analysis.drawing.graph import ComputationGraph, build_graph, same_drawing
 from xlaview.analysis.drawing.pass_layout import step_layout
+from xlaview.analysis.drawing.step.incremental import SMALL_CHANGE, SMALL_CHANGE_SHARE
 from xlaview.analysis.folding import (
     FOLDED_BOXES,
     SMALL_GRAPH_NODES,
@@ -19,6 +20,7 @@ from xlaview.analysis.folding import (
     Folding,
     Frame,
     Grouping,
+    box_order,
     find_group,
     first_open,
     fold_graph,
@@ -205,6 +207,15 @@ def _fold(
     return graph, Folded(folding, paths, frozenset(opened), view)
 
 
+def _many_boxes_changed(previous: GraphLayout, graph: ComputationGraph) -> bool:
+    """Whether opening or closing groups changed more boxes than a pass step
+    keeps in place (`xlaview.analysis.drawing.step.incremental`'s small change)."""
+    known = previous.positions
+    added = sum(1 for node in graph.nodes if node.key not in known)
+    removed = len(known) - (len(graph.nodes) - added)
+    return added + removed > max(SMALL_CHANGE, SMALL_CHANGE_SHARE * len(graph.nodes))
+
+
 def _laid_out(
     graph: ComputationGraph,
     folded: Folded | None,
@@ -214,7 +225,17 @@ def _laid_out(
     progress,
 ) -> GraphResult:
     previous = shown.layout if shown is not None else None
-    step = step_layout(previous, graph, progress=progress)
+    order, start = None, previous
+    if folded is not None:
+        # An open group's members side by side in every layer: in the order
+        # of the picture shown, or of a first layout when there is none.
+        basis = previous or step_layout(None, graph).layout
+        order = box_order(folded.folding, folded.view, folded.paths, basis.positions)
+        if previous is not None and _many_boxes_changed(previous, graph):
+            # Laid out afresh in the order shown, which keeps the picture left
+            # to right: not also stepped in place to weigh against (twice the time).
+            start = None
+    step = step_layout(start, graph, keep_order=order, progress=progress)
     parts = prepare_canvas(
         graph, step.layout, None if shown is None or step.fresh else (shown.layout, shown.parts)
     )
@@ -223,7 +244,7 @@ def _laid_out(
         layout = step.layout
         frames = open_frames(
             folded.folding, folded.view, folded.open_groups, folded.paths,
-            layout.positions, layout.sizes,
+            layout.positions, layout.sizes, layout.layers,
         )  # fmt: skip
         folded = replace(folded, frames=frames)
     result = GraphResult(
