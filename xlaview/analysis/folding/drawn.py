@@ -11,16 +11,18 @@ its path of names (so it carries over a pass step that renumbers groups).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from xlaview.analysis.drawing import ComputationGraph, GraphNode
 from xlaview.analysis.drawing.graph import NAME_CHAR, GraphEdge
 from xlaview.analysis.folding.tree import Folding, GroupKind
-from xlaview.analysis.folding.view import FoldedView, default_open, folded_view
+from xlaview.analysis.folding.view import FoldedView, aggregate, default_open, folded_view
 from xlaview.analysis.kinds import Kind
 from xlaview.units import human_bytes
 
+T = TypeVar("T")
 GROUP_KEY = "group:"  # no HLO name holds a colon: a group's key is never an instruction's
 # A first picture of fewer boxes than this says nothing: its largest group opens.
 FEWEST_BOXES = 12
@@ -337,8 +339,27 @@ def shown_groups(
     ]
 
 
-def group_values(
-    folding: Folding, paths: tuple[str, ...], summary: Mapping[int, object]
-) -> Iterable[tuple[str, object]]:
-    """``(group key, value)`` for a summary by group id (`aggregate`'s)."""
-    return ((group_key(paths[g]), value) for g, value in summary.items())
+def group_marks(
+    folding: Folding,
+    paths: tuple[str, ...],
+    values: Mapping[str, T],
+    combine: Callable[[T, T], T],
+) -> dict[str, T]:
+    """Group key -> the summary of its members' ``values`` (instruction ->
+    heat step, change, emphasis...), as `aggregate` folds them: what a
+    folded group's box shows for what it holds."""
+    return {group_key(paths[g]): v for g, v in aggregate(folding, values, combine).items()}
+
+
+def bundle_bytes(view: FoldedView, paths: tuple[str, ...]) -> dict[tuple[str, str], int]:
+    """(source key, target key) -> the bytes carried, for the bundled edges
+    into or out of a folded group (edges between two nodes are the graph's own)."""
+
+    def key(box: int | str) -> str:
+        return box if isinstance(box, str) else group_key(paths[box])
+
+    return {
+        (key(e.source), key(e.target)): e.bytes
+        for e in view.edges
+        if isinstance(e.source, int) or isinstance(e.target, int)
+    }
