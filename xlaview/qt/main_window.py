@@ -348,6 +348,16 @@ class MainWindow(QMainWindow):
             self.settings.setValue("graph/animate", on)
 
     @property
+    def shows_graph_key(self) -> bool:
+        """Whether the main graph shows its key: kinds, dashed marks, groups (a setting)."""
+        return self.graph_pane.key
+
+    def set_graph_key(self, on: bool) -> None:
+        self.graph_pane.show_key(on)
+        if self.persist:
+            self.settings.setValue("graph/key", on)
+
+    @property
     def follows_changes(self) -> bool:
         """Whether a pass step scrolls the HLO text to the pass's first change
         (a setting, on by default); off, the text keeps what it showed."""
@@ -389,6 +399,7 @@ class MainWindow(QMainWindow):
         if state is not None:
             self.restoreState(state)
         self.set_animate(bool(self.settings.value("graph/animate", True, type=bool)))
+        self.set_graph_key(bool(self.settings.value("graph/key", True, type=bool)))
         self.set_follow_changes(bool(self.settings.value("text/follow_changes", True, type=bool)))
         split = self.settings.value("mainSplit")
         if split is not None:

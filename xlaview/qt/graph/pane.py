@@ -18,6 +18,7 @@ from xlaview.analysis.folding import bundle_bytes, group_marks
 from xlaview.analysis.heat import heat_scale
 from xlaview.analysis.marks import DiffMarks, traffic_edge_widths
 from xlaview.qt import theme
+from xlaview.qt.graph.key import key_items
 from xlaview.qt.graph.view import GraphView
 from xlaview.qt.model.analyses.changes import DiffShown
 from xlaview.qt.model.records import GraphShown, Selection
@@ -98,6 +99,7 @@ class GraphPane(QWidget):
 
         self._selection: Selection | None = None
         self._folded: Folded | None = None  # how the main graph is folded
+        self.key = True  # the main graph shows its key (View › Show Graph Key)
         self._center_pending = False  # a selection asked to be centred before its graph came
         self._marks = DiffMarks()
         self._traffic = None
@@ -142,6 +144,7 @@ class GraphPane(QWidget):
             transition=result.transition,
             frames=result.folded.frames if result.folded is not None else (),
         )
+        self.main.set_key(key_items(result.graph, result.folded is not None) if self.key else [])
         self._apply_marks()
         self._apply_heat()
         if self.main.canvas is not None:
@@ -289,6 +292,11 @@ class GraphPane(QWidget):
                 self._center_pending = False
         else:
             view.set_selection(None, set(), set(), center=False)
+
+    def show_key(self, on: bool) -> None:
+        self.key = on
+        graph = self.main.graph
+        self.main.set_key(key_items(graph, self._folded is not None) if on and graph else [])
 
     def fit(self) -> None:
         self.main.fit()

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QEasingCurve, QPointF, QRect, QRectF, Qt, QVariantAnimation, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
+from PySide6.QtGui import QColor, QFontMetricsF, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QToolTip, QWidget
 
 from xlaview.analysis.drawing import GraphLayout
@@ -21,6 +21,7 @@ from xlaview.qt.graph.canvas import (
     GraphCanvas,
 )
 from xlaview.qt.graph.groups import group_path, group_rect
+from xlaview.qt.graph.key import KeyItem, key_font, key_size, paint_key
 from xlaview.qt.render.transition import DURATION_MS, Transition
 from xlaview.qt.safe_text import tooltip
 
@@ -59,6 +60,7 @@ class GraphView(QGraphicsView):
         )
         self._animation.finished.connect(self.finish_transition)
         self._legend: tuple[str, list[tuple[str, str]]] | None = None  # title, (colour, label)
+        self.key: list[KeyItem] = []  # the graph's key (`set_key`)
         self._press: QPointF | None = None
         self._clicked: tuple[QPointF, GraphNode] | None = None  # where a click was, on which node
         self._double = False  # a double-click's second press came: its release selects nothing
@@ -121,7 +123,19 @@ class GraphView(QGraphicsView):
         """The legend shown: its title and (colour, label) stops; None: none."""
         return self._legend
 
+    def set_key(self, items: list[KeyItem]) -> None:
+        """The graph's key in the view's bottom left corner (empty: none)."""
+        self.key = items
+        self.viewport().update()
+
     def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:
+        if self.key:
+            painter.save()
+            painter.resetTransform()  # in the viewport's pixels, whatever the zoom
+            painter.setFont(key_font())
+            size = key_size(self.key, QFontMetricsF(painter.font()))
+            paint_key(painter, QPointF(10, self.viewport().height() - size.height() - 10), self.key)
+            painter.restore()
         if self._legend is None:
             return
         title, stops = self._legend
