@@ -127,3 +127,18 @@ def test_a_gpt_folds_its_layers_as_a_repeat(window, gpt_dump) -> None:
     window.set_graph_grouping("repeats")  # no scopes: the layers alone are no repeat here
     assert window.wait_idle()
     assert window.view_state()["graph_grouping"] == "repeats"
+
+
+def test_the_whole_folded_graph_exports_with_its_key(window, scoped, tmp_path) -> None:
+    from PySide6.QtGui import QImage
+
+    from xlaview.qt import export
+
+    opened(window, scoped)
+    view = window.graph_pane.main
+    scene = view.scene().sceneRect()
+    image = QImage(str(export.whole_graph_png(view, tmp_path / "whole.png")))
+    assert image.width() >= min(scene.width(), 16000) - 1, "the whole scene, not the view"
+    assert image.height() > scene.height() * min(1.0, 16000 / scene.width()), "and a key"
+    svg = export.graph_svg(view, tmp_path / "whole.svg").read_text()
+    assert "jvp(block_0)" in svg and "folded group" in svg, "group names and the key as text"

@@ -50,6 +50,7 @@ class Menus:
         file_menu.addSeparator()
         self._add(file_menu, "Export Window as &PNG…", lambda: self.export("window-png"), "Ctrl+E")
         self._add(file_menu, "Export &Graph as PNG (2x)…", lambda: self.export("graph-png"))
+        self._add(file_menu, "Export &Whole Graph as PNG…", lambda: self.export("whole-png"))
         self._add(file_menu, "Export Graph as &SVG…", lambda: self.export("graph-svg"))
         self._add(file_menu, "&Copy Screenshot", lambda: export.copy_window(window), "Ctrl+Shift+C")
         file_menu.addSeparator()
@@ -160,6 +161,8 @@ class Menus:
             export.window_png(window, path)
         elif kind == "graph-png":
             export.graph_png(window.graph_pane.main, path, scale=2.0)
+        elif kind == "whole-png":
+            export.whole_graph_png(window.graph_pane.main, path)
         else:
             export.graph_svg(window.graph_pane.main, path)
         window.show_status(f"exported {path}")

@@ -31,8 +31,10 @@ from xlaview.analysis.folding import Frame
 from xlaview.analysis.kinds import is_fusion_kind
 from xlaview.qt import theme
 from xlaview.qt.graph.groups import (
+    bundle_labels,
     frame_paths,
     frame_rect,
+    paint_bundle_labels,
     paint_frames,
     paint_group_boxes,
     paint_group_label,
@@ -98,6 +100,7 @@ class GraphCanvas(QGraphicsItem):
         self._row_ys = [y for y, _ in self._rows]
         self.group_boxes = [p for p in self.placed.values() if p.node.members]
         self._frame_paths = frame_paths(frames)
+        self._bundle_labels = bundle_labels(graph, layout) if self.group_boxes else []
         bounds = QRectF(0, 0, layout.width, layout.height)
         for frame in frames:
             bounds = bounds.united(frame_rect(frame))
@@ -257,6 +260,8 @@ class GraphCanvas(QGraphicsItem):
         for band in bands:
             painter.drawPath(band.arrows)
         painter.setOpacity(1.0)
+        if show_text:
+            paint_bundle_labels(painter, self._bundle_labels, exposed, self._mono)
         self._paint_overlays(painter, exposed)
         self._paint_ghosts(painter, show_text)
         for band in bands:

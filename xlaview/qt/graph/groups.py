@@ -6,9 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetricsF, QPainter, QPainterPath, QPen
 
+from xlaview.analysis.drawing import GraphLayout
+from xlaview.analysis.drawing.graph import ComputationGraph
 from xlaview.analysis.folding import GROUP_KEY, Frame
 from xlaview.qt import theme
 from xlaview.qt.render.canvas_parts import Placed
@@ -127,3 +129,27 @@ def paint_group_label(painter: QPainter, placed: Placed, bold: QFont, font: QFon
         _LEFT,
         "click to open",
     )
+
+
+def bundle_labels(graph: ComputationGraph, layout: GraphLayout) -> list[tuple[QPointF, str]]:
+    """Where to write what a bundled edge stands for (``12 edges, 3.1 MiB``):
+    beside the middle of its route, or of its stub into the target."""
+    out = []
+    for edge, route in zip(graph.edges, layout.edges, strict=True):
+        if not (edge.source.startswith(GROUP_KEY) or edge.target.startswith(GROUP_KEY)):
+            continue
+        points = route.target_stub if route.stub and route.target_stub else route.points
+        if points:
+            (x0, y0), (x1, y1) = points[(len(points) - 1) // 2], points[len(points) // 2]
+            out.append((QPointF((x0 + x1) / 2 + 4, (y0 + y1) / 2 + 3), edge.shape))
+    return out
+
+
+def paint_bundle_labels(
+    painter: QPainter, labels: Sequence[tuple[QPointF, str]], exposed: QRectF, font: QFont
+) -> None:
+    painter.setFont(font)
+    painter.setPen(QColor(theme.MUTED))
+    for at, text in labels:
+        if exposed.contains(at):
+            painter.drawText(at, text)
