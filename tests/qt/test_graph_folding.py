@@ -142,3 +142,17 @@ def test_the_whole_folded_graph_exports_with_its_key(window, scoped, tmp_path) -
     assert image.height() > scene.height() * min(1.0, 16000 / scene.width()), "and a key"
     svg = export.graph_svg(view, tmp_path / "whole.svg").read_text()
     assert "jvp(block_0)" in svg and "folded group" in svg, "group names and the key as text"
+
+
+def test_the_minimap_shows_the_view_and_a_click_moves_it(window, qtbot, scoped) -> None:
+    from PySide6.QtCore import QPoint, Qt
+
+    opened(window, scoped)
+    view = window.graph_pane.main
+    minimap = view.minimap
+    assert minimap.isVisible(), "the graph is wider than the view: the minimap shows"
+    before = view.mapToScene(view.viewport().rect().center())
+    target = QPoint(minimap.width() - 4, minimap.height() // 2)
+    qtbot.mouseClick(minimap, Qt.MouseButton.LeftButton, pos=target)
+    after = view.mapToScene(view.viewport().rect().center())
+    assert after.x() > before.x() + 100, (before, after)

@@ -47,9 +47,15 @@ def key_items(graph: ComputationGraph, folded: bool) -> list[KeyItem]:
     return items
 
 
-def key_size(items: list[KeyItem], metrics: QFontMetricsF) -> QSizeF:
-    width = max((metrics.horizontalAdvance(item.text) for item in items), default=0)
-    return QSizeF(width + SWATCH + 3 * PAD, metrics.height() * len(items) + 2 * PAD)
+def key_size(items: list[KeyItem], metrics: QFontMetricsF, rows: int = 0) -> QSizeF:
+    """The key's size, in columns of at most ``rows`` lines (0: one column)."""
+    rows = rows or len(items) or 1
+    columns = [items[i : i + rows] for i in range(0, len(items), rows)]
+    width = sum(
+        max(metrics.horizontalAdvance(item.text) for item in column) + SWATCH + 3 * PAD
+        for column in columns
+    )
+    return QSizeF(width + PAD, metrics.height() * min(rows, len(items)) + 2 * PAD)
 
 
 def key_font() -> QFont:
@@ -58,27 +64,33 @@ def key_font() -> QFont:
     return font
 
 
-def paint_key(painter: QPainter, origin: QPointF, items: list[KeyItem]) -> QRectF:
+def paint_key(painter: QPainter, origin: QPointF, items: list[KeyItem], rows: int = 0) -> QRectF:
     """The key with its top left at ``origin`` (painter units, in the
-    painter's font: `key_font`); its rectangle."""
+    painter's font: `key_font`), in columns of at most ``rows`` lines; its
+    rectangle."""
     metrics = QFontMetricsF(painter.font())
-    size = key_size(items, metrics)
+    size = key_size(items, metrics, rows)
+    rows = rows or len(items) or 1
     box = QRectF(origin, size)
     painter.setPen(QColor(theme.BORDER))
     painter.setBrush(theme.translucent(theme.PAPER, 235))
     painter.drawRoundedRect(box, 4, 4)
     line = metrics.height()
-    y = box.top() + PAD
-    for item in items:
-        sample = QRectF(box.left() + PAD, y + 3, SWATCH, line - 6)
-        _paint_sample(painter, item, sample)
-        painter.setPen(QColor(theme.TEXT))
-        painter.drawText(
-            QRectF(sample.right() + PAD, y, size.width(), line),
-            int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
-            item.text,
-        )
-        y += line
+    left = box.left() + PAD
+    for start in range(0, len(items), rows):
+        column = items[start : start + rows]
+        y = box.top() + PAD
+        for item in column:
+            sample = QRectF(left, y + 3, SWATCH, line - 6)
+            _paint_sample(painter, item, sample)
+            painter.setPen(QColor(theme.TEXT))
+            painter.drawText(
+                QRectF(sample.right() + PAD, y, size.width(), line),
+                int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter),
+                item.text,
+            )
+            y += line
+        left += max(metrics.horizontalAdvance(item.text) for item in column) + SWATCH + 3 * PAD
     return box
 
 

@@ -7,7 +7,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QEasingCurve, QPointF, QRect, QRectF, Qt, QVariantAnimation, Signal
-from PySide6.QtGui import QColor, QFontMetricsF, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
+from PySide6.QtGui import (
+    QColor,
+    QFontMetricsF,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QResizeEvent,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QToolTip, QWidget
 
 from xlaview.analysis.drawing import GraphLayout
@@ -22,6 +30,7 @@ from xlaview.qt.graph.canvas import (
 )
 from xlaview.qt.graph.groups import group_path, group_rect
 from xlaview.qt.graph.key import KeyItem, key_font, key_size, paint_key
+from xlaview.qt.graph.minimap import MinimapWidget
 from xlaview.qt.render.transition import DURATION_MS, Transition
 from xlaview.qt.safe_text import tooltip
 
@@ -61,6 +70,7 @@ class GraphView(QGraphicsView):
         self._animation.finished.connect(self.finish_transition)
         self._legend: tuple[str, list[tuple[str, str]]] | None = None  # title, (colour, label)
         self.key: list[KeyItem] = []  # the graph's key (`set_key`)
+        self.minimap = MinimapWidget(self)
         self._press: QPointF | None = None
         self._clicked: tuple[QPointF, GraphNode] | None = None  # where a click was, on which node
         self._double = False  # a double-click's second press came: its release selects nothing
@@ -92,12 +102,14 @@ class GraphView(QGraphicsView):
         transform = self.transform()
         self.scene().clear()
         self.canvas = None
+        self.minimap.set_graph(None)
         if graph is None or layout is None:
             return
         self._animation.stop()
         self.canvas = GraphCanvas(graph, layout, parts, frames)
         self.scene().addItem(self.canvas)
         self.scene().setSceneRect(self.canvas.boundingRect())
+        self.minimap.set_graph(self.canvas)
         if keep_view:
             self.setTransform(transform)
             self.centerOn(center)
@@ -123,6 +135,10 @@ class GraphView(QGraphicsView):
         """The legend shown: its title and (colour, label) stops; None: none."""
         return self._legend
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.minimap.follow()
+
     def set_key(self, items: list[KeyItem]) -> None:
         """The graph's key in the view's bottom left corner (empty: none)."""
         self.key = items
@@ -133,8 +149,12 @@ class GraphView(QGraphicsView):
             painter.save()
             painter.resetTransform()  # in the viewport's pixels, whatever the zoom
             painter.setFont(key_font())
-            size = key_size(self.key, QFontMetricsF(painter.font()))
-            paint_key(painter, QPointF(10, self.viewport().height() - size.height() - 10), self.key)
+            key_metrics = QFontMetricsF(painter.font())
+            # In columns no taller than a third of the view.
+            rows = max(2, int(self.viewport().height() / 3 / key_metrics.height()))
+            size = key_size(self.key, key_metrics, rows)
+            at = QPointF(10, self.viewport().height() - size.height() - 10)
+            paint_key(painter, at, self.key, rows)
             painter.restore()
         if self._legend is None:
             return

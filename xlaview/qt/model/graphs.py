@@ -110,7 +110,8 @@ class Graphs(QObject):
                 self._open[path[-1]] = result.folded.open_paths
             self._reveal = None
             # Where the view looked means nothing in a graph laid out afresh.
-            fresh = result.step is not None and result.step.fresh and result.folded is None
+            # (A group opened or folded keeps it: the view then looks at the group.)
+            fresh = result.step is not None and result.step.fresh and focus is None
             self.graph_shown.emit(
                 GraphShown(for_pass, path, result, keep_view and not fresh, focus=focus)
             )

@@ -179,7 +179,7 @@ def refold(shown: GraphResult, fold: Fold, progress=None) -> GraphResult:
     out from it: what did not open or close stays where it is."""
     assert shown.folded is not None, "only a folded graph opens and closes groups"
     graph, folded = _fold(shown.full_graph, None, fold, shown.folded.folding)
-    return _laid_out(graph, folded, fold, shown, shown.source, progress)
+    return _laid_out(graph, folded, fold, shown, shown.source, progress, toggled=True)
 
 
 def _fold(
@@ -223,7 +223,10 @@ def _laid_out(
     shown: GraphResult | None,
     source: object,
     progress,
+    toggled: bool = False,
 ) -> GraphResult:
+    """``graph`` laid out from ``shown``'s layout; ``toggled``: groups opened
+    or closed (not a pass step)."""
     previous = shown.layout if shown is not None else None
     order, start = None, previous
     if folded is not None:
@@ -231,7 +234,7 @@ def _laid_out(
         # of the picture shown, or of a first layout when there is none.
         basis = previous or step_layout(None, graph).layout
         order = box_order(folded.folding, folded.view, folded.paths, basis.positions)
-        if previous is not None and _many_boxes_changed(previous, graph):
+        if toggled and previous is not None and _many_boxes_changed(previous, graph):
             # Laid out afresh in the order shown, which keeps the picture left
             # to right: not also stepped in place to weigh against (twice the time).
             start = None
