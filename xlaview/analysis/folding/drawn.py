@@ -38,7 +38,8 @@ Rect = tuple[float, float, float, float]  # left, top, right, bottom
 class Frame:
     """An open group drawn around its members: ``path`` names it (as
     `group_paths`); ``parts`` are the rectangles it is made of, ``header``
-    the strip naming it at its top, (left, top, right, bottom) their bounds."""
+    the strip naming it at its top, (left, top, right, bottom) their bounds,
+    ``outline`` its border as line segments (x0, y0, x1, y1)."""
 
     group: int
     path: str
@@ -48,6 +49,7 @@ class Frame:
     bottom: float
     parts: tuple[Rect, ...]
     header: Rect
+    outline: tuple[Rect, ...] = ()
 
     def in_header(self, x: float, y: float) -> bool:
         left, top, right, bottom = self.header
@@ -265,13 +267,7 @@ def open_frames(
             left, top, right, bottom = per_layer[layer]
             top -= FRAME_MARGIN + (FRAME_HEADER if i == 0 else 0)
             parts.append((left - FRAME_MARGIN, top, right + FRAME_MARGIN, bottom + FRAME_MARGIN))
-        joined = [parts[0]]
-        for above, below in zip(parts, parts[1:], strict=False):
-            if below[1] > above[3]:  # the gap between two layers, over both widths
-                joined.append(
-                    (min(above[0], below[0]), above[3], max(above[2], below[2]), below[1])
-                )
-            joined.append(below)
+        joined = _joined(parts)
         # As wide as its name, where the top layer is narrower.
         name_width = 24 + NAME_CHAR * len(groups[g].name)
         left, top, right, _ = parts[0]
@@ -285,6 +281,7 @@ def open_frames(
             max(p[3] for p in joined),
             tuple(joined),
             header,
+            _outline(joined),
         )
         frames.append(frame)
         parent = groups[g].parent
@@ -293,6 +290,40 @@ def open_frames(
                 _grow(extent[parent], layer, *part)
     frames.reverse()  # parents before children
     return tuple(frames)
+
+
+def _joined(parts: list[Rect]) -> list[Rect]:
+    """The rectangles of consecutive layers, each pair touching: the gap
+    between them filled over both widths, an overlap cut in the middle."""
+    joined = [parts[0]]
+    for below in parts[1:]:
+        above = joined[-1]
+        if below[1] > above[3]:
+            joined.append((min(above[0], below[0]), above[3], max(above[2], below[2]), below[1]))
+        elif below[1] < above[3]:
+            middle = (below[1] + above[3]) / 2
+            joined[-1] = (above[0], above[1], above[2], middle)
+            below = (below[0], middle, below[2], below[3])
+        joined.append(below)
+    return joined
+
+
+def _outline(joined: list[Rect]) -> tuple[Rect, ...]:
+    """The border of a stack of touching rectangles, as line segments
+    (x0, y0, x1, y1): their sides, the top of the first, the bottom of the
+    last, and where two meet, the ends of the wider one's edge."""
+    lines: list[Rect] = []
+    for left, top, right, bottom in joined:
+        lines += [(left, top, left, bottom), (right, top, right, bottom)]
+    first, last = joined[0], joined[-1]
+    lines += [(first[0], first[1], first[2], first[1]), (last[0], last[3], last[2], last[3])]
+    for above, below in zip(joined, joined[1:], strict=False):
+        y = below[1]
+        if above[0] != below[0]:
+            lines.append((min(above[0], below[0]), y, max(above[0], below[0]), y))
+        if above[2] != below[2]:
+            lines.append((min(above[2], below[2]), y, max(above[2], below[2]), y))
+    return tuple(lines)
 
 
 def _grow(

@@ -10,6 +10,7 @@ when one of their ends is selected.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Sequence
 
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
@@ -31,8 +32,6 @@ from xlaview.analysis.folding import Frame
 from xlaview.analysis.kinds import is_fusion_kind
 from xlaview.qt import theme
 from xlaview.qt.graph.groups import (
-    bundle_labels,
-    frame_paths,
     frame_rect,
     paint_bundle_labels,
     paint_frames,
@@ -99,8 +98,7 @@ class GraphCanvas(QGraphicsItem):
         self._rows = parts.rows
         self._row_ys = [y for y, _ in self._rows]
         self.group_boxes = [p for p in self.placed.values() if p.node.members]
-        self._frame_paths = frame_paths(frames)
-        self._bundle_labels = bundle_labels(graph, layout) if self.group_boxes else []
+        self.bundle_labels: Sequence[tuple[QPointF, str]] = ()  # set by the pane (folded)
         bounds = QRectF(0, 0, layout.width, layout.height)
         for frame in frames:
             bounds = bounds.united(frame_rect(frame))
@@ -248,7 +246,7 @@ class GraphCanvas(QGraphicsItem):
         edge_pen.setCosmetic(scale < 1)
         stub_pen = QPen(QColor(theme.FAINT), 1.0, Qt.PenStyle.DashLine)
         stub_pen.setCosmetic(True)
-        paint_frames(painter, self._frame_paths, exposed, show_text, self._bold)
+        paint_frames(painter, self.frames, exposed, show_text, self._bold)
         painter.setBrush(Qt.BrushStyle.NoBrush)
         for band in bands:
             painter.setPen(edge_pen)
@@ -261,7 +259,7 @@ class GraphCanvas(QGraphicsItem):
             painter.drawPath(band.arrows)
         painter.setOpacity(1.0)
         if show_text:
-            paint_bundle_labels(painter, self._bundle_labels, exposed, self._mono)
+            paint_bundle_labels(painter, self.bundle_labels, exposed, self._mono)
         self._paint_overlays(painter, exposed)
         self._paint_ghosts(painter, show_text)
         for band in bands:

@@ -14,7 +14,7 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 from xlaview.analysis.drawing.pass_layout import instruction_positions
-from xlaview.analysis.folding import bundle_bytes, group_marks
+from xlaview.analysis.folding import group_marks
 from xlaview.analysis.heat import heat_scale
 from xlaview.analysis.marks import DiffMarks, traffic_edge_widths
 from xlaview.qt import theme
@@ -144,6 +144,8 @@ class GraphPane(QWidget):
             transition=result.transition,
             frames=result.folded.frames if result.folded is not None else (),
         )
+        if self.main.canvas is not None and result.folded is not None:
+            self.main.canvas.bundle_labels = result.folded.labels
         self.main.set_key(key_items(result.graph, result.folded is not None) if self.key else [])
         self._apply_marks()
         self._apply_heat()
@@ -254,7 +256,7 @@ class GraphPane(QWidget):
         folded, status, bundles = self._folded, self._marks.status, None
         if folded is not None:  # a folded group is marked changed when a member is
             status = status | group_marks(folded.folding, folded.paths, status, _any_change)
-            bundles = bundle_bytes(folded.view, folded.paths)
+            bundles = folded.bundles
         canvas.set_diff(status, ghosts)
         canvas.set_traffic(
             traffic_edge_widths(self._traffic, canvas.graph, bundles) if self._overlay else {}

@@ -5,8 +5,9 @@ thread so that the GUI thread only shows them."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
+from PySide6.QtCore import QPointF
 from PySide6.QtGui import QTextDocument
 
 from xlaview.analysis.drawing import GraphLayout, LayoutStep
@@ -21,6 +22,7 @@ from xlaview.analysis.folding import (
     Frame,
     Grouping,
     box_order,
+    bundle_bytes,
     find_group,
     first_open,
     fold_graph,
@@ -37,7 +39,7 @@ from xlaview.dump.records import DumpFile, DumpModule
 from xlaview.dump.reports import ModuleReports, load_reports
 from xlaview.hlo import Computation, Module
 from xlaview.qt.model.workers import settle
-from xlaview.qt.render.canvas_parts import CanvasParts, prepare_canvas
+from xlaview.qt.render.canvas_parts import CanvasParts, bundle_labels, prepare_canvas
 from xlaview.qt.render.code import LoadedCode, load_code
 from xlaview.qt.render.documents import TextSource, gui_thread, source_document, text_source
 from xlaview.qt.render.transition import Transition, prepare_transition
@@ -70,6 +72,9 @@ class Folded:
     open_groups: frozenset[int]
     view: FoldedView
     frames: tuple[Frame, ...] = ()
+    # The bytes on each bundled edge (traffic widths), and where the canvas says them.
+    bundles: dict[tuple[str, str], int] = field(default_factory=dict)
+    labels: tuple[tuple[QPointF, str], ...] = ()
 
     @property
     def open_paths(self) -> frozenset[str]:
@@ -158,8 +163,8 @@ def graph_and_layout(
     if shown is not None and same_drawing(shown.graph, graph):
         # The pass printed the computation otherwise (reordered it, say) but
         # drew nothing new: the picture shown is kept as it is.
-        if folded is not None:
-            folded = replace(folded, frames=shown.folded.frames if shown.folded else ())
+        if folded is not None and shown.folded is not None:
+            folded = replace(folded, frames=shown.folded.frames, labels=shown.folded.labels)
         settle()
         return replace(
             shown,
@@ -204,7 +209,7 @@ def _fold(
     if fold.reveal is not None and fold.reveal in full.nodes_of:
         opened.update(folding.chain(fold.reveal))
     graph, view = folded_graph(folding, opened, paths)
-    return graph, Folded(folding, paths, frozenset(opened), view)
+    return graph, Folded(folding, paths, frozenset(opened), view, (), bundle_bytes(view, paths))
 
 
 def _many_boxes_changed(previous: GraphLayout, graph: ComputationGraph) -> bool:
@@ -249,7 +254,8 @@ def _laid_out(
             folded.folding, folded.view, folded.open_groups, folded.paths,
             layout.positions, layout.sizes, layout.layers,
         )  # fmt: skip
-        folded = replace(folded, frames=frames)
+        labels = tuple(bundle_labels(graph, layout))
+        folded = replace(folded, frames=frames, labels=labels)
     result = GraphResult(
         graph,
         step.layout,
