@@ -8,7 +8,7 @@ without Qt.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from xlaview.analysis.drawing.graph import ComputationGraph
@@ -75,10 +75,14 @@ MIN_EDGE_WIDTH, MAX_EDGE_WIDTH = 2.0, 16.0
 
 
 def traffic_edge_widths(
-    traffic: Traffic | None, graph: ComputationGraph
+    traffic: Traffic | None,
+    graph: ComputationGraph,
+    bundles: Mapping[tuple[str, str], int] | None = None,
 ) -> dict[tuple[str, str], float]:
     """Pen widths by edge (node keys) for the bytes each intermediate moves:
-    by the log of the bytes, so that 1 MiB and 1 GiB both show."""
+    by the log of the bytes, so that 1 MiB and 1 GiB both show. ``bundles``:
+    the bytes of a folded graph's bundled edges (`xlaview.analysis.folding`),
+    widths on the same scale."""
     if traffic is None:
         return {}
     by_pair: dict[tuple[str, str], int] = {}
@@ -88,7 +92,7 @@ def traffic_edge_widths(
             by_pair[(producer, consumer)] = max(by_pair.get((producer, consumer), 0), i.bytes)
     if not by_pair:
         return {}
-    largest = max(by_pair.values())
+    largest = max(max(by_pair.values()), max((bundles or {}).values(), default=0))
     instruction = {n.key: n.instruction for n in graph.nodes}
     widths: dict[tuple[str, str], float] = {}
     for edge in graph.edges:
@@ -97,6 +101,11 @@ def traffic_edge_widths(
             widths[(edge.source, edge.target)] = MIN_EDGE_WIDTH + (
                 MAX_EDGE_WIDTH - MIN_EDGE_WIDTH
             ) * math.log2(1 + size) / math.log2(1 + largest)
+    for pair, size in (bundles or {}).items():
+        if size:
+            widths[pair] = MIN_EDGE_WIDTH + (MAX_EDGE_WIDTH - MIN_EDGE_WIDTH) * math.log2(
+                1 + size
+            ) / math.log2(1 + largest)
     return widths
 
 

@@ -1,4 +1,5 @@
-"""``xlaview export``: the window (PNG) or the graph (SVG), rendered headless."""
+"""``xlaview export``: the window (PNG) or the graph (SVG; with ``--graph``
+the whole graph as PNG too), rendered headless."""
 
 from __future__ import annotations
 
@@ -135,6 +136,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     try:
         window.resize(*args.size)
         window.show()
+        if args.group is not None:
+            window.set_graph_grouping(args.group)
         window.open_dump(args.dir)
         if window.view_state()["module"] is None:
             raise CliError(f"{args.dir}: no XLA module to show")
@@ -156,6 +159,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             )
         if args.out.suffix.lower() == ".svg":
             export.graph_svg(window.graph_pane.main, args.out)
+        elif args.graph:
+            export.whole_graph_png(window.graph_pane.main, args.out)
         else:
             export.window_png(window, args.out)
     except (KeyError, RuntimeError) as err:  # what the window could not show, in one line
@@ -170,6 +175,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
+    from xlaview.analysis.folding import GROUPINGS
+
     p = sub.add_parser("export", help="render the window (PNG) or the graph (SVG) headless")
     p.add_argument("dir", type=Path, help="a dump folder, or an HLO file of one")
     p.add_argument(
@@ -186,6 +193,18 @@ def register(sub) -> None:
     p.add_argument("--select", metavar="INSTR", help="the instruction to select")
     p.add_argument(
         "--out", type=Path, required=True, help="FILE.png (the window) or FILE.svg (the graph)"
+    )
+    p.add_argument(
+        "--graph",
+        action="store_true",
+        help="the whole main graph (not the window) with its key, at 100%% where it fits "
+        "16000 pixels a side; .svg is always the whole graph",
+    )
+    p.add_argument(
+        "--group",
+        choices=GROUPINGS,
+        help="fold the main graph by scope, repeated blocks, or not at all (default: by "
+        "scope when it has more than 300 nodes)",
     )
     p.add_argument(
         "--force", action="store_true", help="write --out even inside the dump folder shown"

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from xlaview.qt import export
@@ -16,13 +16,19 @@ if TYPE_CHECKING:
     from xlaview.qt.main_window import MainWindow
 
 MAX_RECENT = 10
+GROUPING_ITEMS = (
+    ("scope", "By &Scope (large graphs fold by default)"),
+    ("repeats", "By &Repeated Blocks"),
+    ("none", "&None: every node"),
+)
 
 SHORTCUTS = (
     "Pass timeline: Left / Right step, Home / End jump (click the timeline first)\n"
     "Ctrl+Left / Ctrl+Right: previous / next pass from anywhere\n"
     "Ctrl+F: find in the HLO text;  Ctrl+click a name: go to its definition\n"
     "Graph: wheel zooms, drag pans, F fits the whole graph, R a readable zoom at the top,\n"
-    "  double-click opens a fusion or loop body\n"
+    "  double-click opens a fusion or loop body; a click opens a folded group,\n"
+    "  a click on an open group's header folds it again (View › Graph Grouping)\n"
     "Backspace: back to the entry computation\n"
     "Ctrl+E: export the window as PNG;  Ctrl+Shift+C: copy a screenshot"
 )
@@ -44,6 +50,7 @@ class Menus:
         file_menu.addSeparator()
         self._add(file_menu, "Export Window as &PNG…", lambda: self.export("window-png"), "Ctrl+E")
         self._add(file_menu, "Export &Graph as PNG (2x)…", lambda: self.export("graph-png"))
+        self._add(file_menu, "Export &Whole Graph as PNG…", lambda: self.export("whole-png"))
         self._add(file_menu, "Export Graph as &SVG…", lambda: self.export("graph-svg"))
         self._add(file_menu, "&Copy Screenshot", lambda: export.copy_window(window), "Ctrl+Shift+C")
         file_menu.addSeparator()
@@ -59,9 +66,20 @@ class Menus:
         animate = self._add(view_menu, "&Animate Pass Steps", window.set_animate)
         animate.setCheckable(True)
         animate.setChecked(window.animates)
+        key = self._add(view_menu, "Show Graph &Key", window.set_graph_key)
+        key.setCheckable(True)
+        key.setChecked(window.shows_graph_key)
         follow = self._add(view_menu, "Show Each Pass's &First Change", window.set_follow_changes)
         follow.setCheckable(True)
         follow.setChecked(window.follows_changes)
+        grouping_menu = view_menu.addMenu("Graph &Grouping")
+        self.groupings = QActionGroup(window)
+        for mode, text in GROUPING_ITEMS:
+            act = self._add(grouping_menu, text, lambda _on, m=mode: window.set_graph_grouping(m))
+            act.setCheckable(True)
+            act.setData(mode)
+            act.setChecked(mode == "scope")
+            self.groupings.addAction(act)
         view_menu.addSeparator()
         for dock in window.docks():
             view_menu.addAction(dock.toggleViewAction())
@@ -82,6 +100,11 @@ class Menus:
             ),
         )
         self.update_recent()
+
+    def grouping_shown(self, mode: str) -> None:
+        """Tick the grouping the graph folds by."""
+        for act in self.groupings.actions():
+            act.setChecked(act.data() == mode)
 
     def _add(self, menu: QMenu, text: str, slot: Callable[..., object], shortcut=None) -> QAction:
         act = QAction(text, self.window)
@@ -138,6 +161,8 @@ class Menus:
             export.window_png(window, path)
         elif kind == "graph-png":
             export.graph_png(window.graph_pane.main, path, scale=2.0)
+        elif kind == "whole-png":
+            export.whole_graph_png(window.graph_pane.main, path)
         else:
             export.graph_svg(window.graph_pane.main, path)
         window.show_status(f"exported {path}")

@@ -225,8 +225,30 @@ class MainWindow(QMainWindow):
         ``text_pass`` and ``graph_pass`` (the pass whose text / graph is drawn;
         None while loading), ``memory`` (the module's, as ``summary --json`` gives
         it: `ModuleMemory.to_json`; None before its reports are read or without
-        them)."""
+        them), ``graph_grouping`` (asked by `set_graph_grouping`; None: by scope,
+        for graphs of more than 300 nodes), ``graph_boxes`` (boxes the main graph
+        draws: nodes and folded groups), ``graph_groups`` (its groups on screen,
+        folded or open: ``{"name"`` (the group's path, what `open_group` takes),
+        ``"kind"`` (``scope``/``repeat``), ``"open"``, ``"nodes"``, ``"repeats"}``;
+        empty when it is not folded)."""
         return self.model.view_state()
+
+    def set_graph_grouping(self, mode: str) -> None:
+        """Fold the main graph by ``scope`` (op_name scopes, repeated blocks
+        inside them), ``repeats`` (repeated blocks only) or ``none``, whatever
+        its size (by default a graph of more than 300 nodes folds by scope)."""
+        self.model.graphs.set_grouping(mode)
+        self.menus.grouping_shown(mode)
+
+    def open_group(self, name: str) -> None:
+        """Open a folded group of the main graph, and the groups around it: its
+        path (``jit(step)/block_3``, as ``view_state()["graph_groups"]`` names
+        it) or a name only it has."""
+        self.model.graphs.toggle_group(name, opening=True)
+
+    def close_group(self, name: str) -> None:
+        """Fold an open group of the main graph back into one box."""
+        self.model.graphs.toggle_group(name, opening=False)
 
     def graph_positions(self) -> dict[str, tuple[float, float]]:
         """Instruction -> scene position of its node's centre in the main graph."""
@@ -326,6 +348,16 @@ class MainWindow(QMainWindow):
             self.settings.setValue("graph/animate", on)
 
     @property
+    def shows_graph_key(self) -> bool:
+        """Whether the main graph shows its key: kinds, dashed marks, groups (a setting)."""
+        return self.graph_pane.key
+
+    def set_graph_key(self, on: bool) -> None:
+        self.graph_pane.show_key(on)
+        if self.persist:
+            self.settings.setValue("graph/key", on)
+
+    @property
     def follows_changes(self) -> bool:
         """Whether a pass step scrolls the HLO text to the pass's first change
         (a setting, on by default); off, the text keeps what it showed."""
@@ -367,6 +399,7 @@ class MainWindow(QMainWindow):
         if state is not None:
             self.restoreState(state)
         self.set_animate(bool(self.settings.value("graph/animate", True, type=bool)))
+        self.set_graph_key(bool(self.settings.value("graph/key", True, type=bool)))
         self.set_follow_changes(bool(self.settings.value("text/follow_changes", True, type=bool)))
         split = self.settings.value("mainSplit")
         if split is not None:

@@ -39,8 +39,11 @@ class GraphNode:
     is_copy: bool = False
     called: tuple[str, ...] = ()  # computations a double-click can open
     # What the node says it does: ``fusion kLoop``, ``custom-call __cublas$lt$matmul``
-    # (`xlaview.analysis.kinds.op_label`); "" for a node built without it.
+    # (`xlaview.analysis.kinds.op_label`); "" for a node built without it. A
+    # folded group's node (`xlaview.analysis.folding.drawn`): the group's name.
     label: str = ""
+    members: int = 0  # a folded group's node: the nodes inside it; 0: an instruction
+    repeats: int = 1  # a folded repeat's node: its instances
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,12 +129,16 @@ def build_graph(module: Module | None, computation: Computation | str) -> Comput
 
 
 NODE_HEIGHT = 46.0
+GROUP_HEIGHT = 58.0  # a folded group's box: its name, kind and size, and a header strip
 NAME_CHAR = 7.8  # px per character of a node's text at 100 % (DejaVu Sans 9 pt, bold)
 MIN_NODE_WIDTH = 90.0
 MAX_NODE_WIDTH = 320.0
 
 
 def node_width(node: GraphNode) -> float:
+    if node.members:
+        text = max(len(node.label), len(node.shape) + 10)
+        return max(MIN_NODE_WIDTH + 40, min(MAX_NODE_WIDTH, 30 + NAME_CHAR * text))
     text = max(
         len(node.instruction), len(node.opcode) + 10, len(node.label) + 2, min(len(node.shape), 36)
     )
@@ -142,6 +149,8 @@ def node_width(node: GraphNode) -> float:
 
 
 def node_height(node: GraphNode) -> float:
+    if node.members:
+        return GROUP_HEIGHT
     return NODE_HEIGHT * (0.7 if node.is_copy else 1.0)
 
 

@@ -12,6 +12,8 @@ adds the instructions the pass renamed.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from xlaview.analysis.drawing.graph import ComputationGraph, layout_inputs
 from xlaview.analysis.drawing.records import GraphLayout, LayoutStep, Point, ProgressFn
 from xlaview.analysis.drawing.step.incremental import relayout
@@ -25,13 +27,15 @@ def step_layout(
     graph: ComputationGraph,
     *,
     diff: ModuleDiff | None = None,
+    keep_order: Mapping[str, float] | None = None,
     progress: ProgressFn | None = None,
 ) -> LayoutStep:
     """The layout of ``graph`` starting from ``previous``, the layout shown
     for the same computation at another pass (earlier or later); ``None``
     for a fresh layout. ``diff`` (old pass to new) is optional: it lets
-    renamed instructions keep their place. ``progress`` reports and cancels
-    as for ``layered_layout``. See ``layout.relayout`` for the result."""
+    renamed instructions keep their place. ``keep_order``: the order a fresh
+    layout keeps in each layer (``relayout``'s). ``progress`` reports and
+    cancels as for ``layered_layout``. See ``layout.relayout`` for the result."""
     nodes, edges = layout_inputs(graph)
     renamed: dict[str, str] = {}
     stand_ins: set[str] = set()
@@ -44,6 +48,7 @@ def step_layout(
         renamed=renamed,
         changed=stand_ins,
         unit_of=_instruction_changed,
+        keep_order=keep_order,
         progress=progress,
     )
 

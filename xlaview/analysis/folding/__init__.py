@@ -12,6 +12,21 @@ outside imports the names below from here.
 
 from __future__ import annotations
 
+from xlaview.analysis.folding.drawn import (
+    GROUP_KEY,
+    Frame,
+    box_order,
+    bundle_bytes,
+    find_group,
+    first_open,
+    folded_graph,
+    group_key,
+    group_marks,
+    group_paths,
+    open_by_paths,
+    open_frames,
+    shown_groups,
+)
 from xlaview.analysis.folding.scopes import APART, TOGETHER, Phases, scope_path
 from xlaview.analysis.folding.tree import (
     GROUPINGS,
@@ -22,6 +37,8 @@ from xlaview.analysis.folding.tree import (
     fold_graph,
 )
 from xlaview.analysis.folding.view import (
+    FOLDED_BOXES,
+    SMALL_GRAPH_NODES,
     Box,
     BundledEdge,
     FoldedView,
@@ -31,7 +48,9 @@ from xlaview.analysis.folding.view import (
 )
 
 __all__ = [
-    "APART", "GROUPINGS", "TOGETHER", "Box", "BundledEdge", "FoldedView", "Folding", "Group",
-    "GroupKind", "Grouping", "Phases", "aggregate", "default_open", "fold_graph", "folded_view",
-    "scope_path",
+    "APART", "FOLDED_BOXES", "GROUPINGS", "GROUP_KEY", "SMALL_GRAPH_NODES", "TOGETHER", "Box",
+    "BundledEdge", "FoldedView", "Folding", "Frame", "Group", "GroupKind", "Grouping", "Phases",
+    "aggregate", "box_order", "bundle_bytes", "default_open", "find_group", "first_open",
+    "fold_graph", "folded_graph", "folded_view", "group_key", "group_marks", "group_paths",
+    "open_by_paths", "open_frames", "scope_path", "shown_groups",
 ]  # fmt: skip

@@ -14,12 +14,15 @@ from PySide6.QtCore import QRectF, Qt, Signal
 from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 from xlaview.analysis.drawing.pass_layout import instruction_positions
+from xlaview.analysis.folding import group_marks
 from xlaview.analysis.heat import heat_scale
 from xlaview.analysis.marks import DiffMarks, traffic_edge_widths
 from xlaview.qt import theme
+from xlaview.qt.graph.key import key_items
 from xlaview.qt.graph.view import GraphView
 from xlaview.qt.model.analyses.changes import DiffShown
 from xlaview.qt.model.records import GraphShown, Selection
+from xlaview.qt.model.tasks import Folded
 from xlaview.qt.model.view_model import ViewModel
 from xlaview.qt.render.canvas_parts import Placed
 from xlaview.qt.safe_text import esc, steady_label, tooltip
@@ -41,7 +44,7 @@ class Breadcrumb(QLabel):
         # A long name must not widen the pane (and squeeze the text beside it).
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Fixed)
 
-    def set_path(self, path: tuple[str, ...]) -> None:
+    def set_path(self, path: tuple[str, ...], folded: bool = False) -> None:
         links = []
         for i, name in enumerate(path):
             if i == len(path) - 1:
@@ -53,9 +56,14 @@ class Breadcrumb(QLabel):
                 )
         hint = (
             f"  <span style='color:{theme.MUTED}'>"
-            "double-click a fusion, call or while to open it</span>"
+            + (
+                "folded: click a group to open it, an open group's header to fold it"
+                if folded
+                else "double-click a fusion, call or while to open it"
+            )
+            + "</span>"
         )
-        self.setText(" › ".join(links) + (hint if len(path) == 1 else ""))
+        self.setText(" › ".join(links) + (hint if len(path) == 1 or folded else ""))
         self.setToolTip(tooltip(" › ".join(path)) if path else "")
 
 
@@ -90,6 +98,8 @@ class GraphPane(QWidget):
         layout.addWidget(self.split, 1)
 
         self._selection: Selection | None = None
+        self._folded: Folded | None = None  # how the main graph is folded
+        self.key = True  # the main graph shows its key (View › Show Graph Key)
         self._center_pending = False  # a selection asked to be centred before its graph came
         self._marks = DiffMarks()
         self._traffic = None
@@ -105,6 +115,7 @@ class GraphPane(QWidget):
                 lambda computation, name: model.select_instruction(name, computation)
             )
             view.computation_entered.connect(model.enter_computation)
+        self.main.group_toggled.connect(model.graphs.toggle_group)
         self.breadcrumb.depth_requested.connect(model.open_path_prefix)
         model.graph_shown.connect(self._on_graph_shown)
         model.fusion_shown.connect(self._on_fusion_shown)
@@ -118,22 +129,30 @@ class GraphPane(QWidget):
         if old is not None:
             self._previous_placed[old.graph.computation] = old.placed
         if shown is None:
+            self._folded = None
             self.main.set_graph(None, None)
             self.breadcrumb.set_path(())
             return
-        self.breadcrumb.set_path(shown.path)
         result = shown.result
+        self._folded = result.folded
+        self.breadcrumb.set_path(shown.path, folded=result.folded is not None)
         self.main.set_graph(
             result.graph,
             result.layout,
             keep_view=shown.keep_view,
             parts=result.parts,
             transition=result.transition,
+            frames=result.folded.frames if result.folded is not None else (),
         )
+        if self.main.canvas is not None and result.folded is not None:
+            self.main.canvas.bundle_labels = result.folded.labels
+        self.main.set_key(key_items(result.graph, result.folded is not None) if self.key else [])
         self._apply_marks()
         self._apply_heat()
         if self.main.canvas is not None:
-            self.main.canvas.set_emphasis(self._emphasis[0])
+            self.main.canvas.set_emphasis(self._emphasis_of(self._emphasis[0]))
+        if shown.focus is not None:
+            self.main.look_at_group(shown.focus)
         self._apply_selection(self.main, center=not shown.keep_view or self._center_pending)
 
     def _on_fusion_shown(self, shown: GraphShown | None) -> None:
@@ -195,10 +214,19 @@ class GraphPane(QWidget):
     def set_emphasis(self, main: set[str], fused: set[str] | frozenset[str] = frozenset()) -> None:
         """Instructions a panel points at, in the main graph and in the fused pane."""
         self._emphasis = (frozenset(main), frozenset(fused))
-        for view, names in ((self.main, main), (self.fused, fused)):
+        for view, names in ((self.main, self._emphasis_of(main)), (self.fused, fused)):
             if view.canvas is not None:
                 view.canvas.set_emphasis(names)
         self._center_on_emphasis()
+
+    def _emphasis_of(self, names: set[str] | frozenset[str]) -> set[str]:
+        """The main graph's instructions a panel points at, and the folded
+        groups holding any of them."""
+        folded = self._folded
+        if folded is None or not names:
+            return set(names)
+        inside = group_marks(folded.folding, folded.paths, dict.fromkeys(names, True), max)
+        return set(names) | set(inside)
 
     def _center_on_emphasis(self) -> None:
         """The fused pane shows the ops a panel points at inside it."""
@@ -225,9 +253,13 @@ class GraphPane(QWidget):
         ghosts = [
             (name, box.rect) for name, box in boxes if box is not None and not box.node.is_copy
         ]
-        canvas.set_diff(self._marks.status, ghosts)
+        folded, status, bundles = self._folded, self._marks.status, None
+        if folded is not None:  # a folded group is marked changed when a member is
+            status = status | group_marks(folded.folding, folded.paths, status, _any_change)
+            bundles = folded.bundles
+        canvas.set_diff(status, ghosts)
         canvas.set_traffic(
-            traffic_edge_widths(self._traffic, canvas.graph) if self._overlay else {}
+            traffic_edge_widths(self._traffic, canvas.graph, bundles) if self._overlay else {}
         )
 
     def _apply_heat(self) -> None:
@@ -236,7 +268,11 @@ class GraphPane(QWidget):
         if self._heat is not None:
             _, values, label = self._heat
             scale = heat_scale(values)
-            fills = {name: theme.HEAT_COLORS[step] for name, step in scale.step.items()}
+            steps = dict(scale.step)
+            if self._folded is not None:  # a folded group: its hottest member's colour
+                folded = self._folded
+                steps |= group_marks(folded.folding, folded.paths, scale.step, max)
+            fills = {name: theme.HEAT_COLORS[step] for name, step in steps.items()}
             stops = [
                 (theme.HEAT_COLORS[i], f"≥ {label(edge)}")
                 for i, edge in reversed(list(enumerate(scale.edges)))
@@ -259,6 +295,11 @@ class GraphPane(QWidget):
         else:
             view.set_selection(None, set(), set(), center=False)
 
+    def show_key(self, on: bool) -> None:
+        self.key = on
+        graph = self.main.graph
+        self.main.set_key(key_items(graph, self._folded is not None) if on and graph else [])
+
     def fit(self) -> None:
         self.main.fit()
 
@@ -278,3 +319,8 @@ class GraphPane(QWidget):
         if canvas is None:
             return {}
         return instruction_positions(canvas.graph, canvas.layout)
+
+
+def _any_change(a: str, b: str) -> str:
+    """A group whose members were all added is added; any other change, changed."""
+    return a if a == b else "changed"

@@ -7,11 +7,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from PySide6.QtCore import QEasingCurve, QPointF, QRect, QRectF, Qt, QVariantAnimation, Signal
-from PySide6.QtGui import QColor, QKeyEvent, QMouseEvent, QPainter, QWheelEvent
+from PySide6.QtGui import (
+    QColor,
+    QFontMetricsF,
+    QKeyEvent,
+    QMouseEvent,
+    QPainter,
+    QResizeEvent,
+    QWheelEvent,
+)
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsView, QToolTip, QWidget
 
 from xlaview.analysis.drawing import GraphLayout
 from xlaview.analysis.drawing.graph import ComputationGraph, GraphNode
+from xlaview.analysis.folding import Frame
 from xlaview.qt import theme
 from xlaview.qt.graph.canvas import (
     READABLE_SCALE,
@@ -19,16 +28,21 @@ from xlaview.qt.graph.canvas import (
     CanvasParts,
     GraphCanvas,
 )
+from xlaview.qt.graph.groups import group_path, group_rect
+from xlaview.qt.graph.key import KeyItem, key_font, key_size, paint_key
+from xlaview.qt.graph.minimap import MinimapWidget
 from xlaview.qt.render.transition import DURATION_MS, Transition
 from xlaview.qt.safe_text import tooltip
 
 
 class GraphView(QGraphicsView):
     """Zoom (wheel, +/-), pan (drag), fit the whole graph (F), a readable start (R);
-    click selects, double-click enters."""
+    click selects, double-click enters; a click on a folded group opens it, on
+    an open group's header folds it."""
 
     instruction_clicked = Signal(str, str)  # computation, instruction
     computation_entered = Signal(str)
+    group_toggled = Signal(str, bool)  # a group's path, open it (else fold it)
 
     def __init__(self, parent: QWidget | None = None, object_name: str = "graphView") -> None:
         super().__init__(parent)
@@ -55,6 +69,8 @@ class GraphView(QGraphicsView):
         )
         self._animation.finished.connect(self.finish_transition)
         self._legend: tuple[str, list[tuple[str, str]]] | None = None  # title, (colour, label)
+        self.key: list[KeyItem] = []  # the graph's key (`set_key`)
+        self.minimap = MinimapWidget(self)
         self._press: QPointF | None = None
         self._clicked: tuple[QPointF, GraphNode] | None = None  # where a click was, on which node
         self._double = False  # a double-click's second press came: its release selects nothing
@@ -75,21 +91,25 @@ class GraphView(QGraphicsView):
         keep_view: bool = False,
         parts: CanvasParts | None = None,
         transition: Transition | None = None,
+        frames: tuple[Frame, ...] = (),
     ) -> None:
         """Show a laid-out graph; ``transition``: animate the pass step that led
-        to it (when animations are on and the view keeps its place)."""
+        to it (when animations are on and the view keeps its place); ``frames``:
+        the open groups of a folded graph."""
         # Only a view that shows a graph has a place worth keeping.
         keep_view = keep_view and self.canvas is not None
         center = self.mapToScene(self.viewport().rect().center())
         transform = self.transform()
         self.scene().clear()
         self.canvas = None
+        self.minimap.set_graph(None)
         if graph is None or layout is None:
             return
         self._animation.stop()
-        self.canvas = GraphCanvas(graph, layout, parts)
+        self.canvas = GraphCanvas(graph, layout, parts, frames)
         self.scene().addItem(self.canvas)
         self.scene().setSceneRect(self.canvas.boundingRect())
+        self.minimap.set_graph(self.canvas)
         if keep_view:
             self.setTransform(transform)
             self.centerOn(center)
@@ -115,7 +135,27 @@ class GraphView(QGraphicsView):
         """The legend shown: its title and (colour, label) stops; None: none."""
         return self._legend
 
+    def resizeEvent(self, event: QResizeEvent) -> None:
+        super().resizeEvent(event)
+        self.minimap.follow()
+
+    def set_key(self, items: list[KeyItem]) -> None:
+        """The graph's key in the view's bottom left corner (empty: none)."""
+        self.key = items
+        self.viewport().update()
+
     def drawForeground(self, painter: QPainter, rect: QRectF | QRect) -> None:
+        if self.key:
+            painter.save()
+            painter.resetTransform()  # in the viewport's pixels, whatever the zoom
+            painter.setFont(key_font())
+            key_metrics = QFontMetricsF(painter.font())
+            # In columns no taller than a third of the view.
+            rows = max(2, int(self.viewport().height() / 3 / key_metrics.height()))
+            size = key_size(self.key, key_metrics, rows)
+            at = QPointF(10, self.viewport().height() - size.height() - 10)
+            paint_key(painter, at, self.key, rows)
+            painter.restore()
         if self._legend is None:
             return
         title, stops = self._legend
@@ -171,6 +211,25 @@ class GraphView(QGraphicsView):
                     self.resetTransform()
                     self.scale(0.9, 0.9)
                 self.centerOn(rect.center())
+
+    def look_at_group(self, path: str) -> None:
+        """Bring group ``path`` into view unless it is in view already: an open
+        one's header near the top of the view, a folded one's box in the middle."""
+        if self.canvas is None:
+            return
+        rect = group_rect(self.canvas.frames, self.canvas.placed, path)
+        if rect is None:
+            return
+        if self.transform().m11() < TEXT_MIN_SCALE:
+            self.resetTransform()
+            self.scale(READABLE_SCALE, READABLE_SCALE)
+        seen = self.mapToScene(self.viewport().rect()).boundingRect()
+        if seen.contains(rect.center()):
+            return
+        if path in {f.path for f in self.canvas.frames}:
+            self.centerOn(rect.left() + seen.width() / 3, rect.top() + seen.height() / 2 - 20)
+        else:
+            self.centerOn(rect.center())
 
     def fit(self) -> None:
         """The whole graph in view (F), however small that makes it."""
@@ -238,10 +297,16 @@ class GraphView(QGraphicsView):
             return
         if moved or self.canvas is None or event.button() != Qt.MouseButton.LeftButton:
             return
-        placed = self.canvas.node_at(self.mapToScene(event.position().toPoint()))
+        pos = self.mapToScene(event.position().toPoint())
+        placed = self.canvas.node_at(pos)
         self._clicked = (event.position(), placed.node) if placed is not None else None
-        if placed is not None:
+        if placed is not None and placed.node.members:
+            self._clicked = None
+            self.group_toggled.emit(group_path(placed.node.key), True)
+        elif placed is not None:
             self.instruction_clicked.emit(self.canvas.graph.computation, placed.node.instruction)
+        elif (frame := self.canvas.frame_header_at(pos)) is not None:
+            self.group_toggled.emit(frame.path, False)
 
     def mouseDoubleClickEvent(self, event: QMouseEvent) -> None:
         if self.canvas is None:
@@ -267,7 +332,15 @@ class GraphView(QGraphicsView):
         if placed is None:
             edge = self.canvas.edge_near(pos, 6 / max(self.transform().m11(), 0.05))
         self.canvas.set_hover_edge(edge)
-        if placed is not None:
+        frame = self.canvas.frame_header_at(pos) if placed is None and edge is None else None
+        if placed is not None and placed.node.members:
+            n = placed.node
+            tip = f"{group_path(n.key)}\n{n.opcode}: {n.shape}  (click to open)"
+            QToolTip.showText(event.globalPosition().toPoint(), tooltip(tip), self)
+        elif frame is not None:
+            tip = f"{frame.path}\n(click to fold it into one box)"
+            QToolTip.showText(event.globalPosition().toPoint(), tooltip(tip), self)
+        elif placed is not None:
             n = placed.node
             tip = f"{n.instruction}\n{n.label or n.opcode}  {n.shape}"
             if n.called:

@@ -14,12 +14,17 @@ from dataclasses import replace
 from PySide6.QtCore import QObject, Signal
 
 from xlaview.analysis import navigation
+from xlaview.analysis.folding import GROUPINGS, SMALL_GRAPH_NODES, Grouping, shown_groups
 from xlaview.hlo import Instruction, Module
 from xlaview.qt.model import tasks
 from xlaview.qt.model.host import JobHost, Notices, Shown
 from xlaview.qt.model.records import GraphShown
-from xlaview.qt.model.tasks import GraphResult
+from xlaview.qt.model.tasks import NO_FOLD, Fold, GraphResult
 from xlaview.qt.model.view_cache import ViewCache
+
+# A large graph opens folded with groups open, outermost first, while it
+# shows at most this many boxes: a few dozen read at a glance.
+FIRST_BOXES = 60
 
 
 class Graphs(QObject):
@@ -40,11 +45,20 @@ class Graphs(QObject):
         self.path: list[str] = []  # computations open, entry first
         self.graph_pass: str | None = None  # the pass whose main graph is drawn
         self.fusion_computation: str | None = None  # the fused body shown beside it
+        # How the main graph folds: asked (View › Graph Grouping), or None: by
+        # scope when it has more than SMALL_GRAPH_NODES nodes.
+        self.grouping: Grouping | None = None
+        self._open: dict[str, frozenset[str]] = {}  # computation -> paths of its open groups
+        self._reveal: str | None = None  # the selection: the groups holding it open
+        self.main_result: GraphResult | None = None  # the main graph drawn
 
     # -- what the view model says -----------------------------------------------
     def module_shown(self) -> None:
         self.path = []
         self.graph_pass = None
+        self._open.clear()
+        self._reveal = None
+        self.main_result = None
 
     def pass_changed(self) -> None:
         self.graph_pass = None
@@ -79,17 +93,127 @@ class Graphs(QObject):
         path, for_pass = tuple(self.path), self._shown.pass_key
         assert for_pass is not None
 
-        def show(result: GraphResult) -> None:
-            self.graph_pass = for_pass
-            # Where the view looked means nothing in a graph laid out afresh.
-            fresh = result.step is not None and result.step.fresh
-            self.graph_shown.emit(GraphShown(for_pass, path, result, keep_view and not fresh))
-
         notices = self._notices
         self._lay_out(
-            loaded.module, computation, show, ("graph", "graph"),
-            lambda f: notices.report_progress("laying out the graph", f),
+            loaded.module, computation, self._main_shown(for_pass, path, keep_view),
+            ("graph", "graph"), lambda f: notices.report_progress("laying out the graph", f),
+            self._fold_for(computation),
         )  # fmt: skip
+
+    def _main_shown(
+        self, for_pass: str, path: tuple[str, ...], keep_view: bool, focus: str | None = None
+    ) -> Callable[[GraphResult], None]:
+        def show(result: GraphResult) -> None:
+            self.graph_pass = for_pass
+            self.main_result = result
+            if result.folded is not None:
+                self._open[path[-1]] = result.folded.open_paths
+            self._reveal = None
+            # Where the view looked means nothing in a graph laid out afresh.
+            # (A group opened or folded keeps it: the view then looks at the group.)
+            fresh = result.step is not None and result.step.fresh and focus is None
+            self.graph_shown.emit(
+                GraphShown(for_pass, path, result, keep_view and not fresh, focus=focus)
+            )
+
+        return show
+
+    # -- folding -----------------------------------------------------------------
+    def _fold_for(self, computation: str) -> Fold:
+        """How the main graph of ``computation`` is to fold now."""
+        asked = self.grouping
+        return Fold(
+            asked or "scope",
+            self._open.get(computation),
+            self._reveal,
+            SMALL_GRAPH_NODES if asked is None else 0,
+            FIRST_BOXES,
+        )
+
+    def set_grouping(self, mode: str) -> None:
+        """Fold the main graph by ``mode`` (``scope``, ``repeats``, ``none``),
+        whatever its size."""
+        if mode not in GROUPINGS:
+            raise ValueError(f"grouping {mode!r}: one of {', '.join(GROUPINGS)}")
+        self.grouping = GROUPINGS[GROUPINGS.index(mode)]
+        self._open.clear()
+        if self.path:
+            self._jobs.bump("graph")
+            self.request(keep_view=False)
+
+    def toggle_group(self, name: str, opening: bool) -> None:
+        """Open (with the groups around it) or close the group ``name`` of the
+        main graph: its path, or a name only it has."""
+        result = self.main_result
+        folded = result.folded if result is not None else None
+        if result is None or folded is None:
+            self._notices.say("the graph shown is not folded")
+            return
+        g = folded.find(name)
+        if g is None:
+            self._notices.say(f"no group {name!r} in the graph shown")
+            return
+        wanted = set(folded.open_paths)
+        if opening:
+            chain = [g]
+            groups = folded.folding.groups
+            while (parent := groups[chain[-1]].parent) is not None:
+                chain.append(parent)
+            wanted.update(folded.paths[c] for c in chain)
+        else:
+            wanted.discard(folded.paths[g])
+        self._open[result.graph.computation] = frozenset(wanted)
+        self._refold(result, folded.paths[g])
+
+    def reveal(self, name: str, computation: str) -> None:
+        """The groups holding instruction ``name`` open in the main graph (now if
+        it is drawn folded with ``name`` hidden, else at its next layout)."""
+        self._reveal = name
+        result = self.main_result
+        if (
+            result is not None
+            and result.folded is not None
+            and result.graph.computation == computation
+            and self.path
+            and self.path[-1] == computation
+            and name not in result.graph.nodes_of
+            and name in result.full_graph.nodes_of
+        ):
+            self._refold(result)
+
+    def _refold(self, result: GraphResult, focus: str | None = None) -> None:
+        """The main graph drawn again with the groups now asked open, laid out
+        on the worker from the one shown (the rest stays where it is); the view
+        then looks at group ``focus``."""
+        self._jobs.bump("graph")
+        computation, for_pass = result.graph.computation, self.graph_pass
+        if for_pass is None or for_pass != self._shown.pass_key or self._shown.loaded is None:
+            self.request(keep_view=True)  # the pass's own layout is to come: with these
+            return
+        key = (self._shown.current_file_key(), computation)
+        show = self._main_shown(for_pass, tuple(self.path), True, focus)
+
+        def shown(new: GraphResult) -> None:
+            self._views.store_layout(key, new)
+            self._layout_shown(computation, new)
+            show(new)
+
+        notices = self._notices
+        self._jobs.submit(
+            "graph", "graph", tasks.refold, result, self._fold_for(computation),
+            on_done=shown, on_progress=lambda f: notices.report_progress("opening groups", f),
+        )  # fmt: skip
+
+    def groups_state(self) -> tuple[int, list[dict[str, object]]]:
+        """The boxes the main graph draws, and its groups shown (folded or open)."""
+        result = self.main_result
+        if result is None:
+            return 0, []
+        folded = result.folded
+        if folded is None:
+            return len(result.graph.nodes), []
+        groups = shown_groups(folded.folding, folded.open_groups, folded.paths)
+        return len(result.graph.nodes), groups
 
     def enter(self, computation: str) -> None:
         """Open a called computation (a fusion's body, a loop's body)."""
@@ -121,7 +245,7 @@ class Graphs(QObject):
                 GraphShown(pass_shown, (body,), result, False, caller.name, kind)
             )
 
-        self._lay_out(loaded.module, body, show, ("selection", "fusion-graph"))
+        self._lay_out(loaded.module, body, show, ("selection", "fusion-graph"), None, NO_FOLD)
 
     def clear_fused(self) -> None:
         self.fusion_computation = None
@@ -144,11 +268,13 @@ class Graphs(QObject):
         computation: str,
         show: Callable[[GraphResult], None],
         job: tuple[str, str],
-        progress: Callable[[float], None] | None = None,
+        progress: Callable[[float], None] | None,
+        fold: Fold,
     ) -> None:
-        """``show`` the graph of ``computation``: as laid out before where it
-        can be (the cache, a pass that did not touch it), else laid out on the
-        worker from the one shown (``job``: its scope and slot)."""
+        """``show`` the graph of ``computation``, folded as ``fold`` says: as
+        laid out before where it can be (the cache, a pass that did not touch
+        it), else laid out on the worker from the one shown (``job``: its
+        scope and slot)."""
         key = (self._shown.current_file_key(), computation)
 
         def shown(result: GraphResult) -> None:
@@ -157,13 +283,13 @@ class Graphs(QObject):
             show(result)
 
         cached = self._views.layout(key) or self._unchanged_graph(module, computation)
-        if cached is not None:
+        if cached is not None and cached.matches(fold):
             shown(cached)
             return
         scope, slot = job
         self._jobs.submit(
             scope, slot, tasks.graph_and_layout, module, computation,
-            self._views.shown_result(computation), on_done=shown, on_progress=progress,
+            self._views.shown_result(computation), fold, on_done=shown, on_progress=progress,
         )  # fmt: skip
 
     def _unchanged_graph(self, module: Module, computation: str) -> GraphResult | None:

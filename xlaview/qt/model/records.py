@@ -34,6 +34,7 @@ class GraphShown:
     keep_view: bool
     caller: str | None = None  # the fusion whose body this is (fused pane)
     caller_kind: str | None = None
+    focus: str | None = None  # the path of the group just opened or folded: look at it
 
 
 @dataclass(frozen=True, slots=True)

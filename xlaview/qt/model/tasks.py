@@ -5,31 +5,91 @@ thread so that the GUI thread only shows them."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
+from PySide6.QtCore import QPointF
 from PySide6.QtGui import QTextDocument
 
 from xlaview.analysis.drawing import GraphLayout, LayoutStep
 from xlaview.analysis.drawing.graph import ComputationGraph, build_graph, same_drawing
 from xlaview.analysis.drawing.pass_layout import step_layout
+from xlaview.analysis.drawing.step.incremental import SMALL_CHANGE, SMALL_CHANGE_SHARE
+from xlaview.analysis.folding import (
+    FOLDED_BOXES,
+    SMALL_GRAPH_NODES,
+    FoldedView,
+    Folding,
+    Frame,
+    Grouping,
+    box_order,
+    bundle_bytes,
+    find_group,
+    first_open,
+    fold_graph,
+    folded_graph,
+    group_paths,
+    open_by_paths,
+    open_frames,
+)
 from xlaview.analysis.inspect import kernel_argument_map
 from xlaview.analysis.passes.diff import ModuleDiff, diff_modules
 from xlaview.dump.files import read_text
 from xlaview.dump.modules import LoadedModule, ModuleCache
 from xlaview.dump.records import DumpFile, DumpModule
 from xlaview.dump.reports import ModuleReports, load_reports
-from xlaview.hlo import Module
+from xlaview.hlo import Computation, Module
 from xlaview.qt.model.workers import settle
-from xlaview.qt.render.canvas_parts import CanvasParts, prepare_canvas
+from xlaview.qt.render.canvas_parts import CanvasParts, bundle_labels, prepare_canvas
 from xlaview.qt.render.code import LoadedCode, load_code
 from xlaview.qt.render.documents import TextSource, gui_thread, source_document, text_source
 from xlaview.qt.render.transition import Transition, prepare_transition
 
 
 @dataclass(frozen=True, slots=True)
+class Fold:
+    """How to fold the main graph: by ``grouping`` when it has more than
+    ``small`` nodes, with the groups of paths ``open_paths`` open (None: as
+    `first_open` says for at most ``budget`` boxes), and the groups holding
+    instruction ``reveal``."""
+
+    grouping: Grouping = "scope"
+    open_paths: frozenset[str] | None = None
+    reveal: str | None = None
+    small: int = SMALL_GRAPH_NODES
+    budget: int = FOLDED_BOXES
+
+
+NO_FOLD = Fold("none")
+
+
+@dataclass(frozen=True, slots=True)
+class Folded:
+    """A graph drawn folded: its group tree, the groups' paths, those open,
+    the boxes shown and the frames of the open groups around their members."""
+
+    folding: Folding
+    paths: tuple[str, ...]
+    open_groups: frozenset[int]
+    view: FoldedView
+    frames: tuple[Frame, ...] = ()
+    # The bytes on each bundled edge (traffic widths), and where the canvas says them.
+    bundles: dict[tuple[str, str], int] = field(default_factory=dict)
+    labels: tuple[tuple[QPointF, str], ...] = ()
+
+    @property
+    def open_paths(self) -> frozenset[str]:
+        return frozenset(self.paths[g] for g in self.open_groups)
+
+    def find(self, name: str) -> int | None:
+        """The group named ``name`` (its path, or a name only it has)."""
+        return find_group(self.folding, self.paths, name)
+
+
+@dataclass(frozen=True, slots=True)
 class GraphResult:
     """A computation's graph laid out, what its canvas paints, and (for a pass
-    step from a layout shown) what the step did and how to animate it."""
+    step from a layout shown) what the step did and how to animate it.
+    Folded (``folded``), ``graph`` is what is drawn: a closed group is one node."""
 
     graph: ComputationGraph
     layout: GraphLayout
@@ -38,6 +98,38 @@ class GraphResult:
     transition: Transition | None = None
     base: GraphLayout | None = None  # the layout this one was stepped from
     source: object = None  # what it was built from: the parse of the computation's text
+    folded: Folded | None = None
+    fold: Fold = NO_FOLD  # what was asked
+
+    @property
+    def full_graph(self) -> ComputationGraph:
+        """The computation's graph, every node in it."""
+        return self.folded.folding.graph if self.folded is not None else self.graph
+
+    def matches(self, fold: Fold) -> bool:
+        """Whether this result draws the graph as ``fold`` asks."""
+        if (fold.grouping, fold.small) != (self.fold.grouping, self.fold.small):
+            return False
+        folded = self.folded
+        if folded is None:
+            return True
+        reveal = fold.reveal
+        hidden = reveal is not None and reveal not in self.graph.nodes_of
+        if hidden and reveal in self.full_graph.nodes_of:
+            return False
+        if fold.open_paths is None:
+            return self.fold.open_paths is None
+        return folded.open_paths == fold.open_paths & frozenset(folded.paths)
+
+
+def next_fold(shown: GraphResult | None) -> Fold:
+    """The fold of the graph shown, carried to another pass: the same groups open."""
+    if shown is None:
+        return Fold()
+    fold = shown.fold
+    if shown.folded is not None:
+        return replace(fold, open_paths=shown.folded.open_paths, reveal=None)
+    return replace(fold, reveal=None)
 
 
 def text_identity(module: Module, computation: str) -> object:
@@ -48,16 +140,31 @@ def text_identity(module: Module, computation: str) -> object:
 
 
 def graph_and_layout(
-    module: Module, computation: str, shown: GraphResult | None, progress=None
+    module: Module,
+    computation: str,
+    shown: GraphResult | None,
+    fold: Fold | None = None,
+    progress=None,
 ) -> GraphResult:
     """The graph of ``computation``, laid out from ``shown`` (its graph shown
     now, at another pass: what the pass did not touch stays where it is, and
-    its picture is drawn again only where it changed; None: a fresh layout)."""
+    its picture is drawn again only where it changed; None: a fresh layout),
+    folded as ``fold`` says (None: as ``shown`` was, `next_fold`)."""
+    fold = fold if fold is not None else next_fold(shown)
     previous = shown.layout if shown is not None else None
-    graph = build_graph(module, computation)
+    full = build_graph(module, computation)
+    source = text_identity(module, computation)
+    reuse = None
+    before = shown.folded if shown is not None else None
+    if before is not None and before.folding.grouping == fold.grouping:
+        # The same graph folds the same way: its group tree is kept.
+        reuse = before.folding if same_drawing(before.folding.graph, full) else None
+    graph, folded = _fold(full, module.computation(computation), fold, reuse)
     if shown is not None and same_drawing(shown.graph, graph):
         # The pass printed the computation otherwise (reordered it, say) but
         # drew nothing new: the picture shown is kept as it is.
+        if folded is not None and shown.folded is not None:
+            folded = replace(folded, frames=shown.folded.frames, labels=shown.folded.labels)
         settle()
         return replace(
             shown,
@@ -65,13 +172,90 @@ def graph_and_layout(
             step=None,
             transition=None,
             base=previous,
-            source=text_identity(module, computation),
+            source=source,
+            folded=folded,
+            fold=fold,
         )
-    step = step_layout(previous, graph, progress=progress)
+    return _laid_out(graph, folded, fold, shown, source, progress)
+
+
+def refold(shown: GraphResult, fold: Fold, progress=None) -> GraphResult:
+    """The graph ``shown`` with other groups open (or another grouping), laid
+    out from it: what did not open or close stays where it is."""
+    assert shown.folded is not None, "only a folded graph opens and closes groups"
+    graph, folded = _fold(shown.full_graph, None, fold, shown.folded.folding)
+    return _laid_out(graph, folded, fold, shown, shown.source, progress, toggled=True)
+
+
+def _fold(
+    full: ComputationGraph, computation: Computation | None, fold: Fold, reuse: Folding | None
+) -> tuple[ComputationGraph, Folded | None]:
+    """The graph to draw: ``full`` itself, or folded (``reuse``: its folding
+    already made; else ``computation`` gives the op_names to fold by)."""
+    if fold.grouping == "none" or len(full.nodes) <= fold.small:
+        return full, None
+    if reuse is not None:
+        folding = reuse
+    else:
+        assert computation is not None
+        folding = fold_graph(full, computation, fold.grouping)
+    if not folding.groups:
+        return full, None
+    paths = group_paths(folding)
+    if fold.open_paths is None:
+        opened = first_open(folding, fold.small, fold.budget)
+    else:
+        opened = open_by_paths(folding, paths, fold.open_paths)
+    if fold.reveal is not None and fold.reveal in full.nodes_of:
+        opened.update(folding.chain(fold.reveal))
+    graph, view = folded_graph(folding, opened, paths)
+    return graph, Folded(folding, paths, frozenset(opened), view, (), bundle_bytes(view, paths))
+
+
+def _many_boxes_changed(previous: GraphLayout, graph: ComputationGraph) -> bool:
+    """Whether opening or closing groups changed more boxes than a pass step
+    keeps in place (`xlaview.analysis.drawing.step.incremental`'s small change)."""
+    known = previous.positions
+    added = sum(1 for node in graph.nodes if node.key not in known)
+    removed = len(known) - (len(graph.nodes) - added)
+    return added + removed > max(SMALL_CHANGE, SMALL_CHANGE_SHARE * len(graph.nodes))
+
+
+def _laid_out(
+    graph: ComputationGraph,
+    folded: Folded | None,
+    fold: Fold,
+    shown: GraphResult | None,
+    source: object,
+    progress,
+    toggled: bool = False,
+) -> GraphResult:
+    """``graph`` laid out from ``shown``'s layout; ``toggled``: groups opened
+    or closed (not a pass step)."""
+    previous = shown.layout if shown is not None else None
+    order, start = None, previous
+    if folded is not None:
+        # An open group's members side by side in every layer: in the order
+        # of the picture shown, or of a first layout when there is none.
+        basis = previous or step_layout(None, graph).layout
+        order = box_order(folded.folding, folded.view, folded.paths, basis.positions)
+        if toggled and previous is not None and _many_boxes_changed(previous, graph):
+            # Laid out afresh in the order shown, which keeps the picture left
+            # to right: not also stepped in place to weigh against (twice the time).
+            start = None
+    step = step_layout(start, graph, keep_order=order, progress=progress)
     parts = prepare_canvas(
         graph, step.layout, None if shown is None or step.fresh else (shown.layout, shown.parts)
     )
     transition = prepare_transition(step, previous, parts)
+    if folded is not None:
+        layout = step.layout
+        frames = open_frames(
+            folded.folding, folded.view, folded.open_groups, folded.paths,
+            layout.positions, layout.sizes, layout.layers,
+        )  # fmt: skip
+        labels = tuple(bundle_labels(graph, layout))
+        folded = replace(folded, frames=frames, labels=labels)
     result = GraphResult(
         graph,
         step.layout,
@@ -79,7 +263,9 @@ def graph_and_layout(
         step if previous is not None else None,
         transition,
         previous,
-        text_identity(module, computation),
+        source,
+        folded,
+        fold,
     )
     settle()
     return result

@@ -429,6 +429,7 @@ class ViewModel(QObject):
         comp, instr = found
         described = self.describe(module, instr.name, comp.name)
         self._set_selection(Selection(comp.name, instr.name, described, kind_of(instr), center))
+        self.graphs.reveal(instr.name, comp.name)
         self.graphs.follow(comp.name, module, request=request_graph)
         self.graphs.show_fused(navigation.fused_computation(module, instr), instr)
         assert self.selection is not None
@@ -478,6 +479,7 @@ class ViewModel(QObject):
     def view_state(self) -> dict[str, Any]:
         """What is on screen now (see `MainWindow.view_state`)."""
         diff = self.changes.diff_range()
+        boxes, groups = self.graphs.groups_state()
         return {
             "folder": str(self.index.root) if self.index else None,
             "module": self.module.key if self.module else None,
@@ -491,6 +493,9 @@ class ViewModel(QObject):
             "text_pass": _public_pass(self.text_pass),
             "graph_pass": _public_pass(self.graph_pass),
             "memory": memory.to_json() if (memory := self.module_info.memory) else None,
+            "graph_grouping": self.graphs.grouping,
+            "graph_boxes": boxes,
+            "graph_groups": groups,
         }
 
 

@@ -10,11 +10,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QPainterPath, QPen
 
 from xlaview.analysis.drawing import EdgeRoute, GraphLayout, Point
 from xlaview.analysis.drawing.graph import ComputationGraph, GraphNode, node_height, node_width
+from xlaview.analysis.folding import GROUP_KEY
 from xlaview.analysis.kinds import Kind
 
 # The scene is cut in horizontal bands: a paint draws the bands it exposes. A
@@ -285,6 +286,8 @@ def _draw(
 
 def _add_box(band: _BandPaths, box: Placed) -> None:
     node = box.node
+    if node.members:
+        return  # a folded group: the canvas paints it in a style of its own
     path = band.boxes.get((node.kind, node.is_copy)) or band.boxes.setdefault(
         (node.kind, node.is_copy), QPainterPath()
     )
@@ -387,3 +390,17 @@ def edge_near(parts: CanvasParts, x: float, y: float, tolerance: float) -> EdgeR
             if d < best_d:
                 best, best_d = route, d
     return best
+
+
+def bundle_labels(graph: ComputationGraph, layout: GraphLayout) -> list[tuple[QPointF, str]]:
+    """Where to write what a bundled edge stands for (``12 edges, 3.1 MiB``):
+    beside the middle of its route, or of its stub into the target."""
+    out = []
+    for edge, route in zip(graph.edges, layout.edges, strict=True):
+        if not (edge.source.startswith(GROUP_KEY) or edge.target.startswith(GROUP_KEY)):
+            continue
+        points = route.target_stub if route.stub and route.target_stub else route.points
+        if points:
+            (x0, y0), (x1, y1) = points[(len(points) - 1) // 2], points[len(points) // 2]
+            out.append((QPointF((x0 + x1) / 2 + 4, (y0 + y1) / 2 + 3), edge.shape))
+    return out

@@ -51,6 +51,7 @@ def layered_layout(
     *,
     long_edge_layers: int = 8,
     previous: Mapping[str, float] | None = None,
+    keep_order: Mapping[str, float] | None = None,
     layer_gap: float = 60.0,
     node_gap: float = 24.0,
     progress: ProgressFn | None = None,
@@ -67,9 +68,12 @@ def layered_layout(
     ``previous`` maps keys to x centres of an earlier layout of a similar
     graph: nodes in both keep their left-to-right order within each layer and
     are drawn towards their old x, so the picture does not jump while the
-    user steps through passes. ``progress`` is called with a fraction from 0
-    to 1 now and then; an exception it raises propagates, which is how a
-    caller cancels. The same input gives the same layout.
+    user steps through passes. ``keep_order`` (without ``previous``) only
+    orders: nodes keep its left-to-right order within each layer, with no
+    pull on x (a folded graph keeps an open group's members side by side).
+    ``progress`` is called with a fraction from 0 to 1 now and then; an
+    exception it raises propagates, which is how a caller cancels. The same
+    input gives the same layout.
     """
     report = progress or ignore_progress
     report(0.0)
@@ -97,7 +101,8 @@ def layered_layout(
 
     graph = LayeredGraph.build(nodes, layer, dag, long_edge_layers)
     report(0.1)
-    shared = previous_ranks(nodes, previous) if previous else None
+    ranked = previous or keep_order
+    shared = previous_ranks(nodes, ranked) if ranked else None
     crossings = order_layers(graph, shared, scaled(report, 0.1, 0.7))
     anchors = {v: previous[nodes[v].key] for v in shared} if previous and shared else None
     xs = place_x(graph, node_gap, anchors, scaled(report, 0.7, 0.95))

@@ -61,6 +61,7 @@ def relayout(
     renamed: Mapping[str, str] | None = None,
     changed: Collection[str] = (),
     unit_of: Callable[[str], str] | None = None,
+    keep_order: Mapping[str, float] | None = None,
     long_edge_layers: int = 8,
     layer_gap: float = 60.0,
     node_gap: float = 24.0,
@@ -85,16 +86,18 @@ def relayout(
     small, and always kept incremental, when it touches at most 25 units (or
     2 % of the nodes): ``unit_of(key)`` names the unit of a new, changed or
     removed node (the graph view counts instructions); by default each node
-    is its own. ``progress`` reports and cancels as for ``layered_layout``;
-    the same input gives the same layout.
+    is its own. ``keep_order``: the left-to-right order a fresh layout keeps
+    in each layer (``layered_layout``'s). ``progress`` reports and cancels as
+    for ``layered_layout``; the same input gives the same layout.
     """
     report = progress or ignore_progress
     report(0.0)
     names = renamed or {}
     if previous is None or not previous.positions or not nodes:
         return _fresh(
-            previous, nodes, edges, names, "", long_edge_layers, layer_gap, node_gap, report
-        )
+            previous, nodes, edges, names, "", long_edge_layers, layer_gap, node_gap, report,
+            keep_order,
+        )  # fmt: skip
     match = match_step(previous, nodes, edges, names, changed)
     n = len(nodes)
     unit = unit_of or _itself
@@ -105,8 +108,9 @@ def relayout(
     if match.kept < MIN_KEPT_SHARE * n:
         reason = f"{n - match.kept:,} of {n:,} nodes changed: laid out afresh"
         return _fresh(
-            previous, nodes, edges, names, reason, long_edge_layers, layer_gap, node_gap, report
-        )
+            previous, nodes, edges, names, reason, long_edge_layers, layer_gap, node_gap, report,
+            keep_order,
+        )  # fmt: skip
     small = changes <= max(SMALL_CHANGE, SMALL_CHANGE_SHARE * n)
     step = step_from(
         previous,
@@ -129,6 +133,7 @@ def relayout(
         layer_gap,
         node_gap,
         scaled(report, 0.3, 0.95),
+        keep_order,
     )
     worse = _worse(step, fresh.layout)
     if worse:
@@ -212,6 +217,7 @@ def _fresh(
     layer_gap: float,
     node_gap: float,
     report: ProgressFn,
+    keep_order: Mapping[str, float] | None = None,
 ) -> LayoutStep:
     """A fresh layout, and what changed from ``previous``."""
     # No pull towards the previous x: the same pass opened directly gets the
@@ -222,6 +228,7 @@ def _fresh(
         long_edge_layers=long_edge_layers,
         layer_gap=layer_gap,
         node_gap=node_gap,
+        keep_order=keep_order,
         progress=report,
     )
     layout = replace(layout, reference=_reference(layout))

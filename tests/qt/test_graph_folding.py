@@ -1,0 +1,158 @@
+"""The main graph folded into groups: a model of named scopes opens folded,
+groups open and close in place, a selection opens the groups on its way, a
+pass step keeps the groups open, and the grouping can be chosen."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def scoped(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A JAX step of 8 blocks, each a named scope holding ``attention`` and ``mlp``."""
+    pytest.importorskip("jax")
+    out = tmp_path_factory.mktemp("scoped")
+    program = ROOT / "tests" / "programs" / "scoped.py"
+    subprocess.run([sys.executable, str(program), str(out), "--blocks", "8"], check=True)
+    return out
+
+
+def opened(window, path: Path) -> dict:
+    window.open_dump(path)
+    assert window.wait_idle()
+    return window.view_state()
+
+
+def group_names(state: dict) -> dict[str, bool]:
+    return {g["name"]: g["open"] for g in state["graph_groups"]}
+
+
+def test_a_model_of_named_scopes_opens_folded_by_its_scopes(window, scoped) -> None:
+    state = opened(window, scoped)
+    groups = group_names(state)
+    assert 2 <= state["graph_boxes"] <= 100, state["graph_boxes"]
+    blocks = [name for name in groups if name.endswith(tuple(f"(block_{i})" for i in range(8)))]
+    assert len(blocks) >= 8, groups  # forward and backward of each block
+    assert all(not groups[name] for name in blocks), "the blocks start folded"
+    positions = window.graph_positions()
+    for name in blocks:
+        assert f"group:{name}" in positions, f"{name} is drawn as one box"
+
+
+def test_opening_and_closing_a_group_keeps_the_other_boxes_in_place(window, scoped) -> None:
+    state = opened(window, scoped)
+    groups = group_names(state)
+    block = next(name for name in groups if name.endswith("jvp(block_2)"))
+    before, boxes = window.graph_positions(), state["graph_boxes"]
+
+    window.open_group(block)
+    assert window.wait_idle()
+    after = window.view_state()
+    assert group_names(after)[block] is True
+    assert after["graph_boxes"] > boxes
+    positions = window.graph_positions()
+    assert f"group:{block}" not in positions, "an open group is a frame, not a box"
+    assert f"group:{block}/attention" in positions, "its inner scopes are boxes now"
+    kept = [k for k in before if k in positions and k != f"group:{block}"]
+    still = [k for k in kept if positions[k] == before[k]]
+    assert len(still) >= 0.8 * len(kept), f"{len(kept) - len(still)} of {len(kept)} boxes moved"
+
+    window.close_group(block)
+    assert window.wait_idle()
+    closed = window.view_state()
+    assert closed["graph_boxes"] == boxes
+    assert group_names(closed)[block] is False
+    assert f"group:{block}" in window.graph_positions()
+
+
+def test_selecting_an_instruction_inside_a_folded_group_opens_it(window, scoped) -> None:
+    state = opened(window, scoped)
+    shown = window.graph_positions()
+    module = window.model.loaded.module
+    hidden = next(
+        i.name
+        for i in module.entry.instructions
+        if "block_5" in (i.op_name or "") and i.opcode != "parameter" and i.name not in shown
+    )
+    window.select_instruction(hidden)
+    assert window.wait_idle()
+    after = window.view_state()
+    assert after["selection"] == hidden
+    assert hidden in window.graph_positions(), "the groups on its way opened"
+    assert hidden in window.graph_on_screen(), "and the view shows it"
+    assert after["graph_boxes"] > state["graph_boxes"]
+
+
+def test_a_pass_step_keeps_the_open_groups(window, scoped) -> None:
+    window.set_graph_grouping("scope")  # fold whatever the size: early passes are small
+    state = opened(window, scoped)
+    block = next(name for name in group_names(state) if name.endswith("jvp(block_1)"))
+    window.open_group(block)
+    assert window.wait_idle()
+    points = [p for p in window.model.points if p.seq is not None]
+    window.select_pass(points[-2].seq)
+    assert window.wait_idle()
+    stepped = group_names(window.view_state())
+    if block in stepped:
+        assert stepped[block] is True, "the group open before the step is open after it"
+
+
+def test_grouping_none_draws_every_node(window, scoped) -> None:
+    opened(window, scoped)
+    window.set_graph_grouping("none")
+    assert window.wait_idle()
+    state = window.view_state()
+    assert state["graph_groups"] == []
+    assert state["graph_grouping"] == "none"
+    assert not any(k.startswith("group:") for k in window.graph_positions())
+
+
+def test_a_gpt_folds_its_layers_as_a_repeat(window, gpt_dump) -> None:
+    state = opened(window, gpt_dump)  # 329 nodes: folded by scope
+    assert state["graph_grouping"] is None and state["graph_groups"]
+    window.open_group("block x 2")  # a name only one group has: its groups around open too
+    assert window.wait_idle()
+    repeats = [g for g in window.view_state()["graph_groups"] if g["kind"] == "repeat"]
+    outer = next(g for g in repeats if g["repeats"] == 2)
+    assert outer["open"] and outer["name"].endswith("/block x 2"), outer
+    window.close_group(outer["name"])
+    assert window.wait_idle()
+    assert f"group:{outer['name']}" in window.graph_positions(), "drawn as one box"
+    window.set_graph_grouping("repeats")  # no scopes: the layers alone are no repeat here
+    assert window.wait_idle()
+    assert window.view_state()["graph_grouping"] == "repeats"
+
+
+def test_the_whole_folded_graph_exports_with_its_key(window, scoped, tmp_path) -> None:
+    from PySide6.QtGui import QImage
+
+    from xlaview.qt import export
+
+    opened(window, scoped)
+    view = window.graph_pane.main
+    scene = view.scene().sceneRect()
+    image = QImage(str(export.whole_graph_png(view, tmp_path / "whole.png")))
+    assert image.width() >= min(scene.width(), 16000) - 1, "the whole scene, not the view"
+    assert image.height() > scene.height() * min(1.0, 16000 / scene.width()), "and a key"
+    svg = export.graph_svg(view, tmp_path / "whole.svg").read_text()
+    assert "jvp(block_0)" in svg and "folded group" in svg, "group names and the key as text"
+
+
+def test_the_minimap_shows_the_view_and_a_click_moves_it(window, qtbot, scoped) -> None:
+    from PySide6.QtCore import QPoint, Qt
+
+    opened(window, scoped)
+    view = window.graph_pane.main
+    minimap = view.minimap
+    assert minimap.isVisible(), "the graph is wider than the view: the minimap shows"
+    before = view.mapToScene(view.viewport().rect().center())
+    target = QPoint(minimap.width() - 4, minimap.height() // 2)
+    qtbot.mouseClick(minimap, Qt.MouseButton.LeftButton, pos=target)
+    after = view.mapToScene(view.viewport().rect().center())
+    assert after.x() > before.x() + 100, (before, after)
