@@ -111,3 +111,15 @@ def test_marks_are_lifted_to_the_groups_holding_them() -> None:
     assert marks[GROUP_KEY + paths[repeat.id]] == 4, "the worst of its members"
     sums = group_marks(folding, paths, {"d3": 2, "t5": 4}, operator.add)
     assert sums[GROUP_KEY + paths[repeat.id]] == 6
+
+
+def test_first_open_keeps_a_group_folded_that_would_show_too_many(monkeypatch) -> None:
+    """The gpt48 step's jit(train_step) holds 581 nodes of its own: opened at
+    first, the picture had 591 boxes; it stays folded past MOST_BOXES."""
+    from xlaview.analysis.folding import drawn
+
+    folding, paths = _chain(10)
+    monkeypatch.setattr(drawn, "MOST_BOXES", 3)
+    opened = first_open(folding, small=0, budget=3)
+    graph, _ = folded_graph(folding, opened, paths)
+    assert len(graph.nodes) <= 3

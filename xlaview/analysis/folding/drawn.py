@@ -24,8 +24,10 @@ from xlaview.units import human_bytes
 
 T = TypeVar("T")
 GROUP_KEY = "group:"  # no HLO name holds a colon: a group's key is never an instruction's
-# A first picture of fewer boxes than this says nothing: its largest group opens.
+# A first picture of fewer boxes than this says nothing: its largest group
+# opens, unless that shows more than MOST_BOXES (a picture that cannot be read).
 FEWEST_BOXES = 12
+MOST_BOXES = 200
 # Around an open group's members: the margin, and the strip at its top that names it.
 FRAME_MARGIN = 6.0
 FRAME_HEADER = 16.0
@@ -83,7 +85,9 @@ def find_group(folding: Folding, paths: tuple[str, ...], name: str) -> int | Non
 def first_open(folding: Folding, small: int, budget: int) -> set[int]:
     """The groups open in a graph's first picture: `default_open`'s, then,
     while that shows fewer than `FEWEST_BOXES` boxes, its largest folded group
-    (the ``jit(step)`` around everything, whatever its own nodes cost)."""
+    (the ``jit(step)`` around everything), if the picture stays within
+    `MOST_BOXES` (a train step's ``jit(step)`` holding 290 weight updates side
+    by side stays folded)."""
     opened = set(default_open(folding, small, budget))
     groups = folding.groups
     shown = len(folded_view(folding, opened).boxes)
@@ -94,8 +98,11 @@ def first_open(folding: Folding, small: int, budget: int) -> set[int]:
         if not folded:
             break
         largest = max(folded, key=lambda g: (g.size, -g.id))
+        more = len(largest.children) + len(largest.nodes) - 1
+        if shown + more > MOST_BOXES:
+            break
         opened.add(largest.id)
-        shown += len(largest.children) + len(largest.nodes) - 1
+        shown += more
     return opened
 
 
