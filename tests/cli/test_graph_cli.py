@@ -145,3 +145,24 @@ def test_framework_dumps_group_by_their_scopes(request, case) -> None:
         assert doc["top_level"] < doc["nodes"]
     else:
         assert doc["top_level"] == doc["nodes"] or doc["groups"], "flat, or folded by repeats"
+
+
+def test_out_draws_the_whole_graph_with_its_key(tmp_path: Path) -> None:
+    """``graph --out`` draws the whole graph as ``export --graph`` does: a PNG
+    of the scene, an SVG whose text keeps each node's name and the key."""
+    from PySide6.QtGui import QImage
+
+    from xlaview.resources import sample_dump
+
+    png, svg = tmp_path / "g.png", tmp_path / "g.svg"
+    commands.xlaview("graph", str(sample_dump()), "--out", str(png))
+    commands.xlaview("graph", str(sample_dump()), "--group", "none", "--out", str(svg))
+    image = QImage(str(png))
+    assert image.height() > 1500 and image.width() > 600, image.size()
+    text = svg.read_text()
+    assert "dot_general.6" in text and "convert_exponential_fusion" in text
+    assert "long edge" in text, "the key"
+    bad = commands.xlaview(
+        "graph", str(sample_dump()), "--out", str(tmp_path / "g.jpg"), check=False
+    )
+    assert bad.returncode != 0 and ".png or .svg" in bad.stderr

@@ -148,6 +148,12 @@ def cmd_export(args: argparse.Namespace) -> int:
         if args.select is not None:
             window.select_instruction(args.select)
         window.wait_idle()
+        computation = getattr(args, "computation", None)  # xlaview graph --out
+        if computation is not None:
+            window.model.enter_computation(computation)
+            window.wait_idle()
+            if window.view_state()["computation"] != computation:
+                raise CliError(f"no computation {computation!r} in {args.dir}")
         state = window.view_state()
         if args.select is not None and state["selection"] != args.select:
             raise CliError(

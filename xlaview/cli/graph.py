@@ -36,6 +36,8 @@ def cmd_graph(args: argparse.Namespace) -> int:
         where = f"{dump_module.title} at " + (
             f"pass {point.key}" if point.seq is not None else point.title
         )
+    if args.out is not None:
+        return _draw(args)
     module = load_checked(text)
     if args.computation is None:
         computation = module.entry
@@ -105,6 +107,29 @@ def _print_tree(folding: Folding) -> None:
             stack.extend(reversed(group.children))
 
 
+def _draw(args: argparse.Namespace) -> int:
+    """The whole graph, folded as asked, drawn into ``--out`` (PNG or SVG) as
+    ``xlaview export --graph`` draws it."""
+    from xlaview.cli.export import cmd_export
+
+    if args.out.suffix.lower() not in (".png", ".svg"):
+        raise CliError(f"--out {args.out}: a .png or .svg file")
+    return cmd_export(
+        argparse.Namespace(
+            dir=args.path,
+            module=args.module,
+            pass_=args.pass_,
+            select=None,
+            out=args.out,
+            graph=True,
+            group=args.group,
+            force=False,
+            size=(1600, 1000),
+            computation=args.computation,
+        )
+    )
+
+
 def register(sub) -> None:
     from xlaview.analysis.folding import GROUPINGS
 
@@ -129,4 +154,11 @@ def register(sub) -> None:
         "nodes side by side (default); repeats: repeated blocks only; none: no groups",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument(
+        "--out",
+        type=Path,
+        metavar="FILE.png|FILE.svg",
+        help="draw the whole graph, folded so, with its key, into this file (never inside "
+        "the dump folder) instead of printing its groups",
+    )
     p.set_defaults(run=cmd_graph)
