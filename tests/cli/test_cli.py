@@ -290,3 +290,20 @@ def test_inspect_names_each_fusions_kernel_files() -> None:
     none = dot["instruction"]["kernel"]
     assert {none[key] for key in paths} == {None} and none["stages"] == []
     assert none["reason_kind"] == "library-call" and "Eigen" in none["reason"]
+
+
+def test_compare_says_why_a_module_is_not_matched_op_by_op(tmp_path: Path) -> None:
+    """A module whose after-optimizations file holds no computation (a header
+    only) is compared side by side; op by op it says why not (it stopped
+    compare with exit status 2)."""
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    (dump / "module_0000.jit_f.cpu_after_optimizations.txt").write_text(
+        "HloModule jit_f, entry_computation_layout={()->f32[]}\n"
+    )
+    out = xlaview("compare", "--json", str(dump), str(dump))
+    document = json.loads(out.stdout)
+    assert "no HLO computation" in document["matched_module"]["problem"]
+    assert document["matches"] == [] and document["modules"][0]["module"] == "jit_f"
+    text = xlaview("compare", str(dump), str(dump)).stdout
+    assert text.startswith("Not compared op by op:")

@@ -45,7 +45,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
         raise CliError(str(err)) from None
     if not results:
         raise CliError(f"no module of the same name in {args.left} and {args.right}")
-    matched = _match_main_modules(args, results)
+    matched: _Matched | _Unmatched
+    try:
+        matched = _match_main_modules(args, results)
+    except CliError as err:  # a module the side by side reads past (a file with no HLO)
+        matched = _Unmatched(str(err))
     if args.json:
         emit_json(
             {
@@ -177,6 +181,21 @@ class _Matched:
             say_shown(len(rows), len(effects), "changes")
         else:
             echo("Nothing changed in the ops.")
+        echo()
+
+
+class _Unmatched:
+    """The main modules could not be matched op by op: why, and empty lists."""
+
+    def __init__(self, problem: str) -> None:
+        self.problem = problem
+
+    def to_json(self) -> dict[str, Any]:
+        lists = ("matches", "splits", "merges", "only_a", "only_b", "summary")
+        return {"matched_module": {"problem": self.problem}, **{key: [] for key in lists}}
+
+    def print_summary(self, args: argparse.Namespace) -> None:
+        echo(f"Not compared op by op: {self.problem}")
         echo()
 
 

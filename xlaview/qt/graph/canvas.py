@@ -15,8 +15,6 @@ from collections.abc import Sequence
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import (
     QColor,
-    QFont,
-    QFontMetricsF,
     QPainter,
     QPainterPath,
     QPen,
@@ -29,7 +27,6 @@ from PySide6.QtWidgets import (
 from xlaview.analysis.drawing import EdgeRoute, GraphLayout
 from xlaview.analysis.drawing.graph import NODE_HEIGHT, ComputationGraph
 from xlaview.analysis.folding import Frame
-from xlaview.analysis.kinds import is_fusion_kind
 from xlaview.qt import theme
 from xlaview.qt.graph.groups import (
     frame_rect,
@@ -38,6 +35,7 @@ from xlaview.qt.graph.groups import (
     paint_group_boxes,
     paint_group_label,
 )
+from xlaview.qt.graph.labels import NodeFonts, paint_node_label
 from xlaview.qt.render.canvas_parts import (
     BAND,
     CanvasParts,
@@ -53,7 +51,6 @@ from xlaview.qt.render.transition import Transition
 TEXT_MIN_SCALE = 0.42  # below this zoom, text is unreadable: boxes only
 READABLE_SCALE = 0.6  # the smallest zoom a view starts at
 # Unclipped: a clipped line height cuts off the underscores of instruction names.
-_LEFT = int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter | Qt.TextFlag.TextDontClip)
 
 
 class GraphCanvas(QGraphicsItem):
@@ -103,13 +100,8 @@ class GraphCanvas(QGraphicsItem):
         for frame in frames:
             bounds = bounds.united(frame_rect(frame))
         self._bounds = bounds.adjusted(-40, -40, 40, 40)
-        self._font = QFont()
-        self._font.setPointSizeF(9)
-        self._bold = QFont(self._font)
-        self._bold.setWeight(QFont.Weight.DemiBold)
-        self._mono = theme.monospace_font(8)
-        self._metrics = QFontMetricsF(self._bold)
-        self._mono_metrics = QFontMetricsF(self._mono)
+        self._fonts = fonts = NodeFonts()
+        self._font, self._bold, self._mono = fonts.font, fonts.bold, fonts.mono
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemUsesExtendedStyleOption)
 
     def boundingRect(self) -> QRectF:
@@ -475,31 +467,7 @@ class GraphCanvas(QGraphicsItem):
         return self._fill_paths
 
     def _paint_label(self, painter: QPainter, placed: Placed) -> None:
-        node, rect = placed.node, placed.rect
-        if node.members:
+        if placed.node.members:
             paint_group_label(painter, placed, self._bold, self._font)
-            return
-        name = node.instruction
-        inner = rect.adjusted(7, 3, -7, -3)
-        painter.setPen(QColor(theme.TEXT))
-        painter.setFont(self._bold)
-        metrics = self._metrics
-        title = metrics.elidedText(name, Qt.TextElideMode.ElideMiddle, inner.width())
-        line_h = inner.height() / (2 if node.is_copy else 3)
-        painter.drawText(QRectF(inner.left(), inner.top(), inner.width(), line_h), _LEFT, title)
-        painter.setFont(self._font)
-        opcode = " · ".join(node.label.split(" ")) if node.label else node.opcode
-        if not node.label and is_fusion_kind(node.kind):
-            opcode = f"{node.opcode} · {node.kind.value.split()[0]}"
-        painter.setPen(QColor(theme.TEXT_SECONDARY))
-        painter.drawText(
-            QRectF(inner.left(), inner.top() + line_h, inner.width(), line_h), _LEFT, opcode
-        )
-        if not node.is_copy:
-            painter.setFont(self._mono)
-            shape = self._mono_metrics.elidedText(
-                node.shape, Qt.TextElideMode.ElideRight, inner.width()
-            )
-            painter.drawText(
-                QRectF(inner.left(), inner.top() + 2 * line_h, inner.width(), line_h), _LEFT, shape
-            )
+        else:
+            paint_node_label(painter, placed, self._fonts)

@@ -204,16 +204,18 @@ class Graphs(QObject):
             on_done=shown, on_progress=lambda f: notices.report_progress("opening groups", f),
         )  # fmt: skip
 
-    def groups_state(self) -> tuple[int, list[dict[str, object]]]:
-        """The boxes the main graph draws, and its groups shown (folded or open)."""
+    def groups_state(self) -> dict[str, object]:
+        """``graph_grouping``, the boxes the main graph draws (``graph_boxes``)
+        and its groups shown, folded or open (``graph_groups``), for `view_state`."""
         result = self.main_result
-        if result is None:
-            return 0, []
-        folded = result.folded
-        if folded is None:
-            return len(result.graph.nodes), []
-        groups = shown_groups(folded.folding, folded.open_groups, folded.paths)
-        return len(result.graph.nodes), groups
+        folded = result.folded if result is not None else None
+        return {
+            "graph_grouping": self.grouping,
+            "graph_boxes": len(result.graph.nodes) if result is not None else 0,
+            "graph_groups": shown_groups(folded.folding, folded.open_groups, folded.paths)
+            if folded is not None
+            else [],
+        }
 
     def enter(self, computation: str) -> None:
         """Open a called computation (a fusion's body, a loop's body)."""

@@ -10,6 +10,7 @@ from typing import Any
 from xlaview.dump.module_names import display_name
 from xlaview.dump.records import DumpFile, DumpModule
 from xlaview.qt.model.tasks import GraphResult
+from xlaview.units import whole_number
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,3 +66,9 @@ class ModuleEntry:
         if module.plain_file:  # a lone HLO text: two files may hold one module name
             shown = f"{module.plain_file} ({shown})" if module.name else module.plain_file
         return cls(module, shown, module.title)
+
+
+def public_pass(key: str | None) -> int | str | None:
+    """A pass key as `view_state` says it: a pass number as a number."""
+    number = whole_number(key) if key is not None else None
+    return number if number is not None else key

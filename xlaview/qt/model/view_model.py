@@ -52,12 +52,11 @@ from xlaview.qt.model.graphs import Graphs
 from xlaview.qt.model.jobs import Jobs
 from xlaview.qt.model.notices import NoticeBoard
 from xlaview.qt.model.prefetch import Prefetch
-from xlaview.qt.model.records import ModuleEntry, Selection, TextShown
+from xlaview.qt.model.records import ModuleEntry, Selection, TextShown, public_pass
 from xlaview.qt.model.release import Releaser
 from xlaview.qt.model.tasks import PreparedPass
 from xlaview.qt.model.view_cache import ViewCache
 from xlaview.text.spans import lex_text
-from xlaview.units import whole_number
 
 
 class ViewModel(QObject):
@@ -479,26 +478,18 @@ class ViewModel(QObject):
     def view_state(self) -> dict[str, Any]:
         """What is on screen now (see `MainWindow.view_state`)."""
         diff = self.changes.diff_range()
-        boxes, groups = self.graphs.groups_state()
         return {
             "folder": str(self.index.root) if self.index else None,
             "module": self.module.key if self.module else None,
-            "pass": _public_pass(self.pass_key),
+            "pass": public_pass(self.pass_key),
             "computation": self.graph_path[-1] if self.graph_path else None,
             "selection": self.selection.name if self.selection else None,
             "fusion_computation": self.fusion_computation,
             "diff": None
             if diff is None
-            else {"from": _public_pass(diff[0]), "to": _public_pass(diff[1])},
-            "text_pass": _public_pass(self.text_pass),
-            "graph_pass": _public_pass(self.graph_pass),
+            else {"from": public_pass(diff[0]), "to": public_pass(diff[1])},
+            "text_pass": public_pass(self.text_pass),
+            "graph_pass": public_pass(self.graph_pass),
             "memory": memory.to_json() if (memory := self.module_info.memory) else None,
-            "graph_grouping": self.graphs.grouping,
-            "graph_boxes": boxes,
-            "graph_groups": groups,
+            **self.graphs.groups_state(),
         }
-
-
-def _public_pass(key: str | None) -> int | str | None:
-    number = whole_number(key) if key is not None else None
-    return number if number is not None else key
