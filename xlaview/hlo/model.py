@@ -134,6 +134,13 @@ class Instruction(NamedTuple):
         return computation_names(value) if value else ()
 
     @property
+    def may_call(self) -> bool:
+        """Whether the attributes may name a called computation: one search
+        in C, False for certain (most instructions call nothing)."""
+        text = self.attribute_text
+        return bool(text) and _CALLING.search(text) is not None
+
+    @property
     def called_computations(self) -> tuple[str, ...]:
         """Names of the computations this instruction calls, in attribute order."""
         text = self.attribute_text
@@ -658,7 +665,7 @@ class _Callers:
             for instr in comp.instructions:
                 # The search (in C) spares splitting the attributes of
                 # every instruction that calls nothing.
-                if instr.attribute_text and _CALLING.search(instr.attribute_text):
+                if instr.may_call:
                     for called in instr.called_computations:
                         calls.setdefault(called, []).append(instr)
         return calls

@@ -425,9 +425,6 @@ _CALLED = {
 }
 
 
-_CALLING = re.compile(rf"(?<![\w.\-])(?:{'|'.join(_CALLED)})=")
-
-
 def called_names(instr: Instruction, attribute: str) -> tuple[str, ...]:
     """The computations named by one attribute (``calls=%f``, ``branch_computations={...}``).
 
@@ -448,8 +445,7 @@ def called_names(instr: Instruction, attribute: str) -> tuple[str, ...]:
 def _called_by(instr: Instruction) -> tuple[str, ...]:
     """Every computation ``instr`` calls, by the attributes pricing reads
     (one search in C first: most instructions call nothing)."""
-    text = instr.attribute_text
-    if not text or _CALLING.search(text) is None:
+    if not instr.may_call:
         return ()
     found: tuple[str, ...] = ()
     for attribute in _CALLED:
