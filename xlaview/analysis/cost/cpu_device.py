@@ -60,7 +60,7 @@ from xlaview.errors import XlaviewError
 from xlaview.hlo import Computation, Instruction, Module
 from xlaview.units import human_bytes
 
-CALIBRATION_VERSION = 1
+CALIBRATION_VERSION = 2  # 2: probes run round by round, dots 8 times
 _HALF = ("bf16", "f16")
 _KIB = 1024
 _CACHE_ROOT = Path("/sys/devices/system/cpu/cpu0/cache")
@@ -446,10 +446,10 @@ def _probes(limits: tuple[int, ...]) -> Iterator[_Probe]:
         return _Probe(kind, n, jnp.matmul, (a, a), runs)
 
     for n in (512, 1024, 1536):
-        yield dot("f32", np.float32, n, 5)
-    yield dot("bf16", jnp.bfloat16, 1024, 5)
-    yield dot("f64", np.float64, 1024, 3)
-    yield dot("s8", np.int8, 1024, 5)
+        yield dot("f32", np.float32, n, 8)
+    yield dot("bf16", jnp.bfloat16, 1024, 8)
+    yield dot("f64", np.float64, 1024, 5)
+    yield dot("s8", np.int8, 1024, 8)
     for n in (1 << 15, 1 << 18):
         yield _Probe("vector", n, _polynomial, (full((n,), np.float32),), 20)
     for size in _stream_sizes(limits):
@@ -511,10 +511,19 @@ def _measure_here() -> None:  # pragma: no cover - runs in the calibrating proce
         options = jax.profiler.ProfileOptions()
         options.python_tracer_level = 0
         options.enable_hlo_proto = False
+        # The compute probes round by round, each once per round: a burst of
+        # load from elsewhere slows one run of each, never every run of one.
+        # A stream's runs follow each other: its working set stays in its tier.
+        compute = [c for c in compiled if c[0].kind not in _STREAMS]
         with jax.profiler.trace(folder, profiler_options=options):
+            for round_ in range(max(c[0].runs for c in compute)):
+                for probe, exe, args, _, _ in compute:
+                    if round_ < probe.runs:
+                        _run(exe, args, probe.donate)
             for probe, exe, args, _, _ in compiled:
-                for _ in range(probe.runs):
-                    _run(exe, args, probe.donate)
+                if probe.kind in _STREAMS:
+                    for _ in range(probe.runs):
+                        _run(exe, args, probe.donate)
         for module, name, seconds in _op_times(Path(folder)):
             key = (module, name)
             times[key] = min(times.get(key, math.inf), seconds)
