@@ -36,6 +36,22 @@ def human_bytes(n: float | None, digits: int = 1, missing: str = MISSING) -> str
 _BYTE_UNITS = ("B", "KiB", "MiB", "GiB", "TiB")
 
 
+def signed_bytes(value: int) -> str:
+    """A change in bytes: ``+2.0 GiB``, ``-8.0 MiB``, ``0``."""
+    if value == 0:
+        return "0"
+    return ("+" if value > 0 else "-") + human_bytes(abs(value))
+
+
+def signed_seconds(value: float | None) -> str:
+    """A change in time: ``+1.20 ms``, ``-46.0 µs``, ``0``; `MISSING` for unknown."""
+    if value is None:
+        return MISSING
+    if value == 0:
+        return "0"
+    return ("+" if value > 0 else "-") + seconds(abs(value))
+
+
 def exact_bytes(n: int | None, missing: str = MISSING) -> str:
     """``406880316`` -> ``406,880,316 bytes``: the count itself, for tooltips."""
     return missing if n is None else f"{n:,} bytes"

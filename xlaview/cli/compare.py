@@ -169,8 +169,8 @@ class _Matched:
                 e.what,
                 elided(e.a, 2) or "-",
                 elided(e.b, 2) or "-",
-                _signed_seconds(e.delta_time_s),
-                _signed_bytes(e.delta_memory_bytes),
+                units.signed_seconds(e.delta_time_s),
+                units.signed_bytes(e.delta_memory_bytes),
                 _intermediates(e.intermediates),
             )
             for e in top_rows(effects, args)
@@ -205,9 +205,7 @@ def _match_main_modules(args: argparse.Namespace, results: list[Any]) -> _Matche
     there, else the second's main module), or without ``--module`` the main
     module's pair of ``results`` (the modules both dumps have), matched op by
     op and priced on the device of the first."""
-    from xlaview.analysis.cost.roofline import roofline
     from xlaview.analysis.matching import PricedModule, compare_instructions, match_instructions
-    from xlaview.analysis.traffic import analyze_traffic
     from xlaview.cli.cost import choose_device
     from xlaview.dump.reports import load_reports
 
@@ -228,11 +226,7 @@ def _match_main_modules(args: argparse.Namespace, results: list[Any]) -> _Matche
     priced = []
     for dump_module, _, final, module, cost in sides:
         reports = (lambda m=dump_module: load_reports(m)) if final else None
-        priced.append(
-            PricedModule(
-                module, cost, roofline(cost, device), analyze_traffic(module, reports, cost)
-            )
-        )
+        priced.append(PricedModule.priced(module, cost, device, reports))
     matching = match_instructions(priced[0].module, priced[1].module)
     names = (priced[0].module.name, priced[1].module.name)
     comparison = compare_instructions(matching, *priced)
@@ -259,20 +253,6 @@ def _counterpart(right: Path, name: str | None, key: str | None) -> Any:
         except CliError:
             continue
     return resolve_final(right, None)
-
-
-def _signed_seconds(value: float | None) -> str:
-    if value is None:
-        return units.MISSING
-    if value == 0:
-        return "0"
-    return ("+" if value > 0 else "-") + units.seconds(abs(value))
-
-
-def _signed_bytes(value: int) -> str:
-    if value == 0:
-        return "0"
-    return ("+" if value > 0 else "-") + human_bytes(abs(value))
 
 
 def _intermediates(items: tuple[tuple[str, str, str, int], ...]) -> str:

@@ -32,6 +32,7 @@ from xlaview.qt.panels.changes import ChangesPanel
 from xlaview.qt.panels.inspector import InspectorView
 from xlaview.qt.panels.tabs import AnalysisTabs
 from xlaview.qt.safe_text import steady_label
+from xlaview.qt.side_by_side import SideBySide
 from xlaview.qt.text.code_tabs import CodeTabs
 from xlaview.qt.text.levels import LevelsBar
 from xlaview.qt.timeline import PassTimeline
@@ -75,6 +76,10 @@ class MainWindow(QMainWindow):
         self.follower = FolderFollower(self.model, self)
         self._restore_state()
         self.menus = Menus(self)
+        # Compared op by op with another dump (`compare_with`): the pair of
+        # windows, and the window that opened this one beside it, if it did.
+        self.side_by_side: SideBySide | None = None
+        self.opened_beside: MainWindow | None = None
 
     # ================================================================ building
     def _build(self) -> None:
@@ -231,7 +236,16 @@ class MainWindow(QMainWindow):
         folded or open: ``{"name"`` (the group's path, what `open_group` takes),
         ``"kind"`` (``scope``/``repeat``), ``"open"``, ``"nodes"``, ``"repeats"}``;
         empty when it is not folded)."""
-        return self.model.view_state()
+        return {**self.model.view_state(), "compare": self._compare_state()}
+
+    def _compare_state(self) -> dict[str, Any] | None:
+        link = self.side_by_side.link if self.side_by_side is not None else None
+        if link is None:
+            return None
+        state = link.state()
+        if self.opened_beside is not None:  # the second window: its side is "b"
+            state["other"] = str(link.sides["a"].index.root) if link.sides["a"].index else None
+        return state
 
     def set_graph_grouping(self, mode: str) -> None:
         """Fold the main graph by ``scope`` (op_name scopes, repeated blocks
@@ -263,11 +277,39 @@ class MainWindow(QMainWindow):
         self.problems_dock.show()
         self.bottom_tabs.run_search(query)
 
-    def compare_with(self, folder: str | Path) -> None:
-        """Compare the open dump's modules with another dump of the same program."""
+    def compare_with(self, folder: str | Path, *, side_by_side: bool = True) -> None:
+        """Compare the open dump with another dump of the same program: the
+        modules both have, in totals (the Compare tab), and op by op: the other
+        dump in a second window beside this one (`compared_window`), the
+        selection of either followed in the other, the ops the other lacks or
+        changed marked on each, the changes ranked in both Compare tabs."""
         self.problems_dock.show()
         self.bottom_tabs.setCurrentWidget(self.compare)
         self.model.compare.compare_with(folder)
+        if side_by_side and self.model.index is not None:
+            self._open_beside(folder)
+
+    def _open_beside(self, folder: str | Path) -> None:
+        if self.side_by_side is not None:
+            self.side_by_side.windows["b"].close()
+        other = MainWindow(self.settings, persist=False)
+        other.set_animate(self.animates)
+        other.opened_beside = self
+        self.side_by_side = SideBySide(self, other)
+        other.side_by_side = self.side_by_side
+        other.open_dump(folder)
+        self.side_by_side.tile()
+
+    @property
+    def compared_window(self) -> MainWindow | None:
+        """The window of the dump this one is compared with op by op (None: none)."""
+        return self.side_by_side.windows["b"] if self.side_by_side is not None else None  # type: ignore[return-value]
+
+    def select_change(self, row: int) -> None:
+        """Select the ops of the op-by-op comparison's change ``row`` (ranked
+        as the Compare tab lists them) in both windows."""
+        if self.side_by_side is not None:
+            self.side_by_side.link.select_change(row)
 
     def open_profile(self, path: str | Path) -> None:
         """Read a ``jax.profiler`` trace taken elsewhere and join it to the dump."""
@@ -412,6 +454,12 @@ class MainWindow(QMainWindow):
             self.settings.setValue("mainSplit", self.main_split.saveState())
             self.settings.sync()
         self.model.shutdown()
+        pair, self.side_by_side = self.side_by_side, None
+        if pair is not None:
+            pair.dissolve()
+            for window in pair.windows.values():
+                if window is not self:
+                    window.side_by_side = None  # type: ignore[attr-defined]
         super().closeEvent(event)
         # What the closed window's jobs left behind goes now, not at the next
         # turn of an event loop that may never come.

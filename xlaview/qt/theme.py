@@ -57,6 +57,10 @@ PAPER = "#ffffff"
 HIGHLIGHT_ROW = "#fff4e6"  # a table row or cell to look at
 ADDED, REMOVED, CHANGED = "#2b8a3e", "#c92a2a", "#e67700"  # what a pass did
 ADDED_LINE, CHANGED_LINE = "#ebfbee", "#fff9db"  # the same, as text backgrounds
+# How an op stands in another dump compared with this one: node fills, and
+# the text's line backgrounds.
+COMPARE_FILLS = {"only": "#ffc9c9", "regrouped": "#d0bfff", "changed": "#ffe8a1"}
+COMPARE_LINES = {"only": "#fff0f0", "regrouped": "#f3f0ff", "changed": "#fff9db"}
 PEAK = "#e03131"  # a peak line, a removed node's outline
 FOUND = "#ffe066"  # find hits
 NOTE = "#9c36b5"  # the graph's note in the status bar

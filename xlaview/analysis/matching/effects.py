@@ -12,14 +12,17 @@ not in it.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from xlaview.analysis.cost.roofline import Roofline
+from xlaview.analysis.cost.devices import Device
+from xlaview.analysis.cost.roofline import Roofline, roofline
 from xlaview.analysis.cost.totals import ModuleCost
 from xlaview.analysis.matching.facts import PLUMBING, moves_data
 from xlaview.analysis.matching.instructions import InstructionMatching, Match
-from xlaview.analysis.traffic import Intermediate, Traffic
+from xlaview.analysis.traffic import Intermediate, Traffic, analyze_traffic
+from xlaview.dump.reports import ModuleReports
 from xlaview.hlo import Module
 
 DELTA_KEYS = ("flops", "bytes_accessed", "time_s", "traffic_bytes")
@@ -72,6 +75,18 @@ class PricedModule:
     def written(self, name: str) -> list[Intermediate]:
         """The materialized intermediates op ``name`` writes."""
         return self._written.get(name, [])
+
+    @classmethod
+    def priced(
+        cls,
+        module: Module,
+        cost: ModuleCost,
+        device: Device,
+        reports: ModuleReports | Callable[[], ModuleReports | None] | None = None,
+    ) -> PricedModule:
+        """``module`` with its cost placed on ``device`` and its traffic
+        (``reports``: its buffer assignment, for a module's final pass)."""
+        return cls(module, cost, roofline(cost, device), analyze_traffic(module, reports, cost))
 
 
 @dataclass(frozen=True, slots=True)

@@ -105,6 +105,8 @@ class GraphPane(QWidget):
         self._traffic = None
         self._overlay = False
         self._heat: tuple[str, dict[str, float], Callable[[float], str]] | None = None
+        # Another dump compared op by op: its legend's title, op -> mark kind.
+        self._compared: tuple[str, dict[str, str]] | None = None
         self._emphasis: tuple[frozenset[str], frozenset[str]] = (frozenset(), frozenset())
         # Where each node of the graph shown before stood (its canvas's boxes):
         # removed ones are drawn faint there.
@@ -211,6 +213,13 @@ class GraphPane(QWidget):
         self._heat = (title, values or {}, label) if title else None
         self._apply_heat()
 
+    def set_compare_marks(self, title: str | None, marks: dict[str, str] | None = None) -> None:
+        """Colour the ops of the main graph by how they stand in another dump
+        (``marks``: op -> ``only``, ``regrouped`` or ``changed``), over any
+        heat, with a legend titled ``title``; None: no such colours."""
+        self._compared = (title, marks or {}) if title else None
+        self._apply_heat()
+
     def set_emphasis(self, main: set[str], fused: set[str] | frozenset[str] = frozenset()) -> None:
         """Instructions a panel points at, in the main graph and in the fused pane."""
         self._emphasis = (frozenset(main), frozenset(fused))
@@ -277,10 +286,18 @@ class GraphPane(QWidget):
                 (theme.HEAT_COLORS[i], f"≥ {label(edge)}")
                 for i, edge in reversed(list(enumerate(scale.edges)))
             ]
+        title = self._heat[0] if self._heat else None
+        if self._compared is not None:
+            title, marks = self._compared
+            if self._folded is not None:  # a folded group: its strongest member's mark
+                folded = self._folded
+                marks = marks | group_marks(folded.folding, folded.paths, marks, _stronger)
+            fills = {name: theme.COMPARE_FILLS[kind] for name, kind in marks.items()}
+            stops = [(theme.COMPARE_FILLS[kind], label) for kind, label in COMPARE_LEGEND]
         for view in (self.main, self.fused):
             if view.canvas is not None:
                 view.canvas.set_fills(fills)
-        self.main.set_legend(self._heat[0] if self._heat else None, stops)
+        self.main.set_legend(title, stops)
 
     def _apply_selection(self, view: GraphView, center: bool) -> None:
         graph = view.graph
@@ -319,6 +336,19 @@ class GraphPane(QWidget):
         if canvas is None:
             return {}
         return instruction_positions(canvas.graph, canvas.layout)
+
+
+COMPARE_LEGEND = (
+    ("only", "only in this dump"),
+    ("regrouped", "fusion split or merged"),
+    ("changed", "matched, changed"),
+)
+
+
+def _stronger(a: str, b: str) -> str:
+    """A group holding an op only this dump has is marked so, before a regrouped one."""
+    order = [kind for kind, _ in COMPARE_LEGEND]
+    return a if order.index(a) <= order.index(b) else b
 
 
 def _any_change(a: str, b: str) -> str:

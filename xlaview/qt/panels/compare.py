@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSplitter, QTableWidgetItem, QVBoxLayout, QWidget
 
 from xlaview.analysis.compare import ModuleComparison
 from xlaview.analysis.memory import MEMORY_FIGURES
 from xlaview.qt import safe_text, theme
-from xlaview.qt.panels.tables import plain_table
+from xlaview.qt.panels.tables import RowsModel, plain_table, table_view
 from xlaview.qt.safe_text import esc, tooltip
 from xlaview.units import exact_bytes, human_bytes
 
@@ -20,9 +24,22 @@ NOTHING_COMPARED = (
 )
 
 
+CHANGE_HEADERS = ["#", "change", "Δ time", "Δ memory", "first dump", "second dump"]
+CHANGE_TIPS = (
+    "Rank: the largest effect on estimated time and memory first",
+    "What changed: a merged or split fusion, a new copy, a changed layout, an op only one has",
+    "Estimated time, second minus first (roofline, both priced on the first dump's device);"
+    " ? where an op's cost is unknown (a library kernel's interior)",
+    "Bytes written to memory as materialized intermediates, second minus first",
+)
+
+
 class CompareView(QWidget):
     """Two dumps side by side: fusions, traffic, memory and the peak of live
-    values, what only one has."""
+    values, what only one has; and, op by op, the changes ranked by their
+    effect on time and memory (a click selects them in both windows)."""
+
+    change_clicked = Signal(int)  # the change's rank (its row in `changes`)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -31,10 +48,25 @@ class CompareView(QWidget):
         self.title.setWordWrap(True)
         self.table = plain_table(["", "left", "right"], self)
         self.table.setObjectName("compareTable")
+        self.changes = RowsModel(CHANGE_HEADERS, self, numeric=(0, 2, 3), tips=CHANGE_TIPS)
+        self.changes_view = table_view(
+            self.changes, self, "compareChanges", self.change_clicked.emit
+        )
+        self.changes_note = safe_text.label(self, rich=True)
+        self.changes_note.setWordWrap(True)
+        ops = QWidget(self)
+        ops_layout = QVBoxLayout(ops)
+        ops_layout.setContentsMargins(0, 0, 0, 0)
+        ops_layout.addWidget(self.changes_note)
+        ops_layout.addWidget(self.changes_view, 1)
+        split = QSplitter(Qt.Orientation.Horizontal, self)
+        split.addWidget(self.table)
+        split.addWidget(ops)
+        split.setStretchFactor(1, 2)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addWidget(self.title)
-        layout.addWidget(self.table, 1)
+        layout.addWidget(split, 1)
         self.title.setText(f"<span style='color:{theme.MUTED}'>{esc(NOTHING_COMPARED)}</span>")
 
     def set_comparisons(self, left: str, right: str, results: list[ModuleComparison]) -> None:
@@ -92,3 +124,13 @@ class CompareView(QWidget):
                     self.table.setItem(r, c, item)
         self.table.resizeColumnsToContents()
         self.table.resizeRowsToContents()
+
+    def set_changes(self, header: str, rows: Sequence[tuple[Sequence[str], Sequence[Any]]]) -> None:
+        """The op-by-op changes, ranked: ``rows`` of (texts, sort keys), shown
+        after their rank; a click hands the rank on (`change_clicked`)."""
+        self.changes_note.setText(header)
+        self.changes.set_rows(
+            [([str(k + 1), *texts], [k, *keys], k) for k, (texts, keys) in enumerate(rows)]
+        )
+        self.changes_view.sortByColumn(0, Qt.SortOrder.AscendingOrder)  # by rank
+        self.changes_view.resizeColumnsToContents()

@@ -45,7 +45,10 @@ from xlaview.qt.text.line_numbers import LineNumberArea
 from xlaview.text.spans import LineSpans
 
 _NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-]")
-_ORDER = ("diff-added", "diff-changed", "block", "operands", "users", "search", "selection")
+_ORDER = (
+    "compare-changed", "compare-regrouped", "compare-only",
+    "diff-added", "diff-changed", "block", "operands", "users", "search", "selection",
+)  # fmt: skip
 
 
 class HloTextView(QPlainTextEdit):
