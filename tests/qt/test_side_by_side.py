@@ -104,3 +104,16 @@ def test_the_same_program_twice_marks_nothing(window, qtbot, matching_dumps) -> 
     for w in (window, other):
         assert not w.graph_pane.main.canvas.fills
         assert not any(w.text.highlighted(f"compare-{k}") for k in theme.COMPARE_LINES)
+
+
+def test_the_second_window_opens_on_the_first_ones_selection(window, qtbot) -> None:
+    window.open_dump(UNFUSED)
+    window.wait_idle()
+    window.select_instruction("x.1")
+    window.compare_with(FUSED)
+    other = window.compared_window
+    qtbot.addWidget(other)
+    for w in (window, other, window, other):
+        w.wait_idle()
+    assert other.view_state()["selection"] == "x.1"
+    assert other.bottom_tabs.currentWidget() is other.compare, "its Compare tab in front"

@@ -298,6 +298,8 @@ class MainWindow(QMainWindow):
         self.side_by_side = SideBySide(self, other)
         other.side_by_side = self.side_by_side
         other.open_dump(folder)
+        other.problems_dock.show()
+        other.bottom_tabs.setCurrentWidget(other.compare)
         self.side_by_side.tile()
 
     @property

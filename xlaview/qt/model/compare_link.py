@@ -114,6 +114,9 @@ class CompareLink(QObject):
         computations = {"a": matching.computation_a, "b": matching.computation_b}
         self.shown = LinkShown(comparison, passes, computations, marks)
         self.compared.emit(self.shown)
+        a, b = self.sides["a"], self.sides["b"]
+        if a.selection is not None and b.selection is None:  # chosen before the match came
+            self._follow("a", a.selection)
 
     # ================================================================ selection
     def counterpart(self, side: str, name: str) -> str | None:
