@@ -70,11 +70,6 @@ def test_a_selection_follows_through_the_matches_both_ways(window, qtbot) -> Non
     other.select_instruction("x.1")
     window.wait_idle()
     assert window.view_state()["selection"] == "x.1", "matched by name, back the other way"
-    only = state["only_a"][0]
-    window.select_instruction(only)
-    other.wait_idle()
-    assert other.view_state()["selection"] == "x.1", "an op only the first has moves nothing"
-    assert only in other.status.text() and "only in the first" in other.status.text()
 
 
 def test_a_pass_step_is_matched_again_and_closing_ends_it(window, qtbot) -> None:
@@ -89,6 +84,7 @@ def test_a_pass_step_is_matched_again_and_closing_ends_it(window, qtbot) -> None
     other.close()
     window.wait_idle()
     assert window.view_state()["compare"] is None and window.compared_window is None
+    assert (window.width(), window.height()) == (1600, 1000), "its place before the tiling"
     assert window.graph_pane.main.legend() is None
     assert not window.text.highlighted("compare-only")
     assert window.compare.changes.rowCount() == 0
@@ -117,3 +113,28 @@ def test_the_second_window_opens_on_the_first_ones_selection(window, qtbot) -> N
         w.wait_idle()
     assert other.view_state()["selection"] == "x.1"
     assert other.bottom_tabs.currentWidget() is other.compare, "its Compare tab in front"
+
+
+@pytest.mark.slow
+def test_an_op_only_one_dump_has_is_marked_and_moves_nothing(window, qtbot, matching_dumps):
+    other = _pair(window, matching_dumps["extra_op"], matching_dumps["default"])
+    qtbot.addWidget(other)
+    window.select_instruction("x.1")
+    other.wait_idle()
+    state = window.view_state()["compare"]
+    assert state["only_a"] and not state["only_b"], "the code change's new ops"
+    only = state["only_a"][0]
+    marks = window.graph_pane.main.canvas.fills
+    assert marks[only] == theme.COMPARE_FILLS["only"]
+    assert window.text.highlighted("compare-only"), "its line in the text"
+    window.select_instruction(only)
+    other.wait_idle()
+    assert other.view_state()["selection"] == "x.1", "an op only the first has moves nothing"
+    assert only in other.status.text() and "only in the first" in other.status.text()
+
+
+def test_closing_the_first_window_closes_the_second(window, qtbot) -> None:
+    other = _pair(window, UNFUSED, FUSED)
+    assert other.isVisible()
+    window.close()
+    assert not other.isVisible() and window.compared_window is None

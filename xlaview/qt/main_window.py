@@ -450,18 +450,21 @@ class MainWindow(QMainWindow):
             self.main_split.restoreState(split)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        pair, self.side_by_side = self.side_by_side, None
+        if pair is not None:  # the comparison ends; the window opened beside this one closes
+            pair.dissolve()  # (this window as it was before the two were tiled)
+            other = pair.windows["b"]
+            if other is not self:
+                other.side_by_side = None  # type: ignore[attr-defined]
+                other.close()
+            else:
+                pair.windows["a"].side_by_side = None  # type: ignore[attr-defined]
         if self.persist:
             self.settings.setValue("geometry", self.saveGeometry())
             self.settings.setValue("windowState", self.saveState())
             self.settings.setValue("mainSplit", self.main_split.saveState())
             self.settings.sync()
         self.model.shutdown()
-        pair, self.side_by_side = self.side_by_side, None
-        if pair is not None:
-            pair.dissolve()
-            for window in pair.windows.values():
-                if window is not self:
-                    window.side_by_side = None  # type: ignore[attr-defined]
         super().closeEvent(event)
         # What the closed window's jobs left behind goes now, not at the next
         # turn of an event loop that may never come.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QByteArray, QObject, QRect
 from PySide6.QtGui import QGuiApplication
 
 from xlaview.qt import theme
@@ -37,7 +37,10 @@ class Side(Protocol):
     def show(self) -> None: ...
     def close(self) -> bool: ...
     def screen(self) -> Any: ...
-    def setGeometry(self, x: int, y: int, w: int, h: int) -> None: ...  # noqa: N802
+    def geometry(self) -> QRect: ...
+    def setGeometry(self, *rect: Any) -> None: ...  # noqa: N802
+    def saveState(self) -> QByteArray: ...  # noqa: N802
+    def restoreState(self, state: QByteArray) -> bool: ...  # noqa: N802
 
 
 class SideBySide(QObject):
@@ -46,6 +49,8 @@ class SideBySide(QObject):
     def __init__(self, a: Side, b: Side) -> None:
         super().__init__()
         self.windows = {"a": a, "b": b}
+        # The first window's geometry and docks before tiling.
+        self._before: tuple[QRect, QByteArray] | None = None
         self.link = CompareLink(a.model, b.model, self)
         self.link.compared.connect(self._show)
         self.link.followed.connect(lambda side, text: self.windows[side].show_status(text))
@@ -56,6 +61,7 @@ class SideBySide(QObject):
     def tile(self) -> None:
         """The two windows side by side on the first window's screen."""
         a = self.windows["a"]
+        self._before = (a.geometry(), a.saveState())
         screen = a.screen() or QGuiApplication.primaryScreen()
         area = screen.availableGeometry()
         half = area.width() // 2
@@ -64,12 +70,21 @@ class SideBySide(QObject):
             window.show()
             window.setGeometry(area.x() + k * half, area.y(), half, area.height())
 
-    def dissolve(self) -> None:
-        """One window closes: the other loses the comparison's marks."""
+    def dissolve(self) -> tuple[QRect, QByteArray] | None:
+        """One window closes: the other loses the comparison's marks, and the
+        first window is given back the place and docks it had before the two
+        were tiled; returns them (what the first window saves for the next
+        start, not its half of the screen)."""
         for side in SIDES:
             self._clear(side)
             self.windows[side].compare.set_changes("", [])
+        if self._before is not None:
+            geometry, docks = self._before
+            first = self.windows["a"]
+            first.setGeometry(geometry)
+            first.restoreState(docks)
         self.link.deleteLater()
+        return self._before
 
     def _clear(self, side: str) -> None:
         """A side steps to another pass: its marks wait for the new matching."""

@@ -81,9 +81,12 @@ def _reached(module: Module, names: Iterable[str]) -> list[tuple[str, str]]:
 
 class MetadataKeys:
     """Instructions' metadata keys in one module: the ``op_name`` with the
-    innermost source frame (file, line, column: from ``source_file`` and
-    ``source_line`` or the module's stack frames), which survive renames and
-    new XLA versions. None for an instruction with neither."""
+    innermost source frame's file and line (from ``source_file`` and
+    ``source_line``, as XLA printed them until 2025, or the module's stack
+    frames), which survive renames and new XLA versions. Not the column: only
+    stack frames and some versions' ``source_column`` have one, and a key must
+    be the same in both eras (ops of one line and op_name are told apart by
+    their operands, as a repeated key is). None for an instruction with neither."""
 
     __slots__ = ("_frames", "_module")
 
@@ -105,7 +108,7 @@ class MetadataKeys:
                 where = self._frames.get(frame_id)
                 if where is None:
                     frame = self._module.stack_frames.frame(frame_id)
-                    where = (frame.file, frame.line, frame.column) if frame else ()
+                    where = (frame.file, frame.line) if frame else ()
                     self._frames[frame_id] = where
         if op_name is None and not where:
             return None

@@ -9,9 +9,9 @@ reverse: one ``a`` op taking in several of ``b``. Each op goes to the one
 counterpart that holds the most of its keys (its own match first, then the
 nearest in text order: a layer stack repeats every key). Unmatched ops
 next to the members of a group (a convert, a reduce-window step: often
-without metadata) join it when what they read or what reads them is all in
-it; so do those next to a changed op matched one to one, which makes that
-match a merge or a split too.
+without metadata; a constant the other side's fusion holds inside) join it
+when what they read or what reads them is all in it; so do those next to a
+changed op matched one to one, which makes that match a merge or a split too.
 Only ops whose work changed take part: an op whose counterpart has its
 opcode, shape and body is its own counterpart.
 """
@@ -165,7 +165,9 @@ def _widen(
 ) -> set[str]:
     """``members`` with the unmatched ops between them or after them: those
     whose users, or whose operands (constants and parameters aside), are all
-    members, none of them matched or in another group, nor moving data."""
+    members, none of them matched or in another group, nor moving data. A
+    constant joins when all its readers are members (the other side's fusion
+    holds it in its body); a parameter never does."""
     by = {i.name: i for i in side}
     users: dict[str, list[str]] = {}
     for i in side:
@@ -179,7 +181,7 @@ def _widen(
             if other in members or other in matched or other in taken or other not in by:
                 continue
             candidate = by[other]
-            if candidate.opcode in ("parameter", "constant") or moves_data(module, candidate):
+            if candidate.opcode == "parameter" or moves_data(module, candidate):
                 continue
             readers = users.get(other, ())
             inputs = [
