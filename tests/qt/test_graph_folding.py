@@ -156,3 +156,22 @@ def test_the_minimap_shows_the_view_and_a_click_moves_it(window, qtbot, scoped) 
     qtbot.mouseClick(minimap, Qt.MouseButton.LeftButton, pos=target)
     after = view.mapToScene(view.viewport().rect().center())
     assert after.x() > before.x() + 100, (before, after)
+
+
+def test_search_hits_show_on_the_folded_groups_that_hold_them(window, scoped) -> None:
+    state = opened(window, scoped)
+    folded = [g["name"] for g in state["graph_groups"] if not g["open"]]
+    assert folded
+    window.search("op:dot")
+    window.wait_idle()
+    marked = window.graph_pane.main.canvas.emphasis
+    hits = {
+        window.search_panel.rows_model.index(r, 0).data()
+        for r in range(window.search_panel.rows_model.rowCount())
+    }
+    assert hits, "the blocks' dots are found"
+    shown = {f"group:{name}" for name in folded} & marked
+    assert shown, ("a folded block holding a dot is marked", sorted(marked)[:20])
+    window.search("no_such_instruction_anywhere")
+    window.wait_idle()
+    assert not window.graph_pane.main.canvas.emphasis, "no hit, nothing marked"

@@ -17,6 +17,7 @@ from xlaview.analysis.drawing.pass_layout import instruction_positions
 from xlaview.analysis.folding import group_marks
 from xlaview.analysis.heat import heat_scale
 from xlaview.analysis.marks import DiffMarks, traffic_edge_widths
+from xlaview.analysis.search import Hit
 from xlaview.qt import theme
 from xlaview.qt.graph.key import key_items
 from xlaview.qt.graph.view import GraphView
@@ -122,6 +123,7 @@ class GraphPane(QWidget):
         model.graph_shown.connect(self._on_graph_shown)
         model.fusion_shown.connect(self._on_fusion_shown)
         model.selection_changed.connect(self._on_selection_changed)
+        model.search.search_ready.connect(self._on_search)
         model.changes.diff_ready.connect(self._on_diff_ready)
         model.changes.traffic_ready.connect(self._on_traffic_ready)
 
@@ -219,6 +221,21 @@ class GraphPane(QWidget):
         heat, with a legend titled ``title``; None: no such colours."""
         self._compared = (title, marks or {}) if title else None
         self._apply_heat()
+
+    def _on_search(self, _query: str, hits: list[Hit]) -> None:
+        """The search's hits drawn like what a panel points at: on the main
+        graph each hit and the op calling a hit's computation (a fusion, a
+        loop), on a folded group when it holds one; in the fused pane, hits
+        inside the body shown."""
+        loaded = self.model.loaded
+        names = {hit.name for hit in hits}
+        callers: set[str] = set()
+        if loaded is not None:
+            module = loaded.module
+            for computation in {hit.computation for hit in hits}:
+                if module.has_computation(computation):
+                    callers.update(i.name for i in module.callers(computation))
+        self.set_emphasis(names | callers, names)
 
     def set_emphasis(self, main: set[str], fused: set[str] | frozenset[str] = frozenset()) -> None:
         """Instructions a panel points at, in the main graph and in the fused pane."""
