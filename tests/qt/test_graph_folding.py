@@ -175,3 +175,30 @@ def test_search_hits_show_on_the_folded_groups_that_hold_them(window, scoped) ->
     window.search("no_such_instruction_anywhere")
     window.wait_idle()
     assert not window.graph_pane.main.canvas.emphasis, "no hit, nothing marked"
+
+
+def test_forward_and_backward_of_a_block_fold_together_when_asked(window, scoped) -> None:
+    state = opened(window, scoped)
+    assert state["graph_phases"] == "apart"
+    apart, apart_groups = group_names(state), state["graph_groups"]
+    assert any("transpose(jvp(block_3))" in name for name in apart), apart
+    window.set_graph_phases("together")
+    assert window.wait_idle()
+    state = window.view_state()
+    assert state["graph_phases"] == "together"
+    together = group_names(state)
+    assert not any("jvp(" in name for name in together), together
+    blocks = [name for name in together if name.endswith("/block_3")]
+    assert len(blocks) == 1, together
+    (group,) = [g for g in state["graph_groups"] if g["name"] == blocks[0]]
+    phases = [g for g in apart_groups if g["name"].endswith(("/jvp(block_3)", "(jvp(block_3))"))]
+    assert len(phases) == 2, "forward and backward, apart"
+    assert group["nodes"] == sum(g["nodes"] for g in phases), "one group holds both"
+    window.open_group(blocks[0])
+    assert window.wait_idle()
+    assert group_names(window.view_state())[blocks[0]], "it opens as one group"
+    window.set_graph_phases("apart")
+    assert window.wait_idle()
+    assert group_names(window.view_state()).keys() == apart.keys()
+    with pytest.raises(ValueError):
+        window.set_graph_phases("sideways")

@@ -80,6 +80,13 @@ class Menus:
             act.setData(mode)
             act.setChecked(mode == "scope")
             self.groupings.addAction(act)
+        grouping_menu.addSeparator()
+        self.together = self._add(
+            grouping_menu,
+            "Forward and Backward &Together",
+            lambda on: window.set_graph_phases("together" if on else "apart"),
+        )
+        self.together.setCheckable(True)
         view_menu.addSeparator()
         for dock in window.docks():
             view_menu.addAction(dock.toggleViewAction())
@@ -100,6 +107,12 @@ class Menus:
             ),
         )
         self.update_recent()
+
+    def phases_shown(self, phases: str) -> None:
+        """Tick Forward and Backward Together when they fold together."""
+        self.together.blockSignals(True)
+        self.together.setChecked(phases == "together")
+        self.together.blockSignals(False)
 
     def grouping_shown(self, mode: str) -> None:
         """Tick the grouping the graph folds by."""

@@ -254,6 +254,13 @@ class MainWindow(QMainWindow):
         self.model.graphs.set_grouping(mode)
         self.menus.grouping_shown(mode)
 
+    def set_graph_phases(self, phases: str) -> None:
+        """Fold a JAX scope's forward and backward (``jvp(block_3)`` and
+        ``transpose(jvp(block_3))``) ``"apart"`` (the default) or ``"together"``
+        in one group (``view_state()["graph_phases"]``)."""
+        self.model.graphs.set_phases(phases)
+        self.menus.phases_shown(phases)
+
     def open_group(self, name: str) -> None:
         """Open a folded group of the main graph, and the groups around it: its
         path (``jit(step)/block_3``, as ``view_state()["graph_groups"]`` names

@@ -14,7 +14,15 @@ from dataclasses import replace
 from PySide6.QtCore import QObject, Signal
 
 from xlaview.analysis import navigation
-from xlaview.analysis.folding import GROUPINGS, SMALL_GRAPH_NODES, Grouping, shown_groups
+from xlaview.analysis.folding import (
+    APART,
+    GROUPINGS,
+    SMALL_GRAPH_NODES,
+    TOGETHER,
+    Grouping,
+    Phases,
+    shown_groups,
+)
 from xlaview.hlo import Instruction, Module
 from xlaview.qt.model import tasks
 from xlaview.qt.model.host import JobHost, Notices, Shown
@@ -48,6 +56,7 @@ class Graphs(QObject):
         # How the main graph folds: asked (View › Graph Grouping), or None: by
         # scope when it has more than SMALL_GRAPH_NODES nodes.
         self.grouping: Grouping | None = None
+        self.phases: Phases = APART  # a JAX scope's forward and backward: apart or together
         self._open: dict[str, frozenset[str]] = {}  # computation -> paths of its open groups
         self._reveal: str | None = None  # the selection: the groups holding it open
         self.main_result: GraphResult | None = None  # the main graph drawn
@@ -128,6 +137,7 @@ class Graphs(QObject):
             self._reveal,
             SMALL_GRAPH_NODES if asked is None else 0,
             FIRST_BOXES,
+            self.phases,
         )
 
     def set_grouping(self, mode: str) -> None:
@@ -136,6 +146,19 @@ class Graphs(QObject):
         if mode not in GROUPINGS:
             raise ValueError(f"grouping {mode!r}: one of {', '.join(GROUPINGS)}")
         self.grouping = GROUPINGS[GROUPINGS.index(mode)]
+        self._open.clear()
+        if self.path:
+            self._jobs.bump("graph")
+            self.request(keep_view=False)
+
+    def set_phases(self, phases: str) -> None:
+        """Fold a JAX scope's forward and its backward (``jvp(block_3)``,
+        ``transpose(jvp(block_3))``) as two groups (``apart``) or one (``together``)."""
+        if phases not in (APART, TOGETHER):
+            raise ValueError(f"phases {phases!r}: {APART!r} or {TOGETHER!r}")
+        if phases == self.phases:
+            return
+        self.phases = APART if phases == APART else TOGETHER
         self._open.clear()
         if self.path:
             self._jobs.bump("graph")
@@ -205,12 +228,13 @@ class Graphs(QObject):
         )  # fmt: skip
 
     def groups_state(self) -> dict[str, object]:
-        """``graph_grouping``, the boxes the main graph draws (``graph_boxes``)
+        """``graph_grouping``, ``graph_phases``, the boxes the main graph draws (``graph_boxes``)
         and its groups shown, folded or open (``graph_groups``), for `view_state`."""
         result = self.main_result
         folded = result.folded if result is not None else None
         return {
             "graph_grouping": self.grouping,
+            "graph_phases": self.phases,
             "graph_boxes": len(result.graph.nodes) if result is not None else 0,
             "graph_groups": shown_groups(folded.folding, folded.open_groups, folded.paths)
             if folded is not None

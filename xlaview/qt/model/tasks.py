@@ -15,12 +15,14 @@ from xlaview.analysis.drawing.graph import ComputationGraph, build_graph, same_d
 from xlaview.analysis.drawing.pass_layout import step_layout
 from xlaview.analysis.drawing.step.incremental import SMALL_CHANGE, SMALL_CHANGE_SHARE
 from xlaview.analysis.folding import (
+    APART,
     FOLDED_BOXES,
     SMALL_GRAPH_NODES,
     FoldedView,
     Folding,
     Frame,
     Grouping,
+    Phases,
     box_order,
     bundle_bytes,
     find_group,
@@ -50,13 +52,15 @@ class Fold:
     """How to fold the main graph: by ``grouping`` when it has more than
     ``small`` nodes, with the groups of paths ``open_paths`` open (None: as
     `first_open` says for at most ``budget`` boxes), and the groups holding
-    instruction ``reveal``."""
+    instruction ``reveal``; ``phases``: a JAX scope's forward and backward
+    apart or together."""
 
     grouping: Grouping = "scope"
     open_paths: frozenset[str] | None = None
     reveal: str | None = None
     small: int = SMALL_GRAPH_NODES
     budget: int = FOLDED_BOXES
+    phases: Phases = APART
 
 
 NO_FOLD = Fold("none")
@@ -108,7 +112,11 @@ class GraphResult:
 
     def matches(self, fold: Fold) -> bool:
         """Whether this result draws the graph as ``fold`` asks."""
-        if (fold.grouping, fold.small) != (self.fold.grouping, self.fold.small):
+        if (fold.grouping, fold.small, fold.phases) != (
+            self.fold.grouping,
+            self.fold.small,
+            self.fold.phases,
+        ):
             return False
         folded = self.folded
         if folded is None:
@@ -156,7 +164,11 @@ def graph_and_layout(
     source = text_identity(module, computation)
     reuse = None
     before = shown.folded if shown is not None else None
-    if before is not None and before.folding.grouping == fold.grouping:
+    if (
+        before is not None
+        and shown is not None
+        and (before.folding.grouping, shown.fold.phases) == (fold.grouping, fold.phases)
+    ):
         # The same graph folds the same way: its group tree is kept.
         reuse = before.folding if same_drawing(before.folding.graph, full) else None
     graph, folded = _fold(full, module.computation(computation), fold, reuse)
@@ -198,7 +210,7 @@ def _fold(
         folding = reuse
     else:
         assert computation is not None
-        folding = fold_graph(full, computation, fold.grouping)
+        folding = fold_graph(full, computation, fold.grouping, fold.phases)
     if not folding.groups:
         return full, None
     paths = group_paths(folding)
