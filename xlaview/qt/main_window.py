@@ -239,13 +239,9 @@ class MainWindow(QMainWindow):
         return {**self.model.view_state(), "compare": self._compare_state()}
 
     def _compare_state(self) -> dict[str, Any] | None:
-        link = self.side_by_side.link if self.side_by_side is not None else None
-        if link is None:
+        if self.side_by_side is None:
             return None
-        state = link.state()
-        if self.opened_beside is not None:  # the second window: its side is "b"
-            state["other"] = str(link.sides["a"].index.root) if link.sides["a"].index else None
-        return state
+        return self.side_by_side.link.state("b" if self.opened_beside is not None else "a")
 
     def set_graph_grouping(self, mode: str) -> None:
         """Fold the main graph by ``scope`` (op_name scopes, repeated blocks

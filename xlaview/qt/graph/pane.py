@@ -22,6 +22,7 @@ from xlaview.qt import theme
 from xlaview.qt.graph.key import key_items
 from xlaview.qt.graph.view import GraphView
 from xlaview.qt.model.analyses.changes import DiffShown
+from xlaview.qt.model.compare_link import MARK_KINDS
 from xlaview.qt.model.records import GraphShown, Selection
 from xlaview.qt.model.tasks import Folded
 from xlaview.qt.model.view_model import ViewModel
@@ -310,7 +311,7 @@ class GraphPane(QWidget):
                 folded = self._folded
                 marks = marks | group_marks(folded.folding, folded.paths, marks, _stronger)
             fills = {name: theme.COMPARE_FILLS[kind] for name, kind in marks.items()}
-            stops = [(theme.COMPARE_FILLS[kind], label) for kind, label in COMPARE_LEGEND]
+            stops = [(theme.COMPARE_FILLS[kind], COMPARE_LABELS[kind]) for kind in MARK_KINDS]
         for view in (self.main, self.fused):
             if view.canvas is not None:
                 view.canvas.set_fills(fills)
@@ -355,17 +356,16 @@ class GraphPane(QWidget):
         return instruction_positions(canvas.graph, canvas.layout)
 
 
-COMPARE_LEGEND = (
-    ("only", "only in this dump"),
-    ("regrouped", "fusion split or merged"),
-    ("changed", "matched, changed"),
-)
+COMPARE_LABELS = {
+    "only": "only in this dump",
+    "regrouped": "fusion split or merged",
+    "changed": "matched, changed",
+}
 
 
 def _stronger(a: str, b: str) -> str:
     """A group holding an op only this dump has is marked so, before a regrouped one."""
-    order = [kind for kind, _ in COMPARE_LEGEND]
-    return a if order.index(a) <= order.index(b) else b
+    return a if MARK_KINDS.index(a) <= MARK_KINDS.index(b) else b
 
 
 def _any_change(a: str, b: str) -> str:

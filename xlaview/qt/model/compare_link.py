@@ -17,7 +17,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Signal
 
 from xlaview.analysis.cost.devices import Device, detect_device
-from xlaview.analysis.cost.totals import module_cost
+from xlaview.analysis.cost.totals import ModuleCost, module_cost
 from xlaview.analysis.matching import (
     Effect,
     InstructionComparison,
@@ -27,10 +27,12 @@ from xlaview.analysis.matching import (
 )
 from xlaview.dump.reports import load_reports
 from xlaview.hlo import Module
+from xlaview.qt.model.analyses.cost_records import CostShown
 from xlaview.qt.model.view_model import ViewModel
 
 SIDES = ("a", "b")
-# How an op of one side stands in the other, as the graph and the text mark it.
+# How an op of one side stands in the other, as the graph and the text mark
+# it: the strongest first (a folded group shows its strongest member's).
 MARK_KINDS = ("only", "regrouped", "changed")
 
 
@@ -81,17 +83,18 @@ class CompareLink(QObject):
             return
         self._asked = asked
         passes = {"a": a.text_pass or "", "b": b.text_pass or ""}
-        reports = [_reports_of(m) for m in (a, b)]
+        priced_a = _priced(a, module_a)
+        device = a.costing.chosen or (priced_a.detected.device if priced_a else None)
         a.jobs.bump("compare")
         a.jobs.submit(
             "compare",
             "op-compare",
             compare_passes,
-            module_a,
-            module_b,
-            a.costing.chosen,
+            (module_a, module_b),
+            device,
             a.current_file_key(),
-            *reports,
+            tuple(_reports_of(m) for m in (a, b)),
+            (priced_a.cost if priced_a else None, _cost_of(b, module_b)),
             on_done=lambda comparison: self._compared(comparison, passes),
             on_error=self._failed,
         )
@@ -181,14 +184,16 @@ class CompareLink(QObject):
         if any(m.name == module.name for m in b.index.modules):
             b.select_module(module.name)
 
-    def state(self) -> dict[str, Any]:
-        """What `MainWindow.view_state` says of the comparison."""
+    def state(self, side: str = "a") -> dict[str, Any]:
+        """What `MainWindow.view_state` of ``side``'s window says of the
+        comparison: ``other`` is the other side's folder."""
+        other = _root(self.sides["b" if side == "a" else "a"])
         shown = self.shown
         if shown is None:
-            return {"other": _root(self.sides["b"]), "passes": None}
+            return {"other": other, "passes": None}
         matching = shown.comparison.matching
         return {
-            "other": _root(self.sides["b"]),
+            "other": other,
             "passes": dict(shown.passes),
             "computations": dict(shown.computations),
             "matched": len(matching.matches),
@@ -211,23 +216,34 @@ def _reports_of(model: ViewModel) -> Callable[[], Any] | None:
     return lambda: load_reports(module)
 
 
+def _priced(model: ViewModel, module: Module) -> CostShown | None:
+    """The side's pricing of ``module``, if its Cost tab has it already."""
+    shown = model.costing.shown
+    return shown if shown is not None and shown.module is module else None
+
+
+def _cost_of(model: ViewModel, module: Module) -> ModuleCost | None:
+    priced = _priced(model, module)
+    return priced.cost if priced is not None else None
+
+
 def compare_passes(
-    module_a: Module,
-    module_b: Module,
+    modules: tuple[Module, Module],
     device: Device | None,
     path_a: str,
-    reports_a: Callable[[], Any] | None,
-    reports_b: Callable[[], Any] | None,
+    reports: tuple[Callable[[], Any] | None, Callable[[], Any] | None],
+    costs: tuple[ModuleCost | None, ModuleCost | None] = (None, None),
 ) -> InstructionComparison:
     """The two modules matched op by op and priced on ``device`` (None: the
-    one the first was compiled for)."""
-    costs = module_cost(module_a), module_cost(module_b)
+    one the first was compiled for, read from ``path_a``); ``costs``: a
+    side's cost already made (None: made here)."""
+    made = tuple(
+        c if c is not None else module_cost(m) for m, c in zip(modules, costs, strict=True)
+    )
     if device is None:
-        device = detect_device(module_a, path_a or None, costs[0].platform).device
+        device = detect_device(modules[0], path_a or None, made[0].platform).device
     priced = [
-        PricedModule.priced(module, cost, device, reports)
-        for module, cost, reports in zip(
-            (module_a, module_b), costs, (reports_a, reports_b), strict=True
-        )
+        PricedModule.priced(module, cost, device, report)
+        for module, cost, report in zip(modules, made, reports, strict=True)
     ]
-    return compare_instructions(match_instructions(module_a, module_b), *priced)
+    return compare_instructions(match_instructions(*modules), *priced)
