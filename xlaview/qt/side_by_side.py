@@ -129,6 +129,8 @@ class SideBySide(QObject):
             loaded = model.loaded
             if loaded is None or model.text_pass != shown.passes[side]:
                 continue
+            if not shown.computations[side]:  # a module without an entry: nothing matched
+                continue
             computation = loaded.module.computation(shown.computations[side])
             lines: dict[str, list[tuple[int, int]]] = {kind: [] for kind in theme.COMPARE_LINES}
             for name, kind in marks.items():
