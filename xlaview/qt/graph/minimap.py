@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QGraphicsView, QWidget
 
 from xlaview.qt import theme
 from xlaview.qt.graph.canvas import GraphCanvas
-from xlaview.qt.graph.overview import overview_image
+from xlaview.qt.graph.overview import TALLEST, WIDEST, overview_image
 
 MARGIN = 10
 
@@ -58,7 +58,7 @@ class MinimapWidget(QWidget):
             self.image = overview_image(
                 self.canvas.placed.values(), self.scene.width(), self.scene.height()
             )
-            self.resize(self.image.width() + 2, self.image.height() + 2)
+            self.resize(WIDEST + 2, TALLEST + 2)  # one size: a step moves no widget
         viewport = self.view.viewport()
         self.move(
             viewport.width() - self.width() - MARGIN, viewport.height() - self.height() - MARGIN
@@ -76,6 +76,7 @@ class MinimapWidget(QWidget):
         if self.image is None:
             return
         painter = QPainter(self)
+        painter.fillRect(self.rect(), QColor(theme.GRAPH_BACKGROUND))
         painter.drawImage(1, 1, self.image)
         painter.setPen(QColor(theme.BORDER))
         painter.setBrush(Qt.BrushStyle.NoBrush)

@@ -13,14 +13,17 @@ from PySide6.QtGui import QColor, QImage, QPainter
 from xlaview.qt import theme
 from xlaview.qt.render.canvas_parts import Placed
 
-SIDE = 180  # pixels of the longer side
+# The picture fits in WIDEST x TALLEST pixels: a long chain of a graph is a
+# strip in the view's corner, not a column as tall as the view.
+WIDEST = 180
+TALLEST = 110
 MIN_BOX = 1.5  # a box this small still shows (pixels)
 
 
 def overview_image(boxes: Iterable[Placed], width: float, height: float) -> QImage:
-    """The boxes of a graph ``width`` x ``height`` (scene units) scaled so
-    that its longer side is `SIDE` pixels."""
-    scale = SIDE / max(width, height, 1.0)
+    """The boxes of a graph ``width`` x ``height`` (scene units) scaled to
+    fit in `WIDEST` x `TALLEST` pixels."""
+    scale = min(WIDEST / max(width, 1.0), TALLEST / max(height, 1.0))
     size = QSize(max(8, int(width * scale) + 2), max(8, int(height * scale) + 2))
     image = QImage(size, QImage.Format.Format_ARGB32_Premultiplied)
     image.fill(QColor(theme.GRAPH_BACKGROUND))
