@@ -116,16 +116,24 @@ def test_unrolled_gpt_folds_forward_and_backward_blocks(tmp_path_factory) -> Non
         doc = graph_json(str(out), "--group", grouping)
         check_shape(doc)
         assert doc["top_level"] <= 200, grouping
-        repeats = [g for g in walk(doc["groups"]) if g["repeats"] > 1]
+        repeats = [g for g in walk(doc["groups"]) if g["repeats"] > 1 and g["children"]]
         assert len(repeats) == 2, [(g["name"], g["repeats"]) for g in repeats]
         assert all(g["repeats"] >= layers - 3 for g in repeats), repeats
         for g in repeats:
             assert len(g["children"]) == g["repeats"], "each instance a group of its own"
     doc = graph_json(str(out))
     scopes = {g["name"]: g for g in walk(doc["groups"])}
-    forward = [c for c in scopes["jvp()"]["children"] if c["kind"] == "repeat"]
-    backward = [c for c in scopes["transpose(jvp())"]["children"] if c["kind"] == "repeat"]
+
+    def runs(scope: str) -> list[dict]:
+        return [c for c in scopes[scope]["children"] if c["kind"] == "repeat" and c["children"]]
+
+    forward, backward = runs("jvp()"), runs("transpose(jvp())")
     assert len(forward) == len(backward) == 1, "one run on each chain"
+    step = scopes["jit(train_step)"]
+    updates = [c for c in step["children"] if c["name"].startswith("multiply_subtract_fusion x")]
+    assert sum(c["repeats"] for c in updates) == 6 * layers + 1, "each weight's update, by shape"
+    own = step["nodes"] - sum(c["nodes"] for c in step["children"])
+    assert own + len(step["children"]) <= 20, "opened, the step is a picture of a few boxes"
 
 
 @pytest.mark.parametrize("case", params())

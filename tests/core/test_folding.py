@@ -268,3 +268,72 @@ def test_default_open_keeps_within_the_budget(scoped) -> None:
     for budget in (5, 40, 120):
         opened = default_open(folding, small=0, budget=budget)
         assert len(folded_view(folding, opened).boxes) <= max(budget, folding.top_level)
+
+
+def test_default_open_opens_a_level_whole_or_not_at_all(scoped) -> None:
+    """The 8-block step at 60 boxes: jit(train_step) and every block open,
+    no block's attention or mlp (they would not all fit); repeats stay folded."""
+    folding = _fold(scoped)
+    opened = default_open(folding, small=0, budget=60)
+    depths = {folding.groups[g].depth for g in opened}
+    for depth in depths:
+        level = [
+            g
+            for g in folding.groups
+            if g.depth == depth
+            and g.kind is not GroupKind.REPEAT
+            and (g.parent in opened or g.parent is None)
+        ]
+        assert all(g.id in opened for g in level), f"depth {depth} opened in part"
+    assert not any(folding.groups[g].kind is GroupKind.REPEAT for g in opened)
+    assert len(folded_view(folding, opened).boxes) <= 60
+
+
+def test_weight_updates_side_by_side_fold_by_kind(scoped) -> None:
+    """The step's 32 weight updates (4 per block, each a fusion and its
+    parameter) read each its own gradient: one repeat per shape, not 64 boxes."""
+    folding = _fold(scoped)
+    (step,) = [g for g in folding.groups if g.name == "jit(train_step)"]
+    alike = [folding.groups[c] for c in step.children if folding.groups[c].kind is GroupKind.REPEAT]
+    assert sum(g.repeats for g in alike) == 32, [(g.name, g.repeats) for g in alike]
+    assert all(g.name.startswith("multiply_subtract_fusion x ") for g in alike), alike
+    assert all(not g.children and len(g.nodes) == 2 * g.repeats for g in alike), "update + weight"
+    assert len(step.nodes) <= 4, "nothing else of its own left beside the blocks"
+
+
+def test_a_helper_scope_threaded_through_a_pass_joins_it() -> None:
+    """JAX names a helper called under grad beside the pass it is a step of:
+    ``jvp(jit(_where))`` between ops of ``jvp()``. It joins ``jvp()``, the
+    larger: the smaller of two scopes threaded through each other joins."""
+    body = ["  x = f32[8]{0} parameter(0)"]
+    prev = "x"
+    for i in range(30):
+        body += [
+            f'  a{i} = f32[8]{{0}} add({prev}, {prev}), metadata={{op_name="jit(f)/jvp()/add"}}',
+            f'  c{i} = f32[8]{{0}} cosine(a{i}), metadata={{op_name="jit(f)/jvp()/cos"}}',
+            f'  s{i} = f32[8]{{0}} sine(c{i}), metadata={{op_name="jit(f)/jvp(jit(_where))/sin"}}',
+        ]
+        prev = f"s{i}"
+    body.append(f'  ROOT r = f32[8]{{0}} negate({prev}), metadata={{op_name="jit(f)/jvp()/neg"}}')
+    folding = _fold(_hlo(body))
+    names = [g.name for g in folding.groups]
+    assert not any("_where" in n for n in names), names
+    (repeat,) = [g for g in folding.groups if g.kind is GroupKind.REPEAT]
+    assert repeat.repeats >= 28 and folding.groups[repeat.parent].name == "jit(f)/jvp()", (
+        "jit(f) holds jvp() alone now: one box"
+    )
+
+
+def test_a_chain_of_one_op_folds_in_blocks_of_two() -> None:
+    lines = ["  p = f32[4]{0} parameter(0)"]
+    prev = "p"
+    for i in range(200):
+        lines.append(f"  a{i} = f32[4]{{0}} add({prev}, p)")
+        prev = f"a{i}"
+    lines[-1] = lines[-1].replace("  a", "  ROOT a", 1)
+    folding = _fold(_hlo(lines), "repeats")
+    (repeat,) = [g for g in folding.groups if g.kind is GroupKind.REPEAT]
+    assert repeat.repeats >= 99
+    assert folding.top_level <= 3
+    short = _fold(_hlo(lines[:41] + ["  ROOT r = f32[4]{0} negate(a39)"]), "repeats")
+    assert short.groups == (), "40 adds in a row is no run worth folding"

@@ -96,9 +96,11 @@ def _print_tree(folding: Folding) -> None:
         line = f"{'  ' * (group.depth + 1)}{group.name}  {group.size:,} node" + (
             "" if group.size == 1 else "s"
         )
-        if group.kind is GroupKind.REPEAT:
+        if group.kind is GroupKind.REPEAT and group.children:
             each = group.size // max(group.repeats, 1)
             line += f", {group.repeats} instances of about {each:,}"
+        elif group.kind is GroupKind.REPEAT:
+            line += f", {group.repeats} alike side by side"
         elif group.children or group.phase:
             own = f"{len(group.nodes):,} of its own" if group.children and group.nodes else ""
             line += " (" + ", ".join(p for p in (own, group.phase) if p) + ")"

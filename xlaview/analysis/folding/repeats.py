@@ -40,6 +40,9 @@ MIN_INSTANCE_NODES = 2
 MIN_INSTANCES = 2
 # A block next to a run joins it when this share of its labels is an instance's.
 SIMILAR = 0.75
+# A stretch of this many levels repeating a period too small for a block is
+# cut into blocks of several periods.
+LONG_RUN = 64
 # Periods tried in a stretch of levels: the commonest distances.
 CANDIDATE_PERIODS = 8
 
@@ -182,10 +185,11 @@ def _best_run(
             while t + period < hi and fingerprint[t] == fingerprint[t + period]:
                 t += 1
             end = t + period  # levels [start, end) repeat with this period
-            blocks = (end - start) // period
+            step = _block_period(start, end, period, at_level)
+            blocks = (end - start) // step
             if blocks >= MIN_INSTANCES:
-                nodes = sum(len(at_level[u]) for u in range(start, start + blocks * period))
-                stretches.append((-nodes, start, period, end))
+                nodes = sum(len(at_level[u]) for u in range(start, start + blocks * step))
+                stretches.append((-nodes, start, step, end))
     stretches.sort()
     for _, start, period, end in stretches:
         first = start + _turn(start, end, period, at_level, succ, level)
@@ -193,6 +197,19 @@ def _best_run(
         if found is not None:
             return _extend(*found, lo, hi, at_level, labels)
     return None
+
+
+def _block_period(start: int, end: int, period: int, at_level: list[list[int]]) -> int:
+    """The period of the blocks of levels [start, end), which repeat every
+    ``period``: itself, or for a stretch of `LONG_RUN` levels or more whose
+    period holds fewer than `MIN_INSTANCE_NODES` nodes (a chain of 100,000
+    adds), the multiple of it that holds that many."""
+    if end - start < LONG_RUN:
+        return period
+    held = sum(len(at_level[u]) for u in range(start, start + period))
+    if held >= MIN_INSTANCE_NODES:
+        return period
+    return period * -(-MIN_INSTANCE_NODES // max(held, 1))
 
 
 def _extend(

@@ -12,6 +12,7 @@ or a chain of 100,000 nodes needs no recursion.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
 from typing import Literal
@@ -28,6 +29,10 @@ GROUPINGS: tuple[Grouping, ...] = ("scope", "repeats", "none")
 CHEAP_OPCODES = frozenset(("parameter", "constant", "iota"))
 # Repeats are looked for among a group's own nodes when it has this many.
 REPEAT_SEARCH_NODES = 24
+# Pieces side by side alike make a repeat when there are this many.
+SIDE_BY_SIDE = 4
+# The shared values one op alone reads make a box of their own when there are this many.
+FAN_IN = 8
 _NUMBER_SUFFIX = re.compile(r"[._]?\d+$")
 
 
@@ -115,6 +120,9 @@ class _Builder:
         self.kind: list[GroupKind] = []
         self.phase: list[str | None] = []
         self.depth: list[int] = []
+        self.repeats: dict[
+            int, int
+        ] = {}  # a repeat of lone nodes (no instance groups): their count
 
     def keep(self, kept: list[int], parent_of: dict[int, int]) -> None:
         """Only the groups ``kept`` (in order), their parents renumbered by ``parent_of``."""
@@ -122,9 +130,19 @@ class _Builder:
         self.name = [self.name[g] for g in kept]
         self.kind = [self.kind[g] for g in kept]
         self.phase = [self.phase[g] for g in kept]
+        self.repeats = {parent_of[g]: n for g, n in self.repeats.items() if g in parent_of}
         self.depth = []
         for p in self.parent:
             self.depth.append(0 if p < 0 else self.depth[p] + 1)
+
+    def unique(self, parent: int, name: str) -> str:
+        """``name``, or ``name (2)``... if ``parent`` already holds a group so named."""
+        taken = {self.name[g] for g in range(len(self.name)) if self.parent[g] == parent}
+        out, count = name, 2
+        while out in taken:
+            out = f"{name} ({count})"
+            count += 1
+        return out
 
     def add(self, parent: int, name: str, kind: GroupKind, phase: str | None = None) -> int:
         self.parent.append(parent)
@@ -167,8 +185,13 @@ def fold_graph(
         op_names = _op_names(graph, computation, cheap)
         if grouping == "scope":
             _scope_groups(graph, op_names, cheap, phases, builder, group)
-        _repeat_groups(graph, op_names, cheap, successors, builder, group)
+            _join_threaded(successors, cheap, builder, group)
+            _merge_chains(builder, group)
+        labels = _labels(graph, op_names, cheap)
+        _repeat_groups(labels, cheap, successors, builder, group)
         _place_cheap(cheap, successors, builder, group)
+        _fan_in(graph, cheap, successors, builder, group)
+        _side_by_side(graph, labels, successors, builder, group)
     return _finish(graph, grouping, builder, group, edge_ends, edge_bytes, position)
 
 
@@ -196,8 +219,7 @@ def _scope_groups(
     builder: _Builder,
     group: list[int],
 ) -> None:
-    """A scope group per scope path prefix; a group with no node of its own
-    and one child group is one box with the child (``jit(f)/block_3``)."""
+    """A scope group per scope path prefix."""
     made: dict[tuple[int, str], int] = {}
     for i, node in enumerate(graph.nodes):
         if cheap[i]:
@@ -209,6 +231,11 @@ def _scope_groups(
                 found = made[(g, part)] = builder.add(g, part, GroupKind.SCOPE, phase_of(part))
             g = found
         group[i] = g
+
+
+def _merge_chains(builder: _Builder, group: list[int]) -> None:
+    """A scope group with no node of its own and one child group is one box
+    with the child (``jit(f)/block_3``)."""
     count = len(builder.name)
     own = [0] * count
     for g in group:
@@ -246,9 +273,69 @@ def _renumber(builder: _Builder, group: list[int], merged_into: list[int]) -> No
             group[i] = new_id[merged_into[g]]
 
 
+def _join_threaded(
+    successors: list[list[int]], cheap: list[bool], builder: _Builder, group: list[int]
+) -> None:
+    """A scope with no scope inside whose ops are, for the most part, steps
+    of a path through one larger sibling scope (an operand and a user in it)
+    joins that sibling. JAX names the first scope inside a transformation after
+    the transformation: a model without named scopes that calls `jnp.where`
+    in each layer under `grad` has ``jvp()`` for its forward pass and, beside
+    it, ``jvp(jit(_where))`` for 48 selects each between two of that pass's
+    ops; kept apart, the forward pass is cut into 48 pieces and no repeat of
+    its layers can be found."""
+    count = len(builder.name)
+    if count < 2:
+        return
+    parent = builder.parent
+    has_child = [False] * count
+    for g in range(count):
+        if parent[g] >= 0:
+            has_child[parent[g]] = True
+    predecessors: list[list[int]] = [[] for _ in group]
+    for i, users in enumerate(successors):
+        for j in users:
+            predecessors[j].append(i)
+
+    def sibling(g: int, level: int) -> int:
+        """The group holding ``g`` (itself or an ancestor) whose parent is ``level``; -2: none."""
+        while g >= 0 and parent[g] != level:
+            g = parent[g]
+        return g if g >= 0 else -2
+
+    members: dict[int, list[int]] = {}
+    size = [0] * count  # ops inside, inner scopes' included
+    for i, g in enumerate(group):
+        if g >= 0 and not cheap[i]:
+            if not has_child[g]:
+                members.setdefault(g, []).append(i)
+            while g >= 0:
+                size[g] += 1
+                g = parent[g]
+    merged_into = list(range(count))
+    joined: set[int] = set()
+    for g, nodes in sorted(members.items(), key=lambda kv: (len(kv[1]), kv[0])):  # smallest first
+        if g in joined:
+            continue
+        level = parent[g]
+        through: Counter[int] = Counter()
+        for i in nodes:
+            before = {sibling(group[p], level) for p in predecessors[i] if not cheap[p]}
+            after = {sibling(group[j], level) for j in successors[i] if not cheap[j]}
+            for other in before & after:
+                if other >= 0 and other != g and size[other] > size[g]:
+                    through[other] += 1
+        if through:
+            other, steps = min(through.items(), key=lambda kv: (-kv[1], kv[0]))
+            if 2 * steps >= len(nodes) and merged_into[other] == other:
+                merged_into[g] = other
+                joined.add(other)
+    if any(merged_into[g] != g for g in range(count)):
+        _renumber(builder, group, merged_into)
+
+
 def _repeat_groups(
-    graph: ComputationGraph,
-    op_names: dict[str, str],
+    labels: list[int],
     cheap: list[bool],
     successors: list[list[int]],
     builder: _Builder,
@@ -256,7 +343,6 @@ def _repeat_groups(
 ) -> None:
     """Runs of repeated blocks among the nodes each group (and the top
     level) holds directly, when it holds `REPEAT_SEARCH_NODES` or more."""
-    labels = _labels(graph, op_names, cheap)
     own: dict[int, list[int]] = {}
     for i, g in enumerate(group):
         if not cheap[i]:
@@ -308,9 +394,13 @@ def _absorb(
 
 
 def _labels(graph: ComputationGraph, op_names: dict[str, str], cheap: list[bool]) -> list[int]:
-    """Each node's structural label, as a number: opcode, shape, a fusion's
-    name without its number (``multiply_add_fusion``: what it fused), the op
-    its op_name ends in and the scope around it, numbers dropped (``block_``).
+    """Each node's structural label, as a number: opcode, shape, the op its
+    op_name ends in and the scope around it, numbers dropped (``block_``), or
+    without an op_name, a fusion's name without its number
+    (``multiply_add_fusion``: what it fused). XLA names the fusions of one
+    layer apart from the next (``broadcast_select_fusion`` in the first,
+    ``multiply_select_fusion`` in the others): the code an op came from says
+    what it is better.
     Cheap nodes, never in a block's search, are all -1."""
     numbers: dict[tuple[str, str, str, str], int] = {}
     out: list[int] = []
@@ -321,10 +411,108 @@ def _labels(graph: ComputationGraph, op_names: dict[str, str], cheap: list[bool]
         op_name = op_names.get(node.instruction, "")
         parts = op_name.split(";", 1)[0].rsplit("/", 2)
         where = "/".join(_NUMBER_SUFFIX.sub("", p) for p in parts[-2:])
-        stem = _NUMBER_SUFFIX.sub("", node.instruction) if node.opcode == "fusion" else ""
+        fused = node.opcode == "fusion" and not op_name
+        stem = _NUMBER_SUFFIX.sub("", node.instruction) if fused else ""
         label = (node.opcode, node.shape, stem, where)
         out.append(numbers.setdefault(label, len(numbers)))
     return out
+
+
+def _fan_in(
+    graph: ComputationGraph,
+    cheap: list[bool],
+    successors: list[list[int]],
+    builder: _Builder,
+    group: list[int],
+) -> None:
+    """The shared values one op alone reads, `FAN_IN` or more of one opcode
+    in its group, make one repeat beside it: the 96 layer-norm weights one
+    fusion of a train step's backward pass reads are one box, not 96."""
+    fans: dict[tuple[int, str], list[int]] = {}
+    for i, users in enumerate(successors):
+        if cheap[i] and len(users) == 1 and group[users[0]] == group[i]:
+            fans.setdefault((users[0], graph.nodes[i].opcode), []).append(i)
+    for (_, opcode), values in sorted(fans.items(), key=lambda kv: kv[1][0]):
+        if len(values) >= FAN_IN:
+            parent = group[values[0]]
+            user = graph.nodes[successors[values[0]][0]].instruction
+            g = builder.add(parent, f"{opcode} x {len(values)} of {user}", GroupKind.REPEAT)
+            builder.repeats[g] = len(values)
+            for i in values:
+                group[i] = g
+
+
+def _side_by_side(
+    graph: ComputationGraph,
+    labels: list[int],
+    successors: list[list[int]],
+    builder: _Builder,
+    group: list[int],
+) -> None:
+    """Identical pieces side by side among the nodes a group (or the top
+    level) holds directly, when it holds `REPEAT_SEARCH_NODES` or more: the
+    pieces are its nodes' connected parts (by the edges among them), alike
+    when their labels and the labels of their edges' ends are; `SIDE_BY_SIDE`
+    or more alike make a repeat. A train step's weight updates, one per
+    weight, read each its own gradient and write each its own output: 288
+    boxes of 5 kinds become 5. Pieces of several ops are its instances; a
+    piece of one op (and the shared values it alone reads) is no group."""
+    own: dict[int, list[int]] = {}
+    for i, g in enumerate(group):
+        own.setdefault(g, []).append(i)
+    for parent, members in sorted(own.items()):
+        if sum(labels[i] >= 0 for i in members) < REPEAT_SEARCH_NODES:
+            continue
+        alike: dict[tuple[tuple[int, ...], tuple[tuple[int, int], ...]], list[list[int]]] = {}
+        for piece in _pieces(members, successors):
+            if all(labels[i] < 0 for i in piece):
+                continue  # shared values alone: no piece of work
+            edges = sorted(
+                (labels[i], labels[j]) for i in piece for j in successors[i] if group[j] == parent
+            )
+            key = (tuple(sorted(labels[i] for i in piece)), tuple(edges))
+            alike.setdefault(key, []).append(piece)
+        runs = [pieces for pieces in alike.values() if len(pieces) >= SIDE_BY_SIDE]
+        runs.sort(key=lambda pieces: pieces[0][0])
+        leads = [graph.nodes[next(i for i in pieces[0] if labels[i] >= 0)] for pieces in runs]
+        stems = [_NUMBER_SUFFIX.sub("", lead.instruction) or lead.opcode for lead in leads]
+        taken = Counter(stems)
+        for pieces, lead, stem in zip(runs, leads, stems, strict=True):
+            name = f"{stem} x {len(pieces)}"
+            if taken[stem] > 1:  # the weight updates of 5 shapes: named by their shapes
+                name += " " + lead.shape.split("{", 1)[0]
+            repeat = builder.add(parent, builder.unique(parent, name), GroupKind.REPEAT)
+            builder.repeats[repeat] = len(pieces)
+            several = sum(labels[i] >= 0 for i in pieces[0]) > 1
+            for k, piece in enumerate(pieces, 1):
+                g = repeat
+                if several:
+                    g = builder.add(repeat, f"{name} {k} of {len(pieces)}", GroupKind.INSTANCE)
+                for i in piece:
+                    group[i] = g
+
+
+def _pieces(members: list[int], successors: list[list[int]]) -> list[list[int]]:
+    """The connected parts of ``members`` by the edges among them, each in
+    graph order, ordered by their first node (a union-find: no recursion)."""
+    root = {i: i for i in members}
+
+    def find(i: int) -> int:
+        while root[i] != i:
+            root[i] = root[root[i]]
+            i = root[i]
+        return i
+
+    for i in members:
+        for j in successors[i]:
+            if j in root:
+                a, b = find(i), find(j)
+                if a != b:
+                    root[max(a, b)] = min(a, b)
+    parts: dict[int, list[int]] = {}
+    for i in members:  # members are in graph order
+        parts.setdefault(find(i), []).append(i)
+    return sorted(parts.values(), key=lambda part: part[0])
 
 
 def _place_cheap(
@@ -396,7 +584,7 @@ def _finish(
                 kids,
                 tuple(own[g]),
                 size[g],
-                len(kids) if kind is GroupKind.REPEAT else 1,
+                builder.repeats.get(g, len(kids)) if kind is GroupKind.REPEAT else 1,
                 builder.phase[g],
                 first[g],
             )

@@ -14,7 +14,7 @@ from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
-from xlaview.analysis.folding.tree import Folding
+from xlaview.analysis.folding.tree import Folding, GroupKind
 
 Box = int | str
 T = TypeVar("T")
@@ -84,23 +84,24 @@ def default_open(
     folding: Folding, small: int = SMALL_GRAPH_NODES, budget: int = FOLDED_BOXES
 ) -> frozenset[int]:
     """The groups open when the graph is first shown: all of them in a graph
-    of at most ``small`` nodes; else, outermost first and in graph order,
-    each group whose opening keeps the boxes shown within ``budget``."""
+    of at most ``small`` nodes; else a level at a time, outermost first, the
+    groups of a level all opened when the boxes shown stay within ``budget``
+    (a picture of one depth: not one block open and the next folded), and
+    repeats never: "block x 48" is what folding is for, opened when asked."""
     groups = folding.groups
     if len(folding.graph.nodes) <= small:
         return frozenset(range(len(groups)))
     shown = folding.top_level
     opened: list[int] = []
-    queue = [box for box in folding.top if isinstance(box, int)]
-    k = 0
-    while k < len(queue):
-        group = groups[queue[k]]
-        k += 1
-        more = len(group.children) + len(group.nodes) - 1
-        if shown + more <= budget:
-            shown += more
-            opened.append(group.id)
-            queue.extend(group.children)
+    level = [box for box in folding.top if isinstance(box, int)]
+    while level:
+        level = [g for g in level if groups[g].kind is not GroupKind.REPEAT]
+        more = sum(len(groups[g].children) + len(groups[g].nodes) - 1 for g in level)
+        if not level or shown + more > budget:
+            break
+        shown += more
+        opened += level
+        level = [child for g in level for child in groups[g].children]
     return frozenset(opened)
 
 
