@@ -126,6 +126,32 @@ def probe(folder: str, grouping: str) -> dict:
     return result
 
 
+def fold_ratio(folder: Path) -> str:
+    """The core's folding of the entry (graph built, then folded by scope),
+    best of 3, as the window's worker runs it (no cyclic collection), against
+    XLA's parse of the same text, best of 3, this run."""
+    from jax._src.lib import xla_client
+    from timing import after_optimizations, best_of
+
+    from xlaview.analysis.drawing import build_graph
+    from xlaview.analysis.folding import fold_graph
+    from xlaview.collector import gc_paused
+    from xlaview.dump.modules import load_module
+
+    path = after_optimizations(folder)
+    module = load_module(path).module
+    entry = module.entry
+
+    def fold() -> None:
+        with gc_paused():
+            fold_graph(build_graph(module, entry), entry)
+
+    folded = best_of(fold, 3)[0]
+    text = path.read_text()
+    xla = best_of(lambda: xla_client.hlo.hlo_module_from_text(text), 3)[0]
+    return f"build and fold the entry {folded:.2f} s, XLA's parse {xla:.2f} s: {folded / xla:.2f} R"
+
+
 def window_boxes(window) -> dict:
     state = window.view_state()
     return {"boxes": state["graph_boxes"], "nodes": len(window.graph_pane.main.graph.nodes)}
@@ -141,6 +167,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         inputs = {"gpt48 entry": gpt_dump(48), "100k chain": chain_dump(Path(tmp) / "chain")}
         for label, folder in inputs.items():
+            print(f"  {label}: {fold_ratio(folder)}", flush=True)
             for grouping in ("none", "scope", "repeats"):
                 out = subprocess.run(
                     [sys.executable, __file__, "probe", str(folder), grouping],

@@ -153,10 +153,15 @@ def test_a_chain_of_100000_nodes_does_not_recurse() -> None:
     lines[-1] = lines[-1].replace("  a", "  ROOT a", 1)
     folding = _fold(_hlo(lines))
     assert folding.top_level <= 3
-    (repeat,) = [g for g in folding.groups if g.kind is GroupKind.REPEAT]
+    (repeat,) = [g for g in folding.groups if g.kind is GroupKind.REPEAT and g.parent is None]
     assert repeat.repeats >= 49_000
     shown = folded_view(folding, default_open(folding))
     assert len(shown.boxes) <= 200
+    for g in folding.groups:  # nested in ranges: any one group opens to 100 boxes at most
+        assert len(g.children) + len(g.nodes) <= 100, g.name
+    ranges = [folding.groups[c] for c in repeat.children]
+    assert sum(r.repeats for r in ranges) == repeat.repeats
+    assert ranges[0].name.startswith("block 1-") and ranges[0].name.endswith(f"of {repeat.repeats}")
 
 
 @pytest.fixture(scope="module")

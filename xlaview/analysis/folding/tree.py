@@ -31,6 +31,8 @@ CHEAP_OPCODES = frozenset(("parameter", "constant", "iota"))
 REPEAT_SEARCH_NODES = 24
 # Pieces side by side alike make a repeat when there are this many.
 SIDE_BY_SIDE = 4
+# A repeat of more instances nests them in ranges of at most this many.
+MOST_CHILDREN = 100
 # The shared values one op alone reads make a box of their own when there are this many.
 FAN_IN = 8
 _NUMBER_SUFFIX = re.compile(r"[._]?\d+$")
@@ -350,19 +352,8 @@ def _repeat_groups(
     for parent, members in own.items():
         if len(members) < REPEAT_SEARCH_NODES:
             continue
-        names: set[str] = set()
         for run in find_repeats(members, successors, labels):
-            name = f"block x {len(run)}"
-            count = 2
-            while name in names:
-                name = f"block x {len(run)} ({count})"
-                count += 1
-            names.add(name)
-            repeat = builder.add(parent, name, GroupKind.REPEAT)
-            for k, instance in enumerate(run, 1):
-                g = builder.add(repeat, f"block {k} of {len(run)}", GroupKind.INSTANCE)
-                for i in instance:
-                    group[i] = g
+            _add_run(builder, group, parent, f"block x {len(run)}", "block", run, True)
         _absorb(members, successors, cheap, parent, group)
 
 
@@ -481,15 +472,46 @@ def _side_by_side(
             name = f"{stem} x {len(pieces)}"
             if taken[stem] > 1:  # the weight updates of 5 shapes: named by their shapes
                 name += " " + lead.shape.split("{", 1)[0]
-            repeat = builder.add(parent, builder.unique(parent, name), GroupKind.REPEAT)
-            builder.repeats[repeat] = len(pieces)
             several = sum(labels[i] >= 0 for i in pieces[0]) > 1
-            for k, piece in enumerate(pieces, 1):
-                g = repeat
-                if several:
-                    g = builder.add(repeat, f"{name} {k} of {len(pieces)}", GroupKind.INSTANCE)
-                for i in piece:
-                    group[i] = g
+            _add_run(builder, group, parent, name, stem, pieces, several)
+
+
+def _add_run(
+    builder: _Builder,
+    group: list[int],
+    parent: int,
+    name: str,
+    stem: str,
+    pieces: list[list[int]],
+    instances: bool,
+) -> None:
+    """A repeat ``name`` in ``parent`` of ``pieces`` (lists of nodes): each
+    piece an instance group (``block 3 of 48``) when ``instances``, else its
+    nodes the repeat's own. A run of more than `MOST_CHILDREN` goes in nested
+    ranges of at most that many (``block 1-100 of 50000``): no group opens to
+    more boxes than a picture can hold."""
+    n = len(pieces)
+    repeat = builder.add(parent, builder.unique(parent, name), GroupKind.REPEAT)
+    builder.repeats[repeat] = n
+    span = 1  # pieces in each child of the repeat
+    while span * MOST_CHILDREN < n:
+        span *= MOST_CHILDREN
+    todo = [(repeat, 0, n, span)]
+    while todo:
+        g, lo, hi, span = todo.pop()
+        if span > 1:
+            for a in range(lo, hi, span):
+                b = min(a + span, hi)
+                child = builder.add(g, f"{stem} {a + 1}-{b} of {n}", GroupKind.REPEAT)
+                builder.repeats[child] = b - a
+                todo.append((child, a, b, span // MOST_CHILDREN))
+            continue
+        for k in range(lo, hi):
+            target = g
+            if instances:
+                target = builder.add(g, f"{stem} {k + 1} of {n}", GroupKind.INSTANCE)
+            for i in pieces[k]:
+                group[i] = target
 
 
 def _pieces(members: list[int], successors: list[list[int]]) -> list[list[int]]:
