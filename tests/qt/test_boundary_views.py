@@ -4,6 +4,8 @@ filter, the detail pane and its links, the graph marks, pass steps."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextCursor
 from PySide6.QtWidgets import QTextBrowser
@@ -250,3 +252,26 @@ def test_a_big_module_is_explained_in_the_helper(window, qtbot, monkeypatch) -> 
     click_row(window, qtbot, "wrapped_convert.3")
     assert window.view_state()["fusion_computation"] == "fused_computation.2"
     assert "online softmax" in window.traffic_panel.detail.toPlainText()
+
+
+def test_a_pass_step_fills_the_table_once_per_result(window, qtbot) -> None:
+    """The table shows the analysis's own values: its rows are reset when
+    traffic or reasons come, not when only a message changes (a reset was
+    3,600 rows made on the GUI thread, 50-110 ms on a 48-layer GPT's passes)."""
+    open_sample(window)
+    window.bottom_tabs.setCurrentWidget(window.traffic_panel)
+    window.wait_idle()
+    panel = window.traffic_panel
+    assert panel.rows_model.rowCount() > 0
+    assert panel.rows_model.intermediates is panel.traffic.intermediates, "no copy made"
+    resets = []
+    panel.rows_model.modelReset.connect(lambda: resets.append(1))
+    model = window.model
+    shown = model.boundaries.shown
+    panel.set_boundaries(replace(shown, message="another word on the same pass"))
+    assert resets == [], "a message alone: the rows stand"
+    keys = [p.key for p in model.points]
+    window.select_pass(keys[-2])
+    window.wait_idle()
+    assert 1 <= len(resets) <= 3, f"{len(resets)} resets for one step (empty, traffic, reasons)"
+    assert set(table_reasons(panel).values()) - {""}, "the reasons came"

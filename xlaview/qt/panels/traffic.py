@@ -4,8 +4,8 @@ the evidence beside the table), and a switch to draw that traffic on the graph."
 
 from __future__ import annotations
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtGui import QColor, QHideEvent, QShowEvent
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QHideEvent, QShowEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -17,27 +17,14 @@ from PySide6.QtWidgets import (
 
 from xlaview.analysis.boundaries.explain import REASONS, Boundary
 from xlaview.analysis.traffic import Intermediate, Traffic
-from xlaview.qt import theme
 from xlaview.qt.model.analyses.boundaries import BoundariesShown
 from xlaview.qt.panels.boundary_detail import BoundaryDetailView, OpLink
-from xlaview.qt.panels.tables import RowsModel, table_view
+from xlaview.qt.panels.tables import table_view
+from xlaview.qt.panels.traffic_rows import TrafficRowsModel
 from xlaview.qt.safe_text import esc, steady_label
 from xlaview.units import human_bytes
 
-REASON_COLUMN = 5
 PICK_HINT = "Click a row to see why its value is materialized and what would remove it."
-
-
-class TrafficRowsModel(RowsModel):
-    """The traffic rows, each reason in its colour."""
-
-    def data(
-        self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole
-    ):
-        if role == Qt.ItemDataRole.ForegroundRole and index.column() == REASON_COLUMN:
-            colours = theme.REASON_COLORS.get(self.rows[index.row()][0][REASON_COLUMN])
-            return QColor(colours[1]) if colours else None
-        return super().data(index, role)
 
 
 class TrafficPanel(QWidget):
@@ -63,11 +50,7 @@ class TrafficPanel(QWidget):
         self.reasons.currentIndexChanged.connect(self._on_reason_chosen)
         self.overlay = QCheckBox("Show on the graph", self)
         self.overlay.toggled.connect(self.overlay_toggled)
-        self.rows_model = TrafficRowsModel(
-            ["traffic", "bytes", "shape", "producer", "kind", "reason", "read by"],
-            self,
-            numeric=(0, 1),
-        )
+        self.rows_model = TrafficRowsModel(self)
         self.table = table_view(self.rows_model, self, "trafficTable", self._on_row_picked)
         self.detail = BoundaryDetailView(self)
         # Scroll bars that come and go as rows do would resize the views on every pass step.
@@ -92,12 +75,13 @@ class TrafficPanel(QWidget):
         layout.addWidget(self.split, 1)
         self.traffic: Traffic | None = None
         self.shown = BoundariesShown(None, None, None)
-        self._rows: list[tuple[tuple[str, ...], tuple[object, ...], object]] = []
-        self._big: set[int] = set()
         self._reason: str | None = None  # the filter
         self._picked: str | None = None  # the value whose boundary the detail shows
         self._emphasis = False  # whether the graph marks what this panel points at
         self._filling = False
+        self._filled: tuple[Traffic | None, object] = (None, None)  # what the rows show
+        self._summed: tuple[Traffic | None, str] = (None, "")
+        self._by_value: tuple[object, dict[str, Boundary], dict[str, str]] = (None, {}, {})
         self._fill_reasons()
         self.detail.show_message("")
 
@@ -126,14 +110,7 @@ class TrafficPanel(QWidget):
         """Show the boundary of ``value`` (a producer, or ``name#index``) as a
         click on its row does: select its producer, mark its readers and evidence."""
         boundary = self._boundaries_by_value().get(value)
-        row = next(
-            (
-                r
-                for r, row in enumerate(self.rows_model.rows)
-                if getattr(row[2], "producer", None) == value
-            ),
-            None,
-        )
+        row = self.rows_model.row_of(value)
         if row is not None:
             self.table.selectRow(row)
         self.instruction_requested.emit(value.split("#")[0])
@@ -143,39 +120,14 @@ class TrafficPanel(QWidget):
     # -- drawing --------------------------------------------------------------
     def _refresh(self) -> None:
         traffic = self.traffic
-        by_value = self._boundaries_by_value()
+        boundaries = self._boundaries()
         self._fill_summary()
-        self._rows, self._big = [], set()
-        for i in traffic.intermediates if traffic is not None else ():  # ranked by traffic
-            boundary = by_value.get(i.producer)
-            reason = boundary.reason if boundary is not None else ""
-            row = (
-                (
-                    human_bytes(i.traffic_bytes),
-                    human_bytes(i.bytes),
-                    i.shape,
-                    i.producer,
-                    i.producer_kind,
-                    reason,
-                    ", ".join(i.consumers),
-                ),
-                (
-                    i.traffic_bytes,
-                    i.bytes,
-                    i.shape,
-                    i.producer,
-                    i.producer_kind,
-                    REASONS.index(reason) if reason else None,
-                    len(i.consumers),
-                ),
-                i,
-            )
-            self._rows.append(row)
-            if i.bytes >= 64 << 20:
-                self._big.add(id(row))
-        self._fill_reasons()
-        self._fill_rows()
-        picked = by_value.get(self._picked) if self._picked else None
+        filled = self._filled  # a message alone changed: the rows stand
+        if traffic is not filled[0] or boundaries is not filled[1]:
+            self._filled = (traffic, boundaries)
+            self._fill_reasons()
+            self._fill_rows()
+        picked = self._boundaries_by_value().get(self._picked) if self._picked else None
         if picked is not None:
             self._show(picked, point=False)
         else:
@@ -187,15 +139,19 @@ class TrafficPanel(QWidget):
         if traffic is None:
             self.summary.setText(esc(self.shown.message) if self.shown.pass_key else "")
             return
-        counts = (
-            ", ".join(f"{esc(k)} {v}" for k, v in traffic.fusion_counts.items() if v)
-            or "no fusions"
-        )
-        self.summary.setText(
-            f"<b>{human_bytes(traffic.total_traffic_bytes)}</b> read and written by top-level ops; "
-            f"<b>{human_bytes(traffic.intermediate_traffic_bytes)}</b> through "
-            f"{len(traffic.intermediates)} intermediates materialized in memory. Fusions: {counts}."
-        )
+        if self._summed[0] is not traffic:  # sums over its thousands of values, once
+            counts = (
+                ", ".join(f"{esc(k)} {v}" for k, v in traffic.fusion_counts.items() if v)
+                or "no fusions"
+            )
+            self._summed = (
+                traffic,
+                f"<b>{human_bytes(traffic.total_traffic_bytes)}</b> read and written by "
+                f"top-level ops; <b>{human_bytes(traffic.intermediate_traffic_bytes)}</b> through "
+                f"{len(traffic.intermediates)} intermediates materialized in memory. "
+                f"Fusions: {counts}.",
+            )
+        self.summary.setText(self._summed[1])
 
     def _fill_reasons(self) -> None:
         """The filter: every reason with its boundaries' count, bytes and savings."""
@@ -227,15 +183,15 @@ class TrafficPanel(QWidget):
         self._filling = False
 
     def _fill_rows(self) -> None:
-        shown = [
-            r for r in self._rows if self._reason is None or r[0][REASON_COLUMN] == self._reason
-        ]
-        self.rows_model.set_rows(shown, self._big)
+        traffic = self.traffic
+        self.rows_model.set_intermediates(
+            traffic.intermediates if traffic is not None else (), self._reasons(), self._reason
+        )
         header = self.table.horizontalHeader()
         # The rows come ranked by traffic: sorted again only if the user sorts
         # by something else (a Python key per row, on the GUI thread, competes
         # for the GIL with the worker: half a second for 3,600 rows).
-        if self.rows_model.rows and (
+        if self.rows_model.order and (
             header.sortIndicatorSection(),
             header.sortIndicatorOrder(),
         ) != (
@@ -293,7 +249,16 @@ class TrafficPanel(QWidget):
 
     def _boundaries_by_value(self) -> dict[str, Boundary]:
         boundaries = self._boundaries()
-        return {b.value: b for b in boundaries.boundaries} if boundaries is not None else {}
+        if boundaries is None:
+            return {}
+        if self._by_value[0] is not boundaries:
+            by_value = {b.value: b for b in boundaries.boundaries}
+            self._by_value = (boundaries, by_value, {v: b.reason for v, b in by_value.items()})
+        return self._by_value[1]
+
+    def _reasons(self) -> dict[str, str]:
+        """Each value's reason (a producer, or ``name#index``)."""
+        return self._by_value[2] if self._boundaries_by_value() else {}
 
     # -- what the user does ---------------------------------------------------
     def _on_row_picked(self, intermediate: object) -> None:
