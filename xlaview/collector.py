@@ -13,14 +13,24 @@ window's GUI thread, as like as not), and for garbage it never finds. So:
 - `freeze_built`: what a window's job built goes out of the collector's sight
   for good (`gc.freeze`). Frozen objects are still freed when nothing refers
   to them; a reference cycle among them would stay, and these records make
-  none (they are tuples, slotted records and Qt paths).
+  none (they are tuples, slotted records and Qt paths);
+- `release_memory`: a process done with a big job gives its memory back. The
+  parse's caches (`functools.lru_cache`: attribute dicts, shapes) hold a few
+  MB of values made amid the module's objects, one in each of thousands of
+  Python's 256 KiB arenas, and an arena goes back to the system only once
+  empty: a helper that explained a 45 MB module's boundaries kept 340 MB of
+  arenas for 4 MB of live values, for the rest of the session (60 MB with
+  the caches cleared).
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import functools
 import gc
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 _lock = threading.Lock()
@@ -58,3 +68,25 @@ def settle_built() -> None:
 def freeze_built() -> None:
     """Every object now tracked leaves the collector's sight for good."""
     gc.freeze()
+
+
+def release_memory() -> None:
+    """Clear every `functools.lru_cache` of the process, collect, and hand the
+    C heap's free memory back (glibc's ``malloc_trim``, where there is one).
+    For a process between jobs (the helper): the collection walks everything."""
+    for obj in gc.get_objects():
+        if isinstance(obj, functools._lru_cache_wrapper):
+            obj.cache_clear()
+    gc.collect()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+@functools.cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    name = ctypes.util.find_library("c")
+    try:
+        return getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
+    except OSError:
+        return None

@@ -34,6 +34,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import IO, Any, BinaryIO
 
+from xlaview.collector import release_memory
 from xlaview.errors import XlaviewError
 
 NICENESS = 10
@@ -143,6 +144,8 @@ def serve() -> None:
         except (pickle.PicklingError, TypeError, AttributeError) as err:
             error = RuntimeError(f"{fn.__name__}: {err}")
             _send(results, ("done", False, error, traceback.format_exc()))
+        del job, fn, args, value
+        release_memory()  # 35 ms after a 45 MB module's boundaries, 11 ms after a small job
 
 
 def _run_here(
