@@ -59,6 +59,10 @@ class ComputationGraph:
     nodes: tuple[GraphNode, ...]
     edges: tuple[GraphEdge, ...]
     nodes_of: dict[str, tuple[str, ...]] = field(default_factory=dict)  # instruction -> keys
+    # Instruction -> its op_name ("" for none), read as the graph is built: its
+    # attributes are split then anyway, and split again later for 16,000 ops
+    # would be as many misses of the parse's attribute cache (xlaview.hlo.attributes).
+    op_names: dict[str, str] = field(default_factory=dict)
 
 
 def build_graph(module: Module | None, computation: Computation | str) -> ComputationGraph:
@@ -76,8 +80,10 @@ def build_graph(module: Module | None, computation: Computation | str) -> Comput
     keys_of: dict[str, list[str]] = {}
     shared: set[str] = set()
     by_name = {i.name: i for i in comp.instructions}
+    op_names: dict[str, str] = {}
     for instr in comp.instructions:
         kind = kind_of(instr)
+        op_names[instr.name] = instr.op_name or ""
         called = instr.called_computations if instr.attribute_text else ()
         label = op_label(instr, module)
         copies = len(users.get(instr.name, ())) > 1 and _is_cheap(instr, by_name)
@@ -124,7 +130,7 @@ def build_graph(module: Module | None, computation: Computation | str) -> Comput
             source = f"{operand}@{instr.name}" if operand in shared else operand
             edges.append(GraphEdge(source, instr.name, str(by_name[operand].shape)))
     return ComputationGraph(
-        comp.name, tuple(nodes), tuple(edges), {k: tuple(v) for k, v in keys_of.items()}
+        comp.name, tuple(nodes), tuple(edges), {k: tuple(v) for k, v in keys_of.items()}, op_names
     )
 
 

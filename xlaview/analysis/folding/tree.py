@@ -201,8 +201,11 @@ def _op_names(
     graph: ComputationGraph, computation: Computation, cheap: list[bool]
 ) -> dict[str, str]:
     """The op_name of each instruction drawn as a node that is not cheap
-    (those are placed by their users), "" for none."""
+    (those are placed by their users), "" for none: as the graph read them
+    when it was built, else from ``computation``."""
     wanted = {n.instruction for n, c in zip(graph.nodes, cheap, strict=True) if not c}
+    if graph.op_names:
+        return {name: graph.op_names.get(name, "") for name in wanted}
     return {i.name: i.op_name or "" for i in computation.instructions if i.name in wanted}
 
 
