@@ -1,0 +1,56 @@
+"""The one-match path of `scan_attributes` (the common forms of ``, name=value``)
+splits every text exactly as the careful scan does, items, offsets and errors
+alike: on random texts of the characters that matter, and on every
+instruction's attributes of real dumps."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from xlaview.hlo import attributes
+from xlaview.hlo.attributes import ValueSyntaxError, scan_attributes
+
+NEVER = re.compile(r"(?!)")
+PIECES = st.sampled_from(
+    [", ", ",", " ", "\n", "=", "a", "b_1", "x.y-z", "{", "}", "(", ")", "[", "]", '"', "'",
+     '\\"', "/*c*/", "//c\n", "/", "0", "1,2", "op_name=", '"s"', "{0,1}", "%f.3", "->", "<="]
+)  # fmt: skip
+
+
+def both(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[object, object]:
+    def run() -> object:
+        try:
+            return scan_attributes(text, 0)
+        except ValueSyntaxError as err:
+            return ("error", err.offset, str(err))
+
+    fast = run()
+    with monkeypatch.context() as m:
+        m.setattr(attributes, "_PLAIN_ITEM", NEVER)
+        careful = run()
+    return fast, careful
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(PIECES, max_size=24).map("".join))
+def test_random_texts_split_alike(text) -> None:
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        fast, careful = both(text, monkeypatch)
+    assert fast == careful, text
+
+
+def test_a_real_dumps_attributes_split_alike(gpt_dump, monkeypatch) -> None:
+    from xlaview.dump.modules import load_module
+
+    texts: set[str] = set()
+    for path in sorted(gpt_dump.glob("*.txt"))[::7]:
+        module = load_module(path).module
+        texts |= {i.attribute_text for c in module.computations for i in c.instructions}
+    assert len(texts) > 500
+    for text in texts:
+        fast, careful = both(text, monkeypatch)
+        assert fast == careful, text
