@@ -8,6 +8,7 @@ from __future__ import annotations
 import operator
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -72,6 +73,18 @@ def _blocks(count: int, metadata: bool = False) -> Module:
         prev = f"m{i}"
     body.append(f"  ROOT out = f32[8,8]{{1,0}} negate({prev})")
     return _hlo(body)
+
+
+def _chain(length: int, op: Callable[[int, str], str]) -> list[str]:
+    """The body of a chain of ``length`` ops from parameter ``p``: op ``i``
+    is ``op(i, the one before)``, the last the root."""
+    lines = ["  p = f32[4]{0} parameter(0)"]
+    prev = "p"
+    for i in range(length):
+        lines.append(f"  a{i} = f32[4]{{0}} {op(i, prev)}")
+        prev = f"a{i}"
+    lines[-1] = lines[-1].replace("  a", "  ROOT a", 1)
+    return lines
 
 
 def _fold(module: Module, grouping: str = "scope", phases: str = "apart") -> Folding:
@@ -145,12 +158,7 @@ def test_a_scope_path_10000_deep_does_not_recurse() -> None:
 
 @pytest.mark.slow
 def test_a_chain_of_100000_nodes_does_not_recurse() -> None:
-    lines = ["  p = f32[4]{0} parameter(0)"]
-    prev = "p"
-    for i in range(100_000):
-        lines.append(f"  a{i} = f32[4]{{0}} {'add' if i % 2 else 'multiply'}({prev}, {prev})")
-        prev = f"a{i}"
-    lines[-1] = lines[-1].replace("  a", "  ROOT a", 1)
+    lines = _chain(100_000, lambda i, prev: f"{'add' if i % 2 else 'multiply'}({prev}, {prev})")
     folding = _fold(_hlo(lines))
     assert folding.top_level <= 3
     (repeat,) = [g for g in folding.groups if g.kind is GroupKind.REPEAT and g.parent is None]
@@ -330,12 +338,7 @@ def test_a_helper_scope_threaded_through_a_pass_joins_it() -> None:
 
 
 def test_a_chain_of_one_op_folds_in_blocks_of_two() -> None:
-    lines = ["  p = f32[4]{0} parameter(0)"]
-    prev = "p"
-    for i in range(200):
-        lines.append(f"  a{i} = f32[4]{{0}} add({prev}, p)")
-        prev = f"a{i}"
-    lines[-1] = lines[-1].replace("  a", "  ROOT a", 1)
+    lines = _chain(200, lambda i, prev: f"add({prev}, p)")
     folding = _fold(_hlo(lines), "repeats")
     (repeat,) = [g for g in folding.groups if g.kind is GroupKind.REPEAT]
     assert repeat.repeats >= 99
