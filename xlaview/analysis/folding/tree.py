@@ -122,9 +122,9 @@ class _Builder:
         self.kind: list[GroupKind] = []
         self.phase: list[str | None] = []
         self.depth: list[int] = []
-        self.repeats: dict[
-            int, int
-        ] = {}  # a repeat of lone nodes (no instance groups): their count
+        # A repeat of lone nodes (no instance groups): their count.
+        self.repeats: dict[int, int] = {}
+        self._names: dict[int, set[str]] = {}  # parent -> the names of its groups
 
     def keep(self, kept: list[int], parent_of: dict[int, int]) -> None:
         """Only the groups ``kept`` (in order), their parents renumbered by ``parent_of``."""
@@ -133,13 +133,16 @@ class _Builder:
         self.kind = [self.kind[g] for g in kept]
         self.phase = [self.phase[g] for g in kept]
         self.repeats = {parent_of[g]: n for g, n in self.repeats.items() if g in parent_of}
+        self._names = {}
+        for p, name in zip(self.parent, self.name, strict=True):
+            self._names.setdefault(p, set()).add(name)
         self.depth = []
         for p in self.parent:
             self.depth.append(0 if p < 0 else self.depth[p] + 1)
 
     def unique(self, parent: int, name: str) -> str:
         """``name``, or ``name (2)``... if ``parent`` already holds a group so named."""
-        taken = {self.name[g] for g in range(len(self.name)) if self.parent[g] == parent}
+        taken = self._names.get(parent, set())
         out, count = name, 2
         while out in taken:
             out = f"{name} ({count})"
@@ -147,6 +150,7 @@ class _Builder:
         return out
 
     def add(self, parent: int, name: str, kind: GroupKind, phase: str | None = None) -> int:
+        self._names.setdefault(parent, set()).add(name)
         self.parent.append(parent)
         self.name.append(name)
         self.kind.append(kind)
