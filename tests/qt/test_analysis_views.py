@@ -67,6 +67,27 @@ def test_unchanged_pass_has_an_empty_diff_and_can_be_hidden(window, qtbot) -> No
     assert window.timeline.change_sizes.get(str(unchanged.seq)) == 0
 
 
+def test_a_big_change_lists_its_first_ops_and_counts_the_rest(window, monkeypatch) -> None:
+    """A pass that changes thousands of ops lists the first `LISTED` of each
+    kind and says how many more: the counts stay whole, the text and the graph
+    mark every one."""
+    from xlaview.qt.panels import changes
+
+    monkeypatch.setattr(changes, "LISTED", 2)
+    open_sample(window)
+    window.select_pass(fusion_pass(window))
+    window.wait_idle()
+    diff = window.model.changes.diff.diff
+    tree = window.changes.tree
+    for row, ops in enumerate((diff.added, diff.removed)):
+        group = tree.topLevelItem(row)
+        assert group.text(1) == str(len(ops)), "the whole count"
+        if len(ops) > 2:
+            assert group.childCount() == 3
+            assert group.child(2).text(0) == f"… {len(ops) - 2:,} more"
+    assert len(diff.removed) > 2, "the fusion pass removes more ops than listed"
+
+
 def test_traffic_table_ranks_scores_and_selects_on_click(window, qtbot) -> None:
     open_sample(window)
     table, model = window.traffic_panel.table, window.traffic_panel.rows_model

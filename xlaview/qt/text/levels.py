@@ -8,7 +8,6 @@ instruction with no kernel of its own says why."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import (
     QButtonGroup,
     QHBoxLayout,
@@ -230,6 +229,12 @@ class LevelsBar(QWidget):
         self.kernels.setFixedWidth(_OP_NAME_WIDTH + 3 * self.fontMetrics().horizontalAdvance("M"))
         self.menu = QMenu(self.kernels)
         self.kernels.setMenu(self.menu)
+        self.menu.triggered.connect(
+            lambda action: self.kernel_requested.emit(
+                self.model.kernels.op_of_kernel(action.data())
+            )
+        )
+        self._kernel_ops: list[str] = []  # what the menu lists
         # The selected op's kernel, stage by stage.
         self.kernel_stages = QWidget(self)
         self.kernel_stages.setObjectName("kernelStagesStrip")
@@ -302,16 +307,14 @@ class LevelsBar(QWidget):
         self.set_kernel_ops(sorted(levels.kernels) if levels else [])
 
     def set_kernel_ops(self, names: list[str]) -> None:
-        """The ops with kernels of their own, in the menu."""
-        self.menu.clear()
-        for name in names:
-            action = QAction(name, self.menu)
-            action.triggered.connect(
-                lambda _=False, n=name: self.kernel_requested.emit(
-                    self.model.kernels.op_of_kernel(n)
-                )
-            )
-            self.menu.addAction(action)
+        """The ops with kernels of their own, in the menu: filled again only
+        when they changed (300 actions made and deleted at each pass step
+        took 20-60 ms of the GUI thread)."""
+        if names != self._kernel_ops:
+            self._kernel_ops = list(names)
+            self.menu.clear()
+            for name in names:
+                self.menu.addAction(name).setData(name)
         module_ir = self._module_ir
         if module_ir and not names:
             self._kernels_text = f"Kernels: module IR ({module_ir} files)"

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
 
-from xlaview.analysis.marks import DiffMarks, diff_marks
+from xlaview.analysis.marks import DiffMarks
 from xlaview.analysis.passes import ModuleDiff
 from xlaview.analysis.traffic import Traffic, analyze_traffic
 from xlaview.dump.modules import ModuleCache
@@ -84,7 +84,9 @@ class PassChanges(QObject):
                     self._cache,
                     before.file,
                     dump_file,
-                    on_done=lambda diff: self._diff_read(diff, title, before.key, key),
+                    on_done=lambda found: self._diff_read(
+                        found[0], found[1], title, before.key, key
+                    ),
                     on_progress=lambda _fraction: None,
                 )
 
@@ -127,9 +129,9 @@ class PassChanges(QObject):
             return None
         return shown.before, shown.after
 
-    def _diff_read(self, diff: ModuleDiff, title: str, before: str, after: str | None) -> None:
-        loaded = self._shown.loaded
-        marks = diff_marks(diff, loaded.module) if loaded is not None else DiffMarks()
+    def _diff_read(
+        self, diff: ModuleDiff, marks: DiffMarks, title: str, before: str, after: str | None
+    ) -> None:
         self._set_diff(DiffShown(diff, title, marks, before, after))
 
     def _set_diff(self, shown: DiffShown) -> None:
