@@ -368,6 +368,7 @@ class Module:
         "_callers",
         "_line_owners",
         "_count",
+        "_entry",
         "_offsets",
         "_spaces",
         "_tiles",
@@ -397,6 +398,7 @@ class Module:
         self._callers: _Callers | None = None
         self._line_owners: LineOwners | None = None
         self._count: int | None = None
+        self._entry: Computation | None = None
         self._offsets: list[int] | None = None
         self._spaces: bool | None = None
         self._tiles: bool | None = None
@@ -442,10 +444,12 @@ class Module:
     # -- lookups --------------------------------------------------------------
     @property
     def entry(self) -> Computation | None:
-        for comp in self.computations:
-            if comp.is_entry:
-                return comp
-        return self.computations[-1] if self.computations else None
+        if self._entry is None:  # found once: thousands of computations to look through
+            self._entry = next(
+                (comp for comp in self.computations if comp.is_entry),
+                self.computations[-1] if self.computations else None,
+            )
+        return self._entry
 
     def computation(self, name: str) -> Computation:
         """The computation called ``name`` (KeyError if there is none)."""

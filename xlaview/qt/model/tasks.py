@@ -307,6 +307,7 @@ def prepare_pass(cache: ModuleCache, dump_file: DumpFile) -> PreparedPass:
         document.moveToThread(gui_thread())
     if module.entry is not None:
         module.entry.instructions  # built here, not on the GUI thread  # noqa: B018
+    module.instruction_count  # counted here (7,000 computations: 10 ms)  # noqa: B018
     prepared = PreparedPass(dump_file, loaded, source, document, module.line_owners())
     settle()
     return prepared
