@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -263,8 +264,13 @@ def profile_program(name: str, out: Path) -> Path:
 @pytest.mark.slow
 @pytest.mark.parametrize("program", sorted(PROGRAMS))
 def test_no_op_beats_this_machines_roofline(
-    measured: Calibration, program: str, tmp_path: Path
+    measured: Calibration, program: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Against the best this machine showed: a calibration taken while the
+    machine was busy (15.5 s instead of 5 s, on a clean-clone run) reads its
+    peaks low, and an op timed later, on a quiet machine, then "beats" them
+    (1.3x). An op beyond the roofline of one calibration is judged again
+    against the best figures of that one and a second, taken now."""
     from xlaview.dump import index_dump
     from xlaview.profile import choose_module, find_trace, read_trace
     from xlaview.profile.join import executed_file, measure_dump_module, parse_dump_file
@@ -280,16 +286,26 @@ def test_no_op_beats_this_machines_roofline(
     file = executed_file(dump_module)
     assert file is not None
     module = parse_dump_file(file)
-    dev = cpu.device_from(measured)
     measured_time = measure_dump_module(trace, index, dump_module, module)
     assert measured_time.runs == 5
-    profile = combine(measured_time, static_costs(module, dev), dev.name)
-    timed = [op for op in profile.ops if op.roofline_fraction is not None and op.time_s]
-    assert timed, [op.name for op in profile.ops]
-    report = sorted(
-        ((op.roofline_fraction or 0.0, op.name, op.mean_s, op.time_s) for op in timed),
-        reverse=True,
-    )
-    print(f"\n{program} on {dev.title}: worst roofline fractions {report[:5]}")
-    fast = [r for r in report if r[0] > 1.05]
-    assert not fast, f"ops faster than the roofline of {dev.measured}: {fast}"
+
+    def beyond(calibration: Calibration) -> tuple[str, list]:
+        dev = cpu.device_from(calibration)
+        profile = combine(measured_time, static_costs(module, dev), dev.name)
+        timed = [op for op in profile.ops if op.roofline_fraction is not None and op.time_s]
+        assert timed, [op.name for op in profile.ops]
+        report = sorted(
+            ((op.roofline_fraction or 0.0, op.name, op.mean_s, op.time_s) for op in timed),
+            reverse=True,
+        )
+        print(f"\n{program} on {dev.title}: worst roofline fractions {report[:5]}")
+        return dev.measured, [r for r in report if r[0] > 1.05]
+
+    where, fast = beyond(measured)
+    if fast:
+        monkeypatch.setenv("XLAVIEW_CACHE_DIR", str(tmp_path / "again"))
+        again = cpu.calibration(refresh=True)
+        best = replace(measured, dots=measured.dots + again.dots,
+                       streams=measured.streams + again.streams)  # fmt: skip
+        where, fast = beyond(best)
+    assert not fast, f"ops faster than the roofline of {where}: {fast}"
