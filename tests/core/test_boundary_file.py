@@ -83,3 +83,19 @@ def test_a_file_changed_since_is_refused(tmp_path: Path) -> None:
         file_boundaries(path, old, traffic)
     with pytest.raises(DumpReadError):
         file_boundaries(tmp_path / "gone.txt", old, traffic)
+
+
+def test_shared_keeps_the_values_inside_library_kernels() -> None:
+    """The seed under default flags is one __ynn_fusion: its interior values
+    came back from the helper path dropped (a new `Boundaries` of the module's
+    name and its boundaries only); they are kept, and the sums come made."""
+    from xlaview.resources import sample_dump_default_flags
+
+    path = index_dump(sample_dump_default_flags()).modules[0].after_optimizations.path
+    module = load_module(path).module
+    traffic = analyze_traffic(module)
+    result = file_boundaries(path, stamp(path), traffic)
+    assert result.boundaries.interior, "the library kernel's interior values"
+    assert result.boundaries == module_boundaries(module, traffic)
+    assert {"by_reason", "saved", "counts", "by_value", "reasons"} <= set(result.boundaries.memo)
+    assert sum(result.boundaries.counts().values()) == len(result.boundaries.boundaries)

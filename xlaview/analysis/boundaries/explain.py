@@ -66,8 +66,8 @@ value.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 from xlaview.analysis.boundaries.evidence import AS_STAGES, Evidence, OpRef, ReasonFinder
 from xlaview.analysis.boundaries.multipass import Flow
@@ -77,6 +77,8 @@ from xlaview.analysis.reasons import PRECEDENCE, REASONS
 from xlaview.analysis.traffic import Intermediate, Traffic, analyze_traffic
 from xlaview.dump.reports import ModuleReports
 from xlaview.hlo import Module
+
+_T = TypeVar("_T")
 
 __all__ = [
     "PRECEDENCE",
@@ -149,15 +151,42 @@ class Boundaries:
     boundaries: tuple[Boundary, ...]
     # Values inside library kernels that may be materialized (`Boundary.inside`).
     interior: tuple[Boundary, ...] = ()
+    # The sums and lookups below, made once (`warm`: by the job that found
+    # them, not by the window's GUI thread: 12,000 boundaries of a pass took
+    # it 50-90 ms at each step).
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def by_reason(self) -> dict[str, int]:
         """Bytes of the boundaries of each reason (every reason, zero included;
         the values inside library kernels apart)."""
-        return _by_reason(self.boundaries, lambda b: b.bytes)
+        return self._once("by_reason", lambda: _by_reason(self.boundaries, lambda b: b.bytes))
 
     def saved_by_reason(self) -> dict[str, int]:
         """Bytes removing the boundaries of each reason would save."""
-        return _by_reason(self.boundaries, lambda b: b.saved_bytes)
+        return self._once("saved", lambda: _by_reason(self.boundaries, lambda b: b.saved_bytes))
+
+    def counts(self) -> dict[str, int]:
+        """How many boundaries each reason has (every reason, zero included)."""
+        return self._once("counts", lambda: _by_reason(self.boundaries, lambda b: 1))
+
+    def by_value(self) -> dict[str, Boundary]:
+        """Each boundary by its value (``name`` or ``name#index``)."""
+        return self._once("by_value", lambda: {b.value: b for b in self.boundaries})
+
+    def reasons(self) -> dict[str, str]:
+        """Each value's reason."""
+        return self._once("reasons", lambda: {b.value: b.reason for b in self.boundaries})
+
+    def warm(self) -> Boundaries:
+        """Itself, its sums and lookups made."""
+        self.by_reason(), self.saved_by_reason(), self.counts(), self.by_value(), self.reasons()
+        return self
+
+    def _once(self, key: str, make: Callable[[], _T]) -> _T:
+        found: _T | None = self.memo.get(key)
+        if found is None:
+            found = self.memo[key] = make()
+        return found
 
     def find(self, value: str) -> Boundary | None:
         """The boundary of a value (``name`` or ``name#index``), as Traffic labels it."""

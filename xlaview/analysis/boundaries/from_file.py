@@ -64,7 +64,7 @@ def fusion_callers(module: Module, boundaries: Boundaries) -> dict[str, str]:
 
 def explained(module: Module, traffic: Traffic) -> FileBoundaries:
     """The boundaries of ``module`` given its ``traffic``, with their fusions."""
-    boundaries = module_boundaries(module, traffic)
+    boundaries = module_boundaries(module, traffic).warm()
     return FileBoundaries(boundaries, fusion_callers(module, boundaries))
 
 
@@ -85,7 +85,9 @@ def shared(result: FileBoundaries) -> FileBoundaries:
     boundaries = tuple(
         replace(b, evidence=tuple(one(e) for e in b.evidence)) for b in result.boundaries.boundaries
     )
-    return FileBoundaries(Boundaries(result.boundaries.module, boundaries), result.callers)
+    # The values inside library kernels kept, the sums made again for the new tuple.
+    found = replace(result.boundaries, boundaries=boundaries, memo={}).warm()
+    return FileBoundaries(found, result.callers)
 
 
 def file_boundaries(

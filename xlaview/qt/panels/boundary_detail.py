@@ -94,9 +94,7 @@ class BoundaryDetailView(QTextBrowser):
         self.boundary = None
         self._links = []
         by_reason, saved = boundaries.by_reason(), boundaries.saved_by_reason()
-        counts = {r: 0 for r in REASONS}
-        for b in boundaries.boundaries:
-            counts[b.reason] += 1
+        counts = boundaries.counts()
         rows = "".join(
             f"<tr><td><a href='reason:{r}'>{chip(r)}</a></td><td align='right'>{counts[r]}</td>"
             f"<td align='right'>{human_bytes(by_reason[r])}</td>"

@@ -81,7 +81,6 @@ class TrafficPanel(QWidget):
         self._filling = False
         self._filled: tuple[Traffic | None, object] = (None, None)  # what the rows show
         self._summed: tuple[Traffic | None, str] = (None, "")
-        self._by_value: tuple[object, dict[str, Boundary], dict[str, str]] = (None, {}, {})
         self._fill_reasons()
         self.detail.show_message("")
 
@@ -162,9 +161,7 @@ class TrafficPanel(QWidget):
             self.reasons.addItem("All reasons", None)
         else:
             by_reason, saved = boundaries.by_reason(), boundaries.saved_by_reason()
-            counts = dict.fromkeys(REASONS, 0)
-            for b in boundaries.boundaries:
-                counts[b.reason] += 1
+            counts = boundaries.counts()
             self.reasons.addItem(
                 f"All reasons · {len(boundaries.boundaries)} · "
                 f"{human_bytes(sum(by_reason.values()))}",
@@ -249,16 +246,12 @@ class TrafficPanel(QWidget):
 
     def _boundaries_by_value(self) -> dict[str, Boundary]:
         boundaries = self._boundaries()
-        if boundaries is None:
-            return {}
-        if self._by_value[0] is not boundaries:
-            by_value = {b.value: b for b in boundaries.boundaries}
-            self._by_value = (boundaries, by_value, {v: b.reason for v, b in by_value.items()})
-        return self._by_value[1]
+        return boundaries.by_value() if boundaries is not None else {}
 
     def _reasons(self) -> dict[str, str]:
         """Each value's reason (a producer, or ``name#index``)."""
-        return self._by_value[2] if self._boundaries_by_value() else {}
+        boundaries = self._boundaries()
+        return boundaries.reasons() if boundaries is not None else {}
 
     # -- what the user does ---------------------------------------------------
     def _on_row_picked(self, intermediate: object) -> None:
