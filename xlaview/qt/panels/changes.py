@@ -131,7 +131,7 @@ class ChangesPanel(QWidget):
         counts = dict(zip(parents, map(len, (diff.added, diff.removed, diff.changed)), strict=True))
         for name, count in counts.items():
             if count > LISTED:
-                more = QTreeWidgetItem([f"… {count - LISTED:,} more", "marked in text and graph"])
+                more = QTreeWidgetItem(["…", f"{count - LISTED:,} more, marked in text and graph"])
                 more.setForeground(0, QColor(theme.MUTED))
                 parents[name].addChild(more)
         for name, _ in groups:
