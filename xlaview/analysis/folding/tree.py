@@ -432,12 +432,9 @@ def _fan_in(
             fans.setdefault((users[0], graph.nodes[i].opcode), []).append(i)
     for (_, opcode), values in sorted(fans.items(), key=lambda kv: kv[1][0]):
         if len(values) >= FAN_IN:
-            parent = group[values[0]]
             user = graph.nodes[successors[values[0]][0]].instruction
-            g = builder.add(parent, f"{opcode} x {len(values)} of {user}", GroupKind.REPEAT)
-            builder.repeats[g] = len(values)
-            for i in values:
-                group[i] = g
+            name = f"{opcode} x {len(values)} of {user}"
+            _add_run(builder, group, group[values[0]], name, opcode, [[i] for i in values], False)
 
 
 def _side_by_side(
