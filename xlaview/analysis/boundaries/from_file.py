@@ -63,8 +63,15 @@ def fusion_callers(module: Module, boundaries: Boundaries) -> dict[str, str]:
 
 
 def explained(module: Module, traffic: Traffic) -> FileBoundaries:
-    """The boundaries of ``module`` given its ``traffic``, with their fusions."""
-    boundaries = module_boundaries(module, traffic).warm()
+    """The boundaries of ``module`` given its ``traffic``, with their fusions,
+    their sums made (`Boundaries.warm`)."""
+    found = _found(module, traffic)
+    found.boundaries.warm()
+    return found
+
+
+def _found(module: Module, traffic: Traffic) -> FileBoundaries:
+    boundaries = module_boundaries(module, traffic)
     return FileBoundaries(boundaries, fusion_callers(module, boundaries))
 
 
@@ -110,4 +117,4 @@ def file_boundaries(
     module = load_module(path).module
     if progress is not None:
         progress(0.1)
-    return shared(explained(module, traffic))
+    return shared(_found(module, traffic))  # which makes the sums, once
