@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from xlaview.analysis.drawing.records import LayoutNode
 from xlaview.analysis.kinds import Kind, kind_of, op_label
@@ -63,75 +64,147 @@ class ComputationGraph:
     # attributes are split then anyway, and split again later for 16,000 ops
     # would be as many misses of the parse's attribute cache (xlaview.hlo.attributes).
     op_names: dict[str, str] = field(default_factory=dict)
+    # Instruction -> what it drew, for the graph of the next pass (`build_graph`).
+    made: Mapping[str, _Made] = field(default_factory=dict, compare=False, repr=False)
 
 
-def build_graph(module: Module | None, computation: Computation | str) -> ComputationGraph:
-    """The graph of ``computation`` (a name needs its ``module``)."""
+def build_graph(
+    module: Module | None,
+    computation: Computation | str,
+    previous: ComputationGraph | None = None,
+) -> ComputationGraph:
+    """The graph of ``computation`` (a name needs its ``module``).
+
+    ``previous``: the graph of the same computation at another pass. What an
+    instruction drew there is taken again where the pass left the
+    instruction and its operands as they were, so that a step that changed a
+    few ops of a 50,000-op entry reads and draws only those again."""
     if isinstance(computation, str):
         assert module is not None, "a computation named needs its module"
         comp = module.computation(computation)
     else:
         comp = computation
+    instructions = comp.instructions
+    by_name = {i.name: i for i in instructions}
+    cheap = {
+        i.name
+        for i in instructions
+        if (i.opcode in SHARED_OPCODES or i.opcode == "broadcast") and _is_cheap(i, by_name)
+    }
     users: dict[str, list[str]] = {}
-    for instr in comp.instructions:
-        for operand in dict.fromkeys(instr.operand_names):
-            users.setdefault(operand, []).append(instr.name)
-    nodes: list[GraphNode] = []
-    keys_of: dict[str, list[str]] = {}
-    shared: set[str] = set()
-    by_name = {i.name: i for i in comp.instructions}
-    op_names: dict[str, str] = {}
-    for instr in comp.instructions:
-        kind = kind_of(instr)
-        op_names[instr.name] = instr.op_name or ""
-        called = instr.called_computations if instr.attribute_text else ()
-        label = op_label(instr, module)
-        copies = len(users.get(instr.name, ())) > 1 and _is_cheap(instr, by_name)
-        if copies:
-            shared.add(instr.name)
-            for user in users[instr.name]:
-                key = f"{instr.name}@{user}"
-                nodes.append(
-                    GraphNode(
-                        key,
-                        instr.name,
-                        instr.opcode,
-                        str(instr.shape),
-                        kind,
-                        instr.is_root,
-                        True,
-                        called,
-                        label,
-                    )
-                )
-                keys_of.setdefault(instr.name, []).append(key)
-        else:
-            nodes.append(
-                GraphNode(
-                    instr.name,
-                    instr.name,
-                    instr.opcode,
-                    str(instr.shape),
-                    kind,
-                    instr.is_root,
-                    False,
-                    called,
-                    label,
-                )
-            )
-            keys_of.setdefault(instr.name, []).append(instr.name)
-    edges: list[GraphEdge] = []
-    for instr in comp.instructions:
-        if instr.name in shared:
-            continue  # a copied broadcast is drawn without its input
+    for instr in instructions:
         for operand in instr.operand_names:
-            if operand not in by_name:
-                continue  # an undefined operand (tolerant parse): nothing to draw
-            source = f"{operand}@{instr.name}" if operand in shared else operand
-            edges.append(GraphEdge(source, instr.name, str(by_name[operand].shape)))
-    return ComputationGraph(
-        comp.name, tuple(nodes), tuple(edges), {k: tuple(v) for k, v in keys_of.items()}, op_names
+            if operand in cheap:
+                found = users.get(operand)
+                if found is None:
+                    users[operand] = [instr.name]
+                elif found[-1] != instr.name:
+                    found.append(instr.name)
+    shared = {name for name, of in users.items() if len(of) > 1}
+    old = _reusable(previous, comp.name, len(by_name) == len(instructions))
+    made: list[_Made] = []  # in text order (a tolerant parse may repeat a name)
+    # What draws otherwise than before: an edge from it is drawn again.
+    redrawn = {name for name in old if name not in by_name}
+    for instr in instructions:
+        name = instr.name
+        drawn_for = tuple(users[name]) if name in shared else ()
+        before = old.get(name)
+        if before is not None and before.drawn_for == drawn_for and _same(before.instr, instr):
+            made.append(before)
+        else:
+            made.append(_made(instr, module, drawn_for))
+            redrawn.add(name)
+    nodes: list[GraphNode] = []
+    edges: list[GraphEdge] = []
+    keys_of: dict[str, tuple[str, ...]] = {}
+    op_names: dict[str, str] = {}
+    kept: dict[str, _Made] = {}
+    for instr, one in zip(instructions, made, strict=True):
+        name = instr.name
+        if name not in shared and (name in redrawn or not redrawn.isdisjoint(instr.operand_names)):
+            drawn = tuple(
+                GraphEdge(
+                    f"{operand}@{name}" if operand in shared else operand,
+                    name,
+                    str(by_name[operand].shape),
+                )
+                for operand in instr.operand_names
+                if operand in by_name  # an undefined operand (tolerant parse): nothing to draw
+            )
+            one = one._replace(edges=drawn)
+        kept[name] = one
+        nodes += one.nodes
+        edges += one.edges  # none for a copied broadcast: it is drawn without its input
+        op_names[name] = one.op_name
+        if name in keys_of:
+            keys_of[name] += one.keys
+        else:
+            keys_of[name] = one.keys
+    return ComputationGraph(comp.name, tuple(nodes), tuple(edges), keys_of, op_names, kept)
+
+
+class _Made(NamedTuple):
+    """What one instruction drew: its node (or its copies, one per user in
+    ``drawn_for``), their keys, and the edges from its operands."""
+
+    instr: Instruction
+    nodes: tuple[GraphNode, ...]
+    keys: tuple[str, ...]
+    edges: tuple[GraphEdge, ...]
+    drawn_for: tuple[str, ...]
+    op_name: str
+
+
+def _reusable(previous: ComputationGraph | None, name: str, unique: bool) -> Mapping[str, _Made]:
+    """What ``previous`` drew, where it can be taken again: a graph of the same
+    computation, and one name per instruction (a tolerant parse may hold two)."""
+    if previous is None or previous.computation != name or not unique:
+        return {}
+    return previous.made
+
+
+def _same(a: Instruction, b: Instruction) -> bool:
+    """Whether ``b`` draws as ``a`` did: all but where it is printed alike
+    (shapes are interned by the parser). An ``async-start`` is labelled by the
+    computation it calls, which may have changed under it."""
+    return (
+        a.opcode == b.opcode
+        and a.shape is b.shape
+        and a.is_root == b.is_root
+        and a.operand_names == b.operand_names
+        and a.attribute_text == b.attribute_text
+        and a.payload == b.payload
+        and a.opcode != "async-start"
     )
+
+
+def _made(instr: Instruction, module: Module | None, drawn_for: tuple[str, ...]) -> _Made:
+    """The node of ``instr``, or its copies, one per user in ``drawn_for``."""
+    kind = kind_of(instr)
+    called = instr.called_computations if instr.attribute_text else ()
+    label = op_label(instr, module)
+    shape = str(instr.shape)
+    name = instr.name
+    if drawn_for:
+        nodes = tuple(
+            GraphNode(
+                f"{name}@{user}",
+                name,
+                instr.opcode,
+                shape,
+                kind,
+                instr.is_root,
+                True,
+                called,
+                label,
+            )
+            for user in drawn_for
+        )
+    else:
+        nodes = (
+            GraphNode(name, name, instr.opcode, shape, kind, instr.is_root, False, called, label),
+        )
+    return _Made(instr, nodes, tuple(n.key for n in nodes), (), drawn_for, instr.op_name or "")
 
 
 NODE_HEIGHT = 46.0
