@@ -1,7 +1,7 @@
 """Folding a computation's drawn graph (pure Python, no Qt): nested boxes by
 ``op_name`` scope (`scopes`), runs of repeated blocks where scopes are flat
-or absent (`repeats`), the group tree (`tree`), and what to draw for a set
-of open groups (`view`).
+or absent (`repeats`), the group tree (`tree`), a pass step's tree made from
+the one shown (`patch`), and what to draw for a set of open groups (`view`).
 
 Modules of this room import each other directly, never this facade; code
 outside imports the names below from here.
@@ -27,6 +27,7 @@ from xlaview.analysis.folding.drawn import (
     open_frames,
     shown_groups,
 )
+from xlaview.analysis.folding.patch import patched
 from xlaview.analysis.folding.scopes import APART, TOGETHER, Phases, scope_path
 from xlaview.analysis.folding.tree import (
     GROUPINGS,
@@ -52,5 +53,5 @@ __all__ = [
     "BundledEdge", "FoldedView", "Folding", "Frame", "Group", "GroupKind", "Grouping", "Phases",
     "aggregate", "box_order", "bundle_bytes", "default_open", "find_group", "first_open",
     "fold_graph", "folded_graph", "folded_view", "group_key", "group_marks", "group_paths",
-    "open_by_paths", "open_frames", "scope_path", "shown_groups",
+    "open_by_paths", "open_frames", "patched", "scope_path", "shown_groups",
 ]  # fmt: skip

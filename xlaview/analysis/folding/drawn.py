@@ -122,11 +122,14 @@ def folded_graph(
     ``shape`` says how many edges it bundles and the bytes they carry)."""
     view = folded_view(folding, open_groups)
     graph = folding.graph
-    nodes_by_key = {n.key: n for n in graph.nodes}
+    position = folding.position
     nodes: list[GraphNode] = []
+    nodes_of: dict[str, tuple[str, ...]] = {}
     for box in view.boxes:
         if isinstance(box, str):
-            nodes.append(nodes_by_key[box])
+            node = graph.nodes[position[box]]
+            nodes.append(node)
+            nodes_of[node.instruction] = (*nodes_of.get(node.instruction, ()), box)
             continue
         group = folding.groups[box]
         key = group_key(paths[box])
@@ -144,11 +147,7 @@ def folded_graph(
         )
     box_key = [n.key for n in nodes]
     key_of = dict(zip(view.boxes, box_key, strict=True))
-    edges: list[GraphEdge] = []
-    box_of = view.box_of
-    for (s, t), edge in zip(folding.edge_ends, graph.edges, strict=True):
-        if isinstance(box_of[s], str) and isinstance(box_of[t], str):
-            edges.append(edge)
+    edges = [graph.edges[k] for k in view.direct]
     for bundle in view.edges:
         if isinstance(bundle.source, int) or isinstance(bundle.target, int):
             many = f"{bundle.count:,} edges" if bundle.count > 1 else "1 edge"
@@ -159,11 +158,6 @@ def folded_graph(
                     f"{many}, {human_bytes(bundle.bytes)}",
                 )
             )
-    nodes_of: dict[str, tuple[str, ...]] = {}
-    for name, keys in graph.nodes_of.items():
-        shown = tuple(k for k in keys if isinstance(box_of[folding.position[k]], str))
-        if shown:
-            nodes_of[name] = shown
     for node in nodes:
         if node.members:
             nodes_of[node.key] = (node.key,)

@@ -88,6 +88,9 @@ class Folding:
     edge_ends: tuple[tuple[int, int], ...]
     edge_bytes: tuple[int, ...]
     position: dict[str, int]  # node key -> its index in graph.nodes
+    # The nodes pass steps placed in (or dropped from) these groups since the
+    # graph was last folded afresh (`xlaview.analysis.folding.patch`).
+    placed: int = 0
 
     @property
     def top_level(self) -> int:
@@ -113,7 +116,7 @@ class Folding:
         return tuple(out)
 
 
-class _Builder:
+class Builder:
     """Groups as the tree is made: parent, name, kind; nodes are assigned after."""
 
     def __init__(self) -> None:
@@ -182,10 +185,10 @@ def fold_graph(
         edge_ends.append((s, t))
         size = sizes.get(edge.shape)
         if size is None:
-            size = sizes[edge.shape] = _shape_bytes(edge.shape)
+            size = sizes[edge.shape] = shape_bytes(edge.shape)
         edge_bytes.append(size)
     cheap = [n.is_copy or n.opcode in CHEAP_OPCODES for n in nodes]
-    builder = _Builder()
+    builder = Builder()
     group = [-1] * len(nodes)
     if grouping != "none":
         op_names = _op_names(graph, computation, cheap)
@@ -198,7 +201,7 @@ def fold_graph(
         _place_cheap(cheap, successors, builder, group)
         _fan_in(graph, cheap, successors, builder, group)
         _side_by_side(graph, labels, successors, builder, group)
-    return _finish(graph, grouping, builder, group, edge_ends, edge_bytes, position)
+    return finish_folding(graph, grouping, builder, group, edge_ends, edge_bytes, position)
 
 
 def _op_names(
@@ -213,7 +216,7 @@ def _op_names(
     return {i.name: i.op_name or "" for i in computation.instructions if i.name in wanted}
 
 
-def _shape_bytes(text: str) -> int:
+def shape_bytes(text: str) -> int:
     try:
         return parse_shape(text).byte_size()
     except ShapeSyntaxError:
@@ -225,7 +228,7 @@ def _scope_groups(
     op_names: dict[str, str],
     cheap: list[bool],
     phases: Phases,
-    builder: _Builder,
+    builder: Builder,
     group: list[int],
 ) -> None:
     """A scope group per scope path prefix."""
@@ -242,7 +245,7 @@ def _scope_groups(
         group[i] = g
 
 
-def _merge_chains(builder: _Builder, group: list[int]) -> None:
+def _merge_chains(builder: Builder, group: list[int]) -> None:
     """A scope group with no node of its own and one child group is one box
     with the child (``jit(f)/block_3``)."""
     count = len(builder.name)
@@ -269,10 +272,10 @@ def _merge_chains(builder: _Builder, group: list[int]) -> None:
         for c in children[g]:
             builder.parent[c] = top
     if any(merged_into[g] != g for g in range(count)):
-        _renumber(builder, group, merged_into)
+        renumber(builder, group, merged_into)
 
 
-def _renumber(builder: _Builder, group: list[int], merged_into: list[int]) -> None:
+def renumber(builder: Builder, group: list[int], merged_into: list[int]) -> None:
     """Drop the groups merged into others, keeping parents before children."""
     kept = [g for g in range(len(builder.name)) if merged_into[g] == g]
     new_id = {g: k for k, g in enumerate(kept)}
@@ -283,7 +286,7 @@ def _renumber(builder: _Builder, group: list[int], merged_into: list[int]) -> No
 
 
 def _join_threaded(
-    successors: list[list[int]], cheap: list[bool], builder: _Builder, group: list[int]
+    successors: list[list[int]], cheap: list[bool], builder: Builder, group: list[int]
 ) -> None:
     """A scope with no scope inside whose ops are, for the most part, steps
     of a path through one larger sibling scope (an operand and a user in it)
@@ -340,14 +343,14 @@ def _join_threaded(
                 merged_into[g] = other
                 joined.add(other)
     if any(merged_into[g] != g for g in range(count)):
-        _renumber(builder, group, merged_into)
+        renumber(builder, group, merged_into)
 
 
 def _repeat_groups(
     labels: list[int],
     cheap: list[bool],
     successors: list[list[int]],
-    builder: _Builder,
+    builder: Builder,
     group: list[int],
 ) -> None:
     """Runs of repeated blocks among the nodes each group (and the top
@@ -420,7 +423,7 @@ def _fan_in(
     graph: ComputationGraph,
     cheap: list[bool],
     successors: list[list[int]],
-    builder: _Builder,
+    builder: Builder,
     group: list[int],
 ) -> None:
     """The shared values one op alone reads, `FAN_IN` or more of one opcode
@@ -441,7 +444,7 @@ def _side_by_side(
     graph: ComputationGraph,
     labels: list[int],
     successors: list[list[int]],
-    builder: _Builder,
+    builder: Builder,
     group: list[int],
 ) -> None:
     """Identical pieces side by side among the nodes a group (or the top
@@ -481,7 +484,7 @@ def _side_by_side(
 
 
 def _add_run(
-    builder: _Builder,
+    builder: Builder,
     group: list[int],
     parent: int,
     name: str,
@@ -542,7 +545,7 @@ def _pieces(members: list[int], successors: list[list[int]]) -> list[list[int]]:
 
 
 def _place_cheap(
-    cheap: list[bool], successors: list[list[int]], builder: _Builder, group: list[int]
+    cheap: list[bool], successors: list[list[int]], builder: Builder, group: list[int]
 ) -> None:
     """Each cheap node into the innermost group holding all its users (users
     after it in graph order, so from the last node back)."""
@@ -566,10 +569,10 @@ def _place_cheap(
         group[i] = common
 
 
-def _finish(
+def finish_folding(
     graph: ComputationGraph,
     grouping: Grouping,
-    builder: _Builder,
+    builder: Builder,
     group: list[int],
     edge_ends: list[tuple[int, int]],
     edge_bytes: list[int],

@@ -37,11 +37,13 @@ class BundledEdge:
 @dataclass(frozen=True, slots=True)
 class FoldedView:
     """The boxes to draw, in graph order, and the bundled edges between them.
-    ``box_of[i]`` is the box that shows ``graph.nodes[i]``."""
+    ``box_of[i]`` is the box that shows ``graph.nodes[i]``; ``direct`` are the
+    edges of the graph (their indices) between two nodes drawn as themselves."""
 
     boxes: tuple[Box, ...]
     edges: tuple[BundledEdge, ...]
     box_of: tuple[Box, ...]
+    direct: tuple[int, ...] = ()
 
 
 def folded_view(folding: Folding, open_groups: Collection[int]) -> FoldedView:
@@ -65,11 +67,14 @@ def folded_view(folding: Folding, open_groups: Collection[int]) -> FoldedView:
         if box not in first_of:
             first_of[box] = i
     bundled: dict[tuple[Box, Box], list[int]] = {}
+    direct: list[int] = []
     sizes = folding.edge_bytes
     for k, (s, t) in enumerate(folding.edge_ends):
         source, target = box_of[s], box_of[t]
         if source == target:
             continue
+        if source.__class__ is str and target.__class__ is str:
+            direct.append(k)
         found = bundled.get((source, target))
         if found is None:
             bundled[(source, target)] = [1, sizes[k]]
@@ -77,7 +82,7 @@ def folded_view(folding: Folding, open_groups: Collection[int]) -> FoldedView:
             found[0] += 1
             found[1] += sizes[k]
     edges = tuple(BundledEdge(s, t, c, b) for (s, t), (c, b) in bundled.items())
-    return FoldedView(tuple(first_of), edges, tuple(box_of))
+    return FoldedView(tuple(first_of), edges, tuple(box_of), tuple(direct))
 
 
 def default_open(

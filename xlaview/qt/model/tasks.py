@@ -32,6 +32,7 @@ from xlaview.analysis.folding import (
     group_paths,
     open_by_paths,
     open_frames,
+    patched,
 )
 from xlaview.analysis.inspect import kernel_argument_map
 from xlaview.analysis.marks import DiffMarks, diff_marks
@@ -161,7 +162,7 @@ def graph_and_layout(
     folded as ``fold`` says (None: as ``shown`` was, `next_fold`)."""
     fold = fold if fold is not None else next_fold(shown)
     previous = shown.layout if shown is not None else None
-    full = build_graph(module, computation)
+    full = build_graph(module, computation, shown.full_graph if shown is not None else None)
     source = text_identity(module, computation)
     reuse = None
     before = shown.folded if shown is not None else None
@@ -170,8 +171,8 @@ def graph_and_layout(
         and shown is not None
         and (before.folding.grouping, shown.fold.phases) == (fold.grouping, fold.phases)
     ):
-        # The same graph folds the same way: its group tree is kept.
-        reuse = before.folding if same_drawing(before.folding.graph, full) else None
+        # The step's graph keeps the group tree shown, patched where it changed.
+        reuse = patched(before.folding, full)
     graph, folded = _fold(full, module.computation(computation), fold, reuse)
     if shown is not None and same_drawing(shown.graph, graph):
         # The pass printed the computation otherwise (reordered it, say) but
