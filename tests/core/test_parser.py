@@ -449,3 +449,20 @@ def test_a_module_knows_whether_its_layouts_name_memory_spaces(layout: str, name
         f"  ROOT %n = f32[8,128]{layout} negate(%p)\n}}\n"
     )
     assert parse_module(text).names_memory_spaces is named
+
+
+def test_a_pattern_read_a_slice_of_lines_at_a_time_finds_what_one_read_does() -> None:
+    """`findall_by_lines` (a big computation read in slices, the GIL handed
+    over between them) finds the matches one `findall` of the range does."""
+    import re
+
+    from xlaview.hlo.scan import SLICE, findall_by_lines
+
+    lines = [f"  %x.{i} = f32[{i % 7 + 1}]{{0}} add(%a.{i}, %b.{i})" for i in range(20_000)]
+    text = "HloModule m\n" + "\n".join(lines) + "\n}\n"
+    start, end = text.index("\n") + 1, text.rindex("\n}")
+    assert end - start > 4 * SLICE
+    pattern = re.compile(r"^  %([\w.]+) = (\S+) add\(([^)]*)\)$", re.MULTILINE)
+    found = findall_by_lines(pattern, text, start, end)
+    assert found == pattern.findall(text, start, end)
+    assert len(found) == 20_000

@@ -17,6 +17,7 @@ import re
 from dataclasses import dataclass
 
 from xlaview.hlo.attributes import ValueSyntaxError, scan_attributes
+from xlaview.hlo.scan import findall_by_lines
 
 _COUNT = r"\d{1,19}"  # int64, as XLA prints it: a longer run is damage
 _INT = r"-?\d{1,19}"
@@ -215,7 +216,7 @@ def bad_values(text: str, start: int, end: int) -> bool:
     of `CHECKS` whose value does not read: then the careful parser takes the
     computation and says which instruction is wrong."""
     good = _GOOD
-    for found in set(_INTERPRETED.findall(text, start, end)).difference(good):
+    for found in set(findall_by_lines(_INTERPRETED, text, start, end)).difference(good):
         if CHECKS[found[0]](found[1]) is not None:
             return True
         if len(good) >= _MAX_GOOD:

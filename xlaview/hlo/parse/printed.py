@@ -38,6 +38,7 @@ from xlaview.hlo.parse.parsed import (
     ParsedComputation,
     Row,
 )
+from xlaview.hlo.scan import findall_by_lines
 from xlaview.hlo.shape import ShapeSyntaxError, parse_shape
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
@@ -140,7 +141,7 @@ def parse_fast_computation(
     # going over lines, which the line pattern cannot see.
     if text.count("{", body, close) != text.count("}", body, close):
         return None
-    rows = _LINE.findall(text, body, close)
+    rows = findall_by_lines(_LINE, text, body, close)
     lines = text.count("\n", body, close) + 1 if close >= body else 0
     calls = _check(rows, lines) if len(rows) == lines else None
     if calls is None or bad_values(text, body, close):
