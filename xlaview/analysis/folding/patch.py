@@ -22,9 +22,10 @@ from xlaview.analysis.folding.tree import (
     Builder,
     Folding,
     GroupKind,
+    edge_positions,
     finish_folding,
+    innermost,
     renumber,
-    shape_bytes,
 )
 
 # A step placing (or dropping) more than this share of the nodes, patches of
@@ -54,16 +55,8 @@ def patched(before: Folding, graph: ComputationGraph) -> Folding | None:
     fresh = set(new)
     neighbours: dict[int, list[int]] = {i: [] for i in new}
     users: dict[int, list[int]] = {i: [] for i in new}
-    edge_ends: list[tuple[int, int]] = []
-    edge_bytes: list[int] = []
-    sizes: dict[str, int] = {}
-    for edge in graph.edges:
-        s, t = position[edge.source], position[edge.target]
-        edge_ends.append((s, t))
-        size = sizes.get(edge.shape)
-        if size is None:
-            size = sizes[edge.shape] = shape_bytes(edge.shape)
-        edge_bytes.append(size)
+    edge_ends, edge_bytes = edge_positions(graph, position)
+    for s, t in edge_ends:
         if s in fresh:
             users[s].append(t)
             neighbours[s].append(t)
@@ -73,11 +66,11 @@ def patched(before: Folding, graph: ComputationGraph) -> Folding | None:
     cheap = [nodes[i].is_copy or nodes[i].opcode in CHEAP_OPCODES for i in new]
     for i, is_cheap in zip(new, cheap, strict=True):  # operands come first
         if not is_cheap:
-            group[i] = _innermost(builder, [group[j] for j in neighbours[i] if j not in fresh])
+            group[i] = innermost(builder, [group[j] for j in neighbours[i] if j not in fresh])
             fresh.discard(i)
     for i, is_cheap in reversed(list(zip(new, cheap, strict=True))):  # users come after
         if is_cheap:
-            group[i] = _innermost(builder, [group[j] for j in users[i] if j not in fresh])
+            group[i] = innermost(builder, [group[j] for j in users[i] if j not in fresh])
             fresh.discard(i)
     _drop_empty(builder, group)
     folding = finish_folding(
@@ -94,23 +87,6 @@ def _builder(folding: Folding) -> Builder:
         if g.kind is GroupKind.REPEAT:
             builder.repeats[g.id] = g.repeats
     return builder
-
-
-def _innermost(builder: Builder, groups: list[int]) -> int:
-    """The innermost group holding all of ``groups`` (-1: the top level, or none given)."""
-    if not groups:
-        return -1
-    parent, depth = builder.parent, builder.depth
-    common = groups[0]
-    for other in groups[1:]:
-        while common != other:
-            if common < 0 or other < 0:
-                return -1
-            if depth[common] >= depth[other]:
-                common = parent[common]
-            else:
-                other = parent[other]
-    return common
 
 
 def _drop_empty(builder: Builder, group: list[int]) -> None:

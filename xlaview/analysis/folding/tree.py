@@ -175,18 +175,10 @@ def fold_graph(
     scope apart or together (`xlaview.analysis.folding.scopes`)."""
     nodes = graph.nodes
     position = {n.key: i for i, n in enumerate(nodes)}
+    edge_ends, edge_bytes = edge_positions(graph, position)
     successors: list[list[int]] = [[] for _ in nodes]
-    edge_ends: list[tuple[int, int]] = []
-    edge_bytes: list[int] = []
-    sizes: dict[str, int] = {}
-    for edge in graph.edges:
-        s, t = position[edge.source], position[edge.target]
+    for s, t in edge_ends:
         successors[s].append(t)
-        edge_ends.append((s, t))
-        size = sizes.get(edge.shape)
-        if size is None:
-            size = sizes[edge.shape] = shape_bytes(edge.shape)
-        edge_bytes.append(size)
     cheap = [n.is_copy or n.opcode in CHEAP_OPCODES for n in nodes]
     builder = Builder()
     group = [-1] * len(nodes)
@@ -216,7 +208,24 @@ def _op_names(
     return {i.name: i.op_name or "" for i in computation.instructions if i.name in wanted}
 
 
-def shape_bytes(text: str) -> int:
+def edge_positions(
+    graph: ComputationGraph, position: dict[str, int]
+) -> tuple[list[tuple[int, int]], list[int]]:
+    """``graph.edges`` as (source, target) node positions, and the bytes of
+    the value each carries."""
+    edge_ends: list[tuple[int, int]] = []
+    edge_bytes: list[int] = []
+    sizes: dict[str, int] = {}
+    for edge in graph.edges:
+        edge_ends.append((position[edge.source], position[edge.target]))
+        size = sizes.get(edge.shape)
+        if size is None:
+            size = sizes[edge.shape] = _shape_bytes(edge.shape)
+        edge_bytes.append(size)
+    return edge_ends, edge_bytes
+
+
+def _shape_bytes(text: str) -> int:
     try:
         return parse_shape(text).byte_size()
     except ShapeSyntaxError:
@@ -549,24 +558,27 @@ def _place_cheap(
 ) -> None:
     """Each cheap node into the innermost group holding all its users (users
     after it in graph order, so from the last node back)."""
-    parent, depth = builder.parent, builder.depth
     for i in range(len(cheap) - 1, -1, -1):
-        if not cheap[i] or not successors[i]:
-            continue
-        common = group[successors[i][0]]
-        for j in successors[i][1:]:
-            other = group[j]
-            while common != other:  # the lowest common ancestor, by depth
-                if common < 0 or other < 0:
-                    common = -1
-                    break
-                if depth[common] >= depth[other]:
-                    common = parent[common]
-                else:
-                    other = parent[other]
-            if common < 0:
-                break
-        group[i] = common
+        if cheap[i] and successors[i]:
+            group[i] = innermost(builder, [group[j] for j in successors[i]])
+
+
+def innermost(builder: Builder, groups: list[int]) -> int:
+    """The innermost group holding all of ``groups`` (-1: the top level, or
+    none given): their lowest common ancestor, by depth."""
+    if not groups:
+        return -1
+    parent, depth = builder.parent, builder.depth
+    common = groups[0]
+    for other in groups[1:]:
+        while common != other:
+            if common < 0 or other < 0:
+                return -1
+            if depth[common] >= depth[other]:
+                common = parent[common]
+            else:
+                other = parent[other]
+    return common
 
 
 def finish_folding(
