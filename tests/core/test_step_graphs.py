@@ -179,3 +179,15 @@ def test_patches_that_add_up_fold_afresh() -> None:
             break
         folding, steps = step, steps + 1
     assert steps == PATCH_LEAST  # one node placed or dropped at each step
+
+
+def test_a_step_whose_new_nodes_crowd_the_picture_folds_afresh() -> None:
+    """The MoE step that decomposes top-k: its 96 new ops, placed in the open
+    group they neighbour, drew 139 boxes where the picture shown had 43 and a
+    fresh fold has 43."""
+    from xlaview.analysis.folding import crowded
+
+    assert crowded(43, 139)
+    assert not crowded(43, 51)  # within the least (8)
+    assert not crowded(800, 870)  # within the share (10%)
+    assert crowded(800, 890)

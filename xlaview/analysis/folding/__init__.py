@@ -27,7 +27,7 @@ from xlaview.analysis.folding.drawn import (
     open_frames,
     shown_groups,
 )
-from xlaview.analysis.folding.patch import patched
+from xlaview.analysis.folding.patch import crowded, patched
 from xlaview.analysis.folding.scopes import APART, TOGETHER, Phases, scope_path
 from xlaview.analysis.folding.tree import (
     GROUPINGS,
@@ -51,7 +51,7 @@ from xlaview.analysis.folding.view import (
 __all__ = [
     "APART", "FOLDED_BOXES", "GROUPINGS", "GROUP_KEY", "SMALL_GRAPH_NODES", "TOGETHER", "Box",
     "BundledEdge", "FoldedView", "Folding", "Frame", "Group", "GroupKind", "Grouping", "Phases",
-    "aggregate", "box_order", "bundle_bytes", "default_open", "find_group", "first_open",
+    "aggregate", "box_order", "bundle_bytes", "crowded", "default_open", "find_group", "first_open",
     "fold_graph", "folded_graph", "folded_view", "group_key", "group_marks", "group_paths",
     "open_by_paths", "open_frames", "patched", "scope_path", "shown_groups",
 ]  # fmt: skip

@@ -5,11 +5,12 @@ it again from nothing reads every op's scope and looks for every repeat
 again (a second for a 50,000-op entry), and may draw the same blocks as
 other boxes. `patched` keeps the groups of the folding shown instead: the
 nodes the step kept stay in their groups, a new one goes to the innermost
-group holding its neighbours (its operands and users, or a cheap value's
-users only, as `tree` places those), a group the step emptied goes. What
+group holding its neighbours in groups (its operands and users, or a cheap
+value's users only, as `tree` places those), a group the step emptied goes. What
 the patches placed adds up (`Folding.placed`): past `PATCH_SHARE` of the
 graph the step folds afresh, so that a walk through many passes is never
-far from the folding the pass would get on its own.
+far from the folding the pass would get on its own; so does a step whose new
+nodes crowd the picture (`crowded`), which only a fresh fold groups.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ from xlaview.analysis.folding.tree import (
 # earlier steps included, folds afresh; and always below `PATCH_LEAST` nodes.
 PATCH_SHARE = 0.05
 PATCH_LEAST = 50
+# A patched step that draws more boxes than the picture shown by this share
+# (and by more than `CROWDED_LEAST`) folds afresh too (`crowded`).
+CROWDED_SHARE = 0.1
+CROWDED_LEAST = 8
 
 
 def patched(before: Folding, graph: ComputationGraph) -> Folding | None:
@@ -66,7 +71,10 @@ def patched(before: Folding, graph: ComputationGraph) -> Folding | None:
     cheap = [nodes[i].is_copy or nodes[i].opcode in CHEAP_OPCODES for i in new]
     for i, is_cheap in zip(new, cheap, strict=True):  # operands come first
         if not is_cheap:
-            group[i] = innermost(builder, [group[j] for j in neighbours[i] if j not in fresh])
+            # Neighbours in a group place it; one at the top level (a value
+            # placed there, a new copy of a parameter) says nothing of where it is.
+            placed_in = [group[j] for j in neighbours[i] if j not in fresh and group[j] >= 0]
+            group[i] = innermost(builder, placed_in)
             fresh.discard(i)
     for i, is_cheap in reversed(list(zip(new, cheap, strict=True))):  # users come after
         if is_cheap:
@@ -107,3 +115,11 @@ def _drop_empty(builder: Builder, group: list[int]) -> None:
         if not size[g] and p >= 0 and p in builder.repeats:
             builder.repeats[p] -= builder.repeats.get(g, 1)
     renumber(builder, group, [g if size[g] else -1 for g in range(count)])
+
+
+def crowded(shown_boxes: int, boxes: int) -> bool:
+    """Whether a patched step draws too many more boxes than the ``shown_boxes``
+    of the picture shown: its new nodes, placed in open groups or at the top
+    level, are each a box, where a fresh fold would group them (the 96 ops of
+    a top-k decomposition: 139 boxes for the 43 shown)."""
+    return boxes - shown_boxes > max(CROWDED_LEAST, CROWDED_SHARE * shown_boxes)

@@ -25,6 +25,7 @@ from xlaview.analysis.folding import (
     Phases,
     box_order,
     bundle_bytes,
+    crowded,
     find_group,
     first_open,
     fold_graph,
@@ -174,6 +175,12 @@ def graph_and_layout(
         # The step's graph keeps the group tree shown, patched where it changed.
         reuse = patched(before.folding, full)
     graph, folded = _fold(full, module.computation(computation), fold, reuse)
+    if (
+        reuse is not None
+        and shown is not None
+        and crowded(len(shown.graph.nodes), len(graph.nodes))
+    ):
+        graph, folded = _fold(full, module.computation(computation), fold, None)
     if shown is not None and same_drawing(shown.graph, graph):
         # The pass printed the computation otherwise (reordered it, say) but
         # drew nothing new: the picture shown is kept as it is.
