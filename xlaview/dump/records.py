@@ -188,6 +188,12 @@ class DumpModule:
         return files + self.other_files
 
 
+def unchanged_marks(module: DumpModule) -> dict[str, bool]:
+    """Pass key -> whether the dump is byte-identical to the one before it
+    (every pass file read: a job for a helper process)."""
+    return {str(seq): same for seq, same in module.unchanged_passes().items()}
+
+
 class ModuleLookupError(XlaviewError, KeyError):
     """No module of that name or id, or several: ``modules`` lists those that match."""
 

@@ -227,6 +227,7 @@ class Graphs(QObject):
         self._jobs.submit(
             "graph", "graph", tasks.refold, result, self._fold_for(computation),
             on_done=shown, on_progress=lambda f: notices.report_progress("opening groups", f),
+            urgent=True,
         )  # fmt: skip
 
     def groups_state(self) -> dict[str, object]:
@@ -323,6 +324,7 @@ class Graphs(QObject):
         self._jobs.submit(
             scope, slot, tasks.graph_and_layout, module, computation,
             self._views.shown_result(computation), fold, on_done=shown, on_progress=progress,
+            urgent=True,
         )  # fmt: skip
 
     def _unchanged_graph(self, module: Module, computation: str) -> GraphResult | None:

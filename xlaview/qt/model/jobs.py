@@ -63,11 +63,13 @@ class Jobs(QObject):
         on_progress: Callable[[float], None] | None = None,
         on_error: Callable[[BaseException], None] | None = None,
         process: str | None = None,
+        urgent: bool = False,
     ) -> None:
         """Run ``fn(*args)`` off the GUI thread (on the worker thread, or in the
         helper process of lane ``process``) for what ``scope`` shows now; its
         result reaches ``on_done`` (a failure ``on_error``, by default a listed
-        problem) unless the user moved on meanwhile."""
+        problem) unless the user moved on meanwhile. ``urgent``: what a step
+        shows (see `hold`)."""
         stamp = self.stamp(scope)
         self.worker.submit(
             slot,
@@ -80,7 +82,16 @@ class Jobs(QObject):
             on_progress=on_progress,
             process=process,
             wanted=lambda: stamp == self.stamp(scope),
+            urgent=urgent,
         )
+
+    def hold(self) -> None:
+        """A step is on its way to the screen: until `release`, only urgent
+        jobs start on the worker (the others wait their turn)."""
+        self.worker.hold()
+
+    def release(self) -> None:
+        self.worker.release()
 
     def after_paint(self, scope: str, key: str, work: Callable[[], None]) -> None:
         """Run ``work`` once the window has painted (the newest of each ``key``),

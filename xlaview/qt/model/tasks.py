@@ -363,11 +363,6 @@ def read_reports(module: DumpModule) -> ModuleReports:
     return reports
 
 
-def unchanged_marks(module: DumpModule) -> dict[str, bool]:
-    """Pass key -> whether the dump is byte-identical to the one before it."""
-    return {str(seq): same for seq, same in module.unchanged_passes().items()}
-
-
 def load_kernel(
     dump_file: DumpFile,
     kind: str,

@@ -122,6 +122,8 @@ class ViewModel(QObject):
         self.pass_changed.connect(boundaries.pass_changed)
         self.pass_shown.connect(lambda _shown: costing.pass_shown())
         self.pass_shown.connect(lambda _shown: self.kernels.pass_shown())
+        # A step is on screen once its graph is: the jobs held meanwhile start.
+        self.graph_shown.connect(lambda _shown: self.jobs.release())
         self.graph_shown.connect(lambda _shown: self.changes.graph_shown())
         # Priced once the pass's graph is drawn: the worker lays that out first.
         self.graph_shown.connect(lambda _shown: costing.request())
@@ -266,6 +268,11 @@ class ViewModel(QObject):
         self.jobs.bump("module")
         self.module = module
         self.points = module.points() if module else []
+        # The module's own jobs (its reports, ...) wait for its first pass to show.
+        if self.points:
+            self.jobs.hold()
+        else:
+            self.jobs.release()
         self.pass_key = self.text_pass = None
         self.loaded = None
         self.graphs.module_shown()
@@ -295,6 +302,7 @@ class ViewModel(QObject):
             return
         self.prefetch.stepped(self.pass_key, key)
         self.jobs.bump("pass")
+        self.jobs.hold()
         self.pass_key = key
         self.text_pass = None
         self.graphs.pass_changed()
@@ -320,6 +328,7 @@ class ViewModel(QObject):
                 dump_file,
                 on_done=self._show_pass,
                 on_error=partial(self._pass_failed, dump_file=dump_file),
+                urgent=True,
             )
 
     def _pass_failed(self, error: BaseException, dump_file: DumpFile) -> None:

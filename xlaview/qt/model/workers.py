@@ -25,6 +25,10 @@ from PySide6.QtCore import QEvent, QObject, QRunnable, QThreadPool, QTimer, Sign
 from xlaview.collector import freeze_built, gc_paused
 from xlaview.helper import HelperProcess
 
+URGENT = 1  # the thread pool's priority of what a step shows (others: 0)
+# A hold that nobody released (a step whose graph never came) lets go after this.
+HOLD_AT_MOST_MS = 5000
+
 
 class _Relay(QObject):
     done = Signal(int, object)
@@ -147,6 +151,17 @@ class Worker(QObject):
         self._deliver_timer.setSingleShot(True)
         self._deliver_timer.setInterval(0)
         self._deliver_timer.timeout.connect(self._deliver_next)
+        # While a step is on its way to the screen only its own (urgent) jobs
+        # start: a job already running holds the one worker thread until it
+        # ends, and the module's reports (0.2 s), the kernels listed (60 ms) or
+        # a diff started first delayed the text and graph of a 45 MB pass by
+        # that much. The others wait here, in order, until `release`.
+        self._held = False
+        self._waiting: list[_Job] = []
+        self._hold_timer = QTimer(self)
+        self._hold_timer.setSingleShot(True)
+        self._hold_timer.setInterval(HOLD_AT_MOST_MS)
+        self._hold_timer.timeout.connect(self.release)
 
     @property
     def busy(self) -> bool:
@@ -162,13 +177,16 @@ class Worker(QObject):
         on_progress: Callable[[float], None] | None = None,
         process: str | None = None,
         wanted: Callable[[], bool] = lambda: True,
+        urgent: bool = False,
     ) -> int:
         """Run ``fn(*args)`` (``fn(*args, progress=...)`` if ``on_progress``) on
         the worker thread, or in the helper process of lane ``process``: "view"
         (what is on screen) or "background" (scans of a whole folder). A process
         job's ``fn``, arguments and result must pickle. A job that is no longer
         ``wanted`` by its turn (the user moved on) does not run, and one that
-        reports progress stops at its next report."""
+        reports progress stops at its next report. An ``urgent`` job (what a
+        step shows) goes before the others queued, and starts while they are
+        held (`hold`)."""
         token = self._register(slot, (on_done, on_error, on_progress))
         callbacks, relay = self._callbacks, self._relay
 
@@ -181,9 +199,13 @@ class Worker(QObject):
             return False
 
         if process is None:
-            self._pool.start(
-                _Job(token, fn, args, self._relay, on_progress is not None, still_wanted)
-            )
+            job = _Job(token, fn, args, self._relay, on_progress is not None, still_wanted)
+            if urgent:
+                self._pool.start(job, URGENT)
+            elif self._held:
+                self._waiting.append(job)
+            else:
+                self._pool.start(job)
             return token
         helper = _helpers.get(process) or _helpers.setdefault(process, HelperProcess())
 
@@ -202,6 +224,19 @@ class Worker(QObject):
             progress=(lambda f: _emit(relay.progress, token, f)) if on_progress else None,
         )
         return token
+
+    def hold(self) -> None:
+        """Start only urgent jobs until `release` (or `HOLD_AT_MOST_MS`)."""
+        self._held = True
+        self._hold_timer.start()
+
+    def release(self) -> None:
+        """Start the jobs held, in the order they came."""
+        self._held = False
+        self._hold_timer.stop()
+        waiting, self._waiting = self._waiting, []
+        for job in waiting:
+            self._pool.start(job)
 
     def _register(
         self, slot: str, callbacks: tuple[Callable, Callable | None, Callable | None]
@@ -296,4 +331,6 @@ class Worker(QObject):
         for slot in list(self._slots):
             self.cancel(slot)
         self._arrivals.clear()
+        self._held = False
+        self._waiting.clear()
         self._pool.clear()
