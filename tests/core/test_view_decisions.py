@@ -123,3 +123,23 @@ def test_traffic_edge_widths_grow_with_bytes(sample) -> None:
 def test_highlighted_line_ranges_are_joined_where_they_touch() -> None:
     assert merged_ranges([(9, 9), (1, 2), (3, 3), (5, 7), (6, 8)]) == [(1, 3), (5, 9)]
     assert merged_ranges([]) == []
+
+
+def test_a_step_carries_the_top_line_into_the_text_before_it_is_parsed(gpt_dump) -> None:
+    """The window shows a pass's text while it is parsed: the line kept on top
+    found in the raw text is the one the parsed module gives, on every line of
+    every pass step of a GPT train step."""
+    module = index_dump(gpt_dump).modules[0]
+    points = module.points()
+    checked = 0
+    for before_point, after_point in zip(points, points[1:], strict=False):
+        before = load_module(before_point.file.path).module
+        after = load_module(after_point.file.path).module
+        text = after.text
+        starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
+        for line in range(1, before.text.count("\n") + 2, 7):
+            expected = navigation.carried_line(before, line, after)
+            got = navigation.carried_text_line(before, line, text, starts)
+            assert got == expected, f"{before_point.key} -> {after_point.key}, line {line}"
+            checked += expected is not None
+    assert checked > 1000

@@ -6,6 +6,7 @@ Pure decisions, kept out of the window so they are tested without Qt.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 
 from xlaview.analysis.marks import DiffMarks
@@ -89,11 +90,7 @@ def carried_line(before: Module, line: int, after: Module) -> int | None:
     ``line`` of ``before`` showed: the same instruction, else its computation's
     header, else None (neither is in ``after``: the view keeps its line).
     A blank or closing line counts as the instruction above it."""
-    owner = None
-    for candidate in range(line, max(0, line - 8), -1):
-        owner = before.line_owner(candidate)
-        if owner is not None:
-            break
+    owner = _owner_near(before, line)
     if owner is None:
         return None
     computation, name = owner
@@ -104,6 +101,48 @@ def carried_line(before: Module, line: int, after: Module) -> int | None:
     if after.has_computation(computation):
         return after.computation(computation).span.line
     return None
+
+
+def _owner_near(module: Module, line: int) -> tuple[str, str | None] | None:
+    for candidate in range(line, max(0, line - 8), -1):
+        owner = module.line_owner(candidate)
+        if owner is not None:
+            return owner
+    return None
+
+
+def carried_text_line(before: Module, line: int, text: str, starts: Sequence[int]) -> int | None:
+    """`carried_line` into a pass's ``text`` not parsed yet (shown while its
+    parse runs; ``starts``: where each of its lines starts): the definition
+    of the same instruction in the computation of the same name, as XLA
+    prints them, else that computation's header, else None."""
+    owner = _owner_near(before, line)
+    if owner is None:
+        return None
+    computation, name = owner
+    header = _line_start_find(text, f"%{computation} ", 0, len(text), ("ENTRY ",))
+    if header < 0:
+        return None
+    found = header
+    if name is not None:
+        close = text.find("\n}", header)
+        end = len(text) if close < 0 else close
+        definition = _line_start_find(text, f"%{name} = ", header, end, ("  ROOT ", "  "))
+        found = definition if definition >= 0 else header
+    return bisect_right(starts, found)
+
+
+def _line_start_find(text: str, needle: str, start: int, end: int, leads: tuple[str, ...]) -> int:
+    """Where ``needle`` starts a line of ``text[start:end]``, after nothing or
+    one of ``leads``; -1 if nowhere."""
+    pos = text.find(needle, start, end)
+    while pos >= 0:
+        for lead in ("", *leads):
+            at = pos - len(lead)
+            if at >= 0 and text.startswith(lead, at) and (at == 0 or text[at - 1] == "\n"):
+                return at
+        pos = text.find(needle, pos + 1, end)
+    return -1
 
 
 def first_change_line(marks: DiffMarks) -> int | None:

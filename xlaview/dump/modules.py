@@ -115,7 +115,8 @@ class ModuleCache:
             key, _ = self._items.popitem(last=False)
             self.nbytes -= sizes[key]
 
-    def load(self, dump_file: DumpFile | str | Path) -> LoadedModule:
+    def load(self, dump_file: DumpFile | str | Path, text: str | None = None) -> LoadedModule:
+        """The file parsed (once); ``text``: its text, read already."""
         path = dump_file.path if isinstance(dump_file, DumpFile) else Path(dump_file)
         try:
             st = path.stat()
@@ -138,9 +139,11 @@ class ModuleCache:
             return self.load(dump_file)
         loaded = None
         try:
-            loaded = load_module(
-                path, store=self.store, previous=last.module if last is not None else None
-            )
+            previous = last.module if last is not None else None
+            if text is None:
+                loaded = load_module(path, store=self.store, previous=previous)
+            else:
+                loaded = load_text(path, text, store=self.store, previous=previous)
         finally:
             with self._lock:
                 del self._loading[key]

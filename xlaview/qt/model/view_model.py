@@ -66,6 +66,7 @@ class ViewModel(QObject):
     index_changed = Signal(object)  # DumpIndex | None
     module_changed = Signal(object, object)  # DumpModule | None, list[ModulePoint]
     pass_changed = Signal(str)  # the pass asked for (shown once pass_shown says so)
+    text_read = Signal(object)  # ReadText: the asked pass's text, shown while it is parsed
     pass_shown = Signal(object)  # TextShown
     spans_ready = Signal(object)  # LineSpans of the text shown
     selection_changed = Signal(object)  # Selection | None
@@ -86,7 +87,9 @@ class ViewModel(QObject):
         self.points: list[ModulePoint] = []
         self.pass_key: str | None = None  # asked for
         self.loaded: LoadedModule | None = None  # of the text shown
-        self.text_pass: str | None = None  # the pass whose text is shown
+        self.text_pass: str | None = None  # the pass whose parsed text is shown
+        self.text_drawn: str | None = None  # the pass whose text is on screen (parsed or not)
+        self._drawn_source: object = None  # the TextSource on screen
         self.selection: Selection | None = None
         self._asked_selection: tuple[str, str | None, bool] | None = (
             None  # name, computation, center
@@ -273,7 +276,7 @@ class ViewModel(QObject):
             self.jobs.hold()
         else:
             self.jobs.release()
-        self.pass_key = self.text_pass = None
+        self.pass_key = self.text_pass = self.text_drawn = None
         self.loaded = None
         self.graphs.module_shown()
         self._asked_selection = None
@@ -304,7 +307,7 @@ class ViewModel(QObject):
         self.jobs.bump("pass")
         self.jobs.hold()
         self.pass_key = key
-        self.text_pass = None
+        self.text_pass = self.text_drawn = None
         self.graphs.pass_changed()
         self.pass_changed.emit(key)
         self.show_asked_pass()
@@ -320,16 +323,51 @@ class ViewModel(QObject):
             return
         self.notices.say(f"reading {dump_file.rel} …")
         if not self.prefetch.awaited(dump_file):
+            # The text first, on screen while the worker parses it (the same read).
+            ahead = tasks.TextAhead()
+            self.jobs.submit(
+                "pass",
+                "pass-text",
+                tasks.read_pass_text,
+                dump_file,
+                ahead,
+                on_done=self._text_read,
+                on_error=lambda _error: None,  # the parse says why, located
+                urgent=True,
+            )
             self.jobs.submit(
                 "pass",
                 "pass",
                 tasks.prepare_pass,
                 self.cache,
                 dump_file,
+                ahead,
                 on_done=self._show_pass,
                 on_error=partial(self._pass_failed, dump_file=dump_file),
                 urgent=True,
             )
+
+    def _text_read(self, read: tasks.ReadText) -> None:
+        """The asked pass's text, on screen before its parse lands."""
+        if self.text_pass is not None:
+            return
+        self.text_drawn = self.pass_key
+        self._drawn_source = read.source
+        self.text_read.emit(read)
+        if read.document is not None:  # a big text is coloured window by window
+            self._lex(read.source.text)
+
+    def _lex(self, text: str) -> None:
+        self.jobs.submit(
+            "pass",
+            "lex",
+            lex_text,
+            text,
+            "hlo",
+            on_done=self.spans_ready.emit,
+            on_progress=lambda f: self.notices.report_progress("highlighting", f),
+            process="view",
+        )
 
     def _pass_failed(self, error: BaseException, dump_file: DumpFile) -> None:
         self.loaded = None
@@ -341,7 +379,9 @@ class ViewModel(QObject):
         key = self.pass_key
         assert key is not None  # (a pass is asked before it is shown)
         self.loaded = loaded
-        self.text_pass = key
+        self.text_pass = self.text_drawn = key
+        coloured = prepared.source is self._drawn_source  # shown, and its colours asked, ahead
+        self._drawn_source = prepared.source
         self.pass_shown.emit(
             TextShown(
                 key,
@@ -352,17 +392,8 @@ class ViewModel(QObject):
                 prepared.line_owners,
             )
         )
-        if prepared.document is not None:  # a big text is coloured window by window
-            self.jobs.submit(
-                "pass",
-                "lex",
-                lex_text,
-                module.text,
-                "hlo",
-                on_done=self.spans_ready.emit,
-                on_progress=lambda f: self.notices.report_progress("highlighting", f),
-                process="view",
-            )
+        if prepared.document is not None and not coloured:  # a big one: window by window
+            self._lex(module.text)
         self.folder.report_parse_problems(loaded, prepared.file)
         if self._reveal is not None and self._reveal[0] == self.pass_key:
             self.line_requested.emit(self._reveal[1])
@@ -497,7 +528,7 @@ class ViewModel(QObject):
             "diff": None
             if diff is None
             else {"from": public_pass(diff[0]), "to": public_pass(diff[1])},
-            "text_pass": public_pass(self.text_pass),
+            "text_pass": public_pass(self.text_drawn),
             "graph_pass": public_pass(self.graph_pass),
             "memory": memory.to_json() if (memory := self.module_info.memory) else None,
             **self.graphs.groups_state(),

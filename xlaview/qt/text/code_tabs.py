@@ -8,11 +8,12 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from xlaview.analysis.marks import selection_lines
-from xlaview.analysis.navigation import carried_line, first_change_line
+from xlaview.analysis.navigation import carried_line, carried_text_line, first_change_line
 from xlaview.analysis.op_kernels import OpKernel
 from xlaview.qt import theme
 from xlaview.qt.model.analyses.changes import DiffShown
 from xlaview.qt.model.records import Selection, TextShown
+from xlaview.qt.model.tasks import ReadText
 from xlaview.qt.model.view_model import ViewModel
 from xlaview.qt.render.code import LoadedCode
 from xlaview.qt.safe_text import esc
@@ -41,6 +42,8 @@ class CodeTabs(QTabWidget):
         self._text_pass: str | None = None
         self._diff: DiffShown | None = None
         self._first_change_due = False  # a step waits for its diff to show its first change
+        # The text shown ahead of its parse, and the line that was on top before it.
+        self._read_ahead: tuple[object, int | None] = (None, None)
 
         self.text.instruction_clicked.connect(
             lambda computation, name: model.select_instruction(name, computation)
@@ -49,6 +52,7 @@ class CodeTabs(QTabWidget):
         self.text.window_moved.connect(self._colour_window)
         self.kernel.stage_requested.connect(self._on_stage_requested)
         self.currentChanged.connect(lambda _i: self._on_tab_changed())
+        model.text_read.connect(self._on_text_read)
         model.pass_shown.connect(self._on_pass_shown)
         model.spans_ready.connect(self.text.set_spans)
         model.selection_changed.connect(self._on_selection_changed)
@@ -67,17 +71,35 @@ class CodeTabs(QTabWidget):
         self.stablehlo.view.line_clicked.connect(stablehlo.line_clicked)
 
     # -- HLO text -------------------------------------------------------------
+    def _on_text_read(self, read: ReadText) -> None:
+        """A pass's text, shown while it is parsed: what was on top stays on
+        top (found in the raw text), and its parse attaches to it later."""
+        text, before = self.text, self.text.module
+        top = text.top_line() if before is not None else None
+        text.set_source(None, read.source, read.document, {})
+        if before is not None and top is not None:
+            line = carried_text_line(before, top, read.source.text, read.source.starts)
+            if line is not None:
+                text.put_on_top(line)
+        self._read_ahead = (read.source, top)
+
     def _on_pass_shown(self, shown: TextShown) -> None:
         """A step keeps in view what was (the same instruction, else its
         computation, at the top); with `follow_changes`, the pass's first
         change is shown once its diff is known."""
         text, before = self.text, self.text.module
-        top = text.top_line() if before is not None else None
-        text.set_source(shown.module, shown.source, shown.document, shown.line_owners)
-        if before is not None and top is not None and shown.module not in (None, before):
-            line = carried_line(before, top, shown.module)
-            if line is not None:
-                text.put_on_top(line)
+        read_source, read_top = self._read_ahead
+        self._read_ahead = (None, None)
+        if read_source is shown.source and text.source is shown.source:
+            text.attach(shown.module, shown.line_owners)  # shown, and carried, already
+            top = read_top
+        else:
+            top = text.top_line() if before is not None else None
+            text.set_source(shown.module, shown.source, shown.document, shown.line_owners)
+            if before is not None and top is not None and shown.module not in (None, before):
+                line = carried_line(before, top, shown.module)
+                if line is not None:
+                    text.put_on_top(line)
         self._text_pass = shown.pass_key
         self._first_change_due = self.follow_changes and top is not None
         self._show_first_change()

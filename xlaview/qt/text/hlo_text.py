@@ -115,6 +115,13 @@ class HloTextView(QPlainTextEdit):
             top,
         )
 
+    def attach(self, module: Module | None, line_owners) -> None:
+        """The parse of the text shown (`set_source` with no module): clicks on
+        it select, what was asked is highlighted; nothing moves."""
+        self.module = module
+        self._line_owner = line_owners
+        self._refresh_selections()
+
     def _window_start(self, source: TextSource, top: int) -> int:
         lines = text_window.WINDOW_LINES
         return max(0, min(top - lines // 3, source.lines - lines))
