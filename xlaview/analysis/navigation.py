@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from xlaview.analysis.marks import DiffMarks
 from xlaview.dump.records import DumpIndex, DumpModule
 from xlaview.hlo import Computation, Instruction, Module
+from xlaview.hlo.lines import find_at_line_start
 from xlaview.text.mlir_locations import MlirOrigin
 
 
@@ -120,29 +121,16 @@ def carried_text_line(before: Module, line: int, text: str, starts: Sequence[int
     if owner is None:
         return None
     computation, name = owner
-    header = _line_start_find(text, f"%{computation} ", 0, len(text), ("ENTRY ",))
+    header = find_at_line_start(text, f"%{computation} ", leads=("ENTRY ",))
     if header < 0:
         return None
     found = header
     if name is not None:
         close = text.find("\n}", header)
         end = len(text) if close < 0 else close
-        definition = _line_start_find(text, f"%{name} = ", header, end, ("  ROOT ", "  "))
+        definition = find_at_line_start(text, f"%{name} = ", header, end, ("  ROOT ", "  "))
         found = definition if definition >= 0 else header
     return bisect_right(starts, found)
-
-
-def _line_start_find(text: str, needle: str, start: int, end: int, leads: tuple[str, ...]) -> int:
-    """Where ``needle`` starts a line of ``text[start:end]``, after nothing or
-    one of ``leads``; -1 if nowhere."""
-    pos = text.find(needle, start, end)
-    while pos >= 0:
-        for lead in ("", *leads):
-            at = pos - len(lead)
-            if at >= 0 and text.startswith(lead, at) and (at == 0 or text[at - 1] == "\n"):
-                return at
-        pos = text.find(needle, pos + 1, end)
-    return -1
 
 
 def first_change_line(marks: DiffMarks) -> int | None:

@@ -110,6 +110,23 @@ class LineOwners(Mapping[int, Owner]):
         return sum(end - start + 1 for start, end in zip(self._starts, self._ends, strict=False))
 
 
+def find_at_line_start(
+    text: str, needle: str, start: int = 0, end: int | None = None, leads: tuple[str, ...] = ()
+) -> int:
+    """Where a line of ``text[start:end]`` starts with ``needle``, or with one of
+    ``leads`` and then ``needle`` (the start of that line); -1 if none does.
+    A search in C, not a walk of the lines."""
+    end = len(text) if end is None else end
+    pos = text.find(needle, start, end)
+    while pos >= 0:
+        for lead in ("", *leads):
+            at = pos - len(lead)
+            if at >= start and text.startswith(lead, at) and (at == 0 or text[at - 1] == "\n"):
+                return at
+        pos = text.find(needle, pos + 1, end)
+    return -1
+
+
 def _resolve(owner: Computation | Owner, start: int, line: int) -> Owner:
     if isinstance(owner, tuple):
         return owner

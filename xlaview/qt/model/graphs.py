@@ -29,6 +29,7 @@ from xlaview.qt.model.host import JobHost, Notices, Shown
 from xlaview.qt.model.records import GraphShown
 from xlaview.qt.model.tasks import NO_FOLD, Fold, GraphResult
 from xlaview.qt.model.view_cache import ViewCache
+from xlaview.qt.model.workers import URGENT
 
 # A large graph opens folded with groups open, outermost first, while it
 # shows at most this many boxes: a few dozen read at a glance.
@@ -60,6 +61,8 @@ class Graphs(QObject):
         self._open: dict[str, frozenset[str]] = {}  # computation -> paths of its open groups
         self._reveal: str | None = None  # the selection: the groups holding it open
         self.main_result: GraphResult | None = None  # the main graph drawn
+        # The graph of the pass asked, drawn from its text before its parse landed.
+        self._early: GraphResult | None = None
         # The groups `groups_state` listed, and of which folding.
         self._groups_of: tuple[tasks.Folded, list[dict[str, object]]] | None = None
 
@@ -73,10 +76,33 @@ class Graphs(QObject):
 
     def pass_changed(self) -> None:
         self.graph_pass = None
+        self._early = None
 
     def pass_shown(self, module: Module) -> None:
         """The path carried over to the pass shown: as far as it still exists."""
         self.path = navigation.carry_graph_path(self.path, module)
+
+    def early_request(self) -> tuple[str | None, GraphResult | None, Fold]:
+        """What `tasks.early_graph` needs for the pass asked: the computation
+        (None: the entry), the graph of it shown now, and how to fold it."""
+        path = self.path
+        target = path[-1] if len(path) > 1 else None
+        shown = self._views.shown_result(path[-1]) if path else None
+        return target, shown, self._fold_for(path[-1] if path else "")
+
+    def show_early(self, result: GraphResult | None, file_key: str) -> None:
+        """The main graph of the pass asked, from its text alone (None: it waits
+        for the pass's parse); the module's own request later finds it laid out."""
+        for_pass = self._shown.pass_key
+        if result is None or for_pass is None:
+            return
+        computation = result.graph.computation
+        path = self.path if len(self.path) > 1 and self.path[-1] == computation else [computation]
+        self.path = path
+        self._views.store_layout((file_key, computation), result)
+        self._layout_shown(computation, result)
+        self._early = result
+        self._main_shown(for_pass, tuple(path), keep_view=True)(result)
 
     def show_after_paint(self) -> None:
         """The pass's main graph, once its text is on screen."""
@@ -227,7 +253,7 @@ class Graphs(QObject):
         self._jobs.submit(
             "graph", "graph", tasks.refold, result, self._fold_for(computation),
             on_done=shown, on_progress=lambda f: notices.report_progress("opening groups", f),
-            urgent=True,
+            urgency=URGENT,
         )  # fmt: skip
 
     def groups_state(self) -> dict[str, object]:
@@ -318,13 +344,15 @@ class Graphs(QObject):
 
         cached = self._views.layout(key) or self._unchanged_graph(module, computation)
         if cached is not None and cached.matches(fold):
+            if cached is self._early:  # on screen already: drawn again without moving
+                cached = replace(cached, step=None, transition=None)
             shown(cached)
             return
         scope, slot = job
         self._jobs.submit(
             scope, slot, tasks.graph_and_layout, module, computation,
             self._views.shown_result(computation), fold, on_done=shown, on_progress=progress,
-            urgent=True,
+            urgency=URGENT,
         )  # fmt: skip
 
     def _unchanged_graph(self, module: Module, computation: str) -> GraphResult | None:

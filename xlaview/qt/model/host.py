@@ -34,7 +34,7 @@ class JobHost(Protocol):
         on_progress: Callable[[float], None] | None = None,
         on_error: Callable[[BaseException], None] | None = None,
         process: str | None = None,
-        urgent: bool = False,
+        urgency: int = 0,
     ) -> None: ...
 
     def after_paint(self, scope: str, key: str, work: Callable[[], None]) -> None: ...

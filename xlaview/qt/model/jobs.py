@@ -63,13 +63,13 @@ class Jobs(QObject):
         on_progress: Callable[[float], None] | None = None,
         on_error: Callable[[BaseException], None] | None = None,
         process: str | None = None,
-        urgent: bool = False,
+        urgency: int = 0,
     ) -> None:
         """Run ``fn(*args)`` off the GUI thread (on the worker thread, or in the
         helper process of lane ``process``) for what ``scope`` shows now; its
         result reaches ``on_done`` (a failure ``on_error``, by default a listed
-        problem) unless the user moved on meanwhile. ``urgent``: what a step
-        shows (see `hold`)."""
+        problem) unless the user moved on meanwhile. ``urgency``: what a step
+        shows, `workers.URGENT` and above (see `hold`)."""
         stamp = self.stamp(scope)
         self.worker.submit(
             slot,
@@ -82,7 +82,7 @@ class Jobs(QObject):
             on_progress=on_progress,
             process=process,
             wanted=lambda: stamp == self.stamp(scope),
-            urgent=urgent,
+            urgency=urgency,
         )
 
     def hold(self) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 
 from xlaview.dump.module_names import display_name
 from xlaview.dump.records import DumpFile, DumpModule
-from xlaview.qt.model.tasks import GraphResult
+from xlaview.qt.model.tasks import GraphResult, PreparedPass
 from xlaview.units import whole_number
 
 
@@ -23,6 +23,17 @@ class TextShown:
     source: Any  # xlaview.qt.render.documents.TextSource
     document: Any  # QTextDocument of a small text; None: the view shows windows of it
     line_owners: Any  # Mapping: line (1-based) -> (computation, instruction or None)
+
+    @classmethod
+    def of(cls, pass_key: str, prepared: PreparedPass) -> TextShown:
+        return cls(
+            pass_key,
+            prepared.file,
+            prepared.loaded.module,
+            prepared.source,
+            prepared.document,
+            prepared.line_owners,
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -43,6 +43,7 @@ from xlaview.dump.modules import LoadedModule, ModuleCache
 from xlaview.dump.records import DumpFile, DumpModule
 from xlaview.dump.reports import ModuleReports, load_reports
 from xlaview.hlo import Computation, Module
+from xlaview.hlo.parse.early import lone_module, read_computation
 from xlaview.qt.model.workers import settle
 from xlaview.qt.render.canvas_parts import CanvasParts, bundle_labels, prepare_canvas
 from xlaview.qt.render.code import LoadedCode, load_code
@@ -292,6 +293,32 @@ def _laid_out(
     return result
 
 
+def early_graph(
+    cache: ModuleCache,
+    dump_file: DumpFile,
+    ahead: TextAhead,
+    computation: str | None,
+    shown: GraphResult | None,
+    fold: Fold,
+) -> GraphResult | None:
+    """The graph of ``computation`` (None: the entry) of the pass whose text
+    ``ahead`` holds, read from that text alone before the pass is parsed (its
+    parse shared with the module's through ``cache``'s store); ``shown`` and
+    ``fold`` as for `graph_and_layout`. None when it must wait for the module:
+    the computation is not printed as XLA prints one,
+    or it holds an ``async-start`` (labelled by the computation it calls)."""
+    read = read_pass_text(dump_file, ahead)
+    text = read.source.text
+    comp = read_computation(text, computation, cache.store, read.source.starts)
+    if comp is None or comp.parsed is None or "async-start" in comp.parsed.opcodes():
+        return None
+    if shown is not None and shown.source is comp.parsed and shown.graph.computation == comp.name:
+        return replace(shown, step=None, transition=None)  # the pass left it as it was
+    if shown is not None and shown.graph.computation != comp.name:
+        shown = None  # (an entry renamed: laid out afresh, as the module's would be)
+    return graph_and_layout(lone_module(text, comp), comp.name, shown, fold)
+
+
 @dataclass
 class PreparedPass:
     """A pass dump made ready off the GUI thread: parsed, its lines indexed and
@@ -329,7 +356,10 @@ class TextAhead:
 
 def read_pass_text(dump_file: DumpFile, ahead: TextAhead) -> ReadText:
     """A pass's text, for the view to show while the pass is parsed (a 45 MB
-    text is read and indexed in a tenth of the time its parse takes)."""
+    text is read and indexed in a tenth of the time its parse takes); what
+    ``ahead`` holds if it holds that file's already."""
+    if ahead.read is not None and ahead.read.file.path == dump_file.path:
+        return ahead.read
     st = dump_file.path.stat()
     source = text_source(read_text(dump_file.path))
     document = source_document(source)

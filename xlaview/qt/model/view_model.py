@@ -36,7 +36,7 @@ from xlaview.dump.points import ModulePoint
 from xlaview.dump.records import DumpFile, DumpIndex, DumpModule
 from xlaview.errors import XlaviewError
 from xlaview.hlo import Module
-from xlaview.qt.model import tasks
+from xlaview.qt.model import reading, tasks
 from xlaview.qt.model.analyses import description
 from xlaview.qt.model.analyses.boundaries import BoundariesJob
 from xlaview.qt.model.analyses.changes import PassChanges
@@ -56,7 +56,6 @@ from xlaview.qt.model.records import ModuleEntry, Selection, TextShown, public_p
 from xlaview.qt.model.release import Releaser
 from xlaview.qt.model.tasks import PreparedPass
 from xlaview.qt.model.view_cache import ViewCache
-from xlaview.text.spans import lex_text
 
 
 class ViewModel(QObject):
@@ -323,28 +322,14 @@ class ViewModel(QObject):
             return
         self.notices.say(f"reading {dump_file.rel} …")
         if not self.prefetch.awaited(dump_file):
-            # The text first, on screen while the worker parses it (the same read).
-            ahead = tasks.TextAhead()
-            self.jobs.submit(
-                "pass",
-                "pass-text",
-                tasks.read_pass_text,
-                dump_file,
-                ahead,
-                on_done=self._text_read,
-                on_error=lambda _error: None,  # the parse says why, located
-                urgent=True,
-            )
-            self.jobs.submit(
-                "pass",
-                "pass",
-                tasks.prepare_pass,
+            reading.read_pass(
+                self.jobs,
                 self.cache,
+                self.graphs,
                 dump_file,
-                ahead,
-                on_done=self._show_pass,
-                on_error=partial(self._pass_failed, dump_file=dump_file),
-                urgent=True,
+                self._text_read,
+                self._show_pass,
+                partial(self._pass_failed, dump_file=dump_file),
             )
 
     def _text_read(self, read: tasks.ReadText) -> None:
@@ -355,19 +340,7 @@ class ViewModel(QObject):
         self._drawn_source = read.source
         self.text_read.emit(read)
         if read.document is not None:  # a big text is coloured window by window
-            self._lex(read.source.text)
-
-    def _lex(self, text: str) -> None:
-        self.jobs.submit(
-            "pass",
-            "lex",
-            lex_text,
-            text,
-            "hlo",
-            on_done=self.spans_ready.emit,
-            on_progress=lambda f: self.notices.report_progress("highlighting", f),
-            process="view",
-        )
+            reading.colour(self.jobs, self.notices, read.source.text, self.spans_ready.emit)
 
     def _pass_failed(self, error: BaseException, dump_file: DumpFile) -> None:
         self.loaded = None
@@ -382,18 +355,9 @@ class ViewModel(QObject):
         self.text_pass = self.text_drawn = key
         coloured = prepared.source is self._drawn_source  # shown, and its colours asked, ahead
         self._drawn_source = prepared.source
-        self.pass_shown.emit(
-            TextShown(
-                key,
-                prepared.file,
-                module,
-                prepared.source,
-                prepared.document,
-                prepared.line_owners,
-            )
-        )
+        self.pass_shown.emit(TextShown.of(key, prepared))
         if prepared.document is not None and not coloured:  # a big one: window by window
-            self._lex(module.text)
+            reading.colour(self.jobs, self.notices, module.text, self.spans_ready.emit)
         self.folder.report_parse_problems(loaded, prepared.file)
         if self._reveal is not None and self._reveal[0] == self.pass_key:
             self.line_requested.emit(self._reveal[1])

@@ -14,6 +14,8 @@ Python takes the GIL from the GUI thread half the time, a process never does.
 from __future__ import annotations
 
 import contextlib
+import heapq
+import threading
 import time
 import traceback
 from collections import deque
@@ -25,7 +27,10 @@ from PySide6.QtCore import QEvent, QObject, QRunnable, QThreadPool, QTimer, Sign
 from xlaview.collector import freeze_built, gc_paused
 from xlaview.helper import HelperProcess
 
-URGENT = 1  # the thread pool's priority of what a step shows (others: 0)
+# The thread pool's priorities of what a step shows, first to last (others: 0).
+TEXT_FIRST = 3  # the pass's text, read for the view
+GRAPH_FIRST = 2  # its graph, from that text alone
+URGENT = 1  # its parse, and the graphs asked
 # A hold that nobody released (a step whose graph never came) lets go after this.
 HOLD_AT_MOST_MS = 5000
 
@@ -108,6 +113,50 @@ def stop_processes() -> None:
 _pool: QThreadPool | None = None
 
 
+class _Queue:
+    """The jobs waiting for the worker thread, most urgent first, then in the
+    order they came. Qt's own priorities are not kept when the thread is
+    idle: three jobs started at priorities 3, 2, 1 then ran as 2, 1, 3. So
+    the pool runs `_Next`, one per job, each taking the best job queued then."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._heap: list[tuple[int, int, _Job]] = []
+        self._count = 0
+
+    def push(self, job: _Job, urgency: int) -> None:
+        with self._lock:
+            self._count += 1
+            heapq.heappush(self._heap, (-urgency, self._count, job))
+
+    def pop(self) -> _Job | None:
+        with self._lock:
+            return heapq.heappop(self._heap)[2] if self._heap else None
+
+    def clear(self) -> None:
+        with self._lock:
+            self._heap.clear()
+
+
+class _Next(QRunnable):
+    def __init__(self, queue: _Queue) -> None:
+        super().__init__()
+        self.queue = queue
+
+    def run(self) -> None:
+        job = self.queue.pop()
+        if job is not None:
+            job.run()
+
+
+_queue = _Queue()
+
+
+def _start(job: _Job, urgency: int = 0) -> None:
+    _queue.push(job, urgency)
+    _thread_pool().start(_Next(_queue))
+
+
 def finish(timeout_ms: int) -> bool:
     """At quit: stop the helper processes, drop queued jobs, and wait at most
     ``timeout_ms`` for the job running on the worker thread (which Python
@@ -116,6 +165,7 @@ def finish(timeout_ms: int) -> bool:
     if _pool is None:
         return True
     _pool.clear()
+    _queue.clear()
     return _pool.waitForDone(timeout_ms)
 
 
@@ -177,16 +227,16 @@ class Worker(QObject):
         on_progress: Callable[[float], None] | None = None,
         process: str | None = None,
         wanted: Callable[[], bool] = lambda: True,
-        urgent: bool = False,
+        urgency: int = 0,
     ) -> int:
         """Run ``fn(*args)`` (``fn(*args, progress=...)`` if ``on_progress``) on
         the worker thread, or in the helper process of lane ``process``: "view"
         (what is on screen) or "background" (scans of a whole folder). A process
         job's ``fn``, arguments and result must pickle. A job that is no longer
         ``wanted`` by its turn (the user moved on) does not run, and one that
-        reports progress stops at its next report. An ``urgent`` job (what a
-        step shows) goes before the others queued, and starts while they are
-        held (`hold`)."""
+        reports progress stops at its next report. An urgent job (what a step
+        shows: ``urgency`` `URGENT` and above, higher first) goes before the
+        others queued, and starts while they are held (`hold`)."""
         token = self._register(slot, (on_done, on_error, on_progress))
         callbacks, relay = self._callbacks, self._relay
 
@@ -200,12 +250,12 @@ class Worker(QObject):
 
         if process is None:
             job = _Job(token, fn, args, self._relay, on_progress is not None, still_wanted)
-            if urgent:
-                self._pool.start(job, URGENT)
+            if urgency:
+                _start(job, urgency)
             elif self._held:
                 self._waiting.append(job)
             else:
-                self._pool.start(job)
+                _start(job)
             return token
         helper = _helpers.get(process) or _helpers.setdefault(process, HelperProcess())
 
@@ -236,7 +286,7 @@ class Worker(QObject):
         self._hold_timer.stop()
         waiting, self._waiting = self._waiting, []
         for job in waiting:
-            self._pool.start(job)
+            _start(job)
 
     def _register(
         self, slot: str, callbacks: tuple[Callable, Callable | None, Callable | None]
@@ -327,10 +377,11 @@ class Worker(QObject):
         return not self.busy
 
     def shutdown(self) -> None:
-        """Drop every pending result and the jobs still queued (at quit)."""
+        """Drop every pending result and the jobs still queued (at quit): a
+        queued job of this worker then returns at once (nobody wants it); the
+        other windows' jobs keep their turn."""
         for slot in list(self._slots):
             self.cancel(slot)
         self._arrivals.clear()
         self._held = False
         self._waiting.clear()
-        self._pool.clear()

@@ -1,0 +1,60 @@
+"""One computation of a module's text, read before the module is.
+
+A pass step shows the computation the graph shows (the entry, or a fusion's
+body the user opened) as soon as it can: its text is found and parsed alone,
+through the `ComputationStore` the module's parse then takes it from, so
+that both share one parse (and the graph drawn from it is the module's). Only
+a computation laid out as XLA prints it is read this way; anything else
+waits for the module.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+
+from xlaview.hlo.lines import find_at_line_start
+from xlaview.hlo.model import Computation, Module, Span, StackFrames
+from xlaview.hlo.parse.printed import ComputationEnds, parse_fast_computation
+from xlaview.hlo.parse.store import ComputationStore, text_key
+
+
+def read_computation(
+    text: str,
+    name: str | None,
+    store: ComputationStore | None = None,
+    starts: Sequence[int] | None = None,
+) -> Computation | None:
+    """The computation ``name`` of ``text`` (None: the ENTRY computation), or
+    None when it is not printed there as XLA prints one. ``starts``: where
+    each line of ``text`` starts, when known (else lines are counted)."""
+    if name is None:  # XLA prints the entry last
+        pos = 0 if text.startswith("ENTRY ") else text.rfind("\nENTRY ") + 1
+        pos = pos if pos > 0 or text.startswith("ENTRY ") else -1
+    else:
+        pos = find_at_line_start(text, f"%{name} ", leads=("ENTRY ",))
+    if pos < 0:
+        return None
+    found = ComputationEnds(text).end(pos)
+    if found is None:
+        return None
+    close, end = found
+    line = bisect_right(starts, pos) if starts is not None else text.count("\n", 0, pos) + 1
+    key = text_key(text, pos, end) if store is not None else b""
+    parsed = store.get(key) if store is not None else None
+    if parsed is None:
+        parsed = parse_fast_computation(text, pos, close, end, line)
+        if parsed is None or (name is not None and parsed.name != name):
+            return None
+        if store is not None:
+            store.put(key, parsed)
+    span = parsed.span
+    if span.offset != pos or span.line != line:
+        span = Span(line, 1, pos, pos + span.end - span.offset)
+    return Computation.from_parsed(parsed, span)
+
+
+def lone_module(text: str, computation: Computation) -> Module:
+    """A module of ``text`` that holds ``computation`` alone: what a graph of
+    it reads (its instructions) before the module is parsed."""
+    return Module("", "", (computation,), StackFrames({}, {}, {}, {}), text)
