@@ -238,3 +238,38 @@ def test_a_name_not_written_anywhere_is_absent_at_once(passes) -> None:
     with pytest.raises(KeyError):
         module.find("no_such_fusion_1535")
     assert module._instr_index is None
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_a_parse_stopped_midway_leaves_its_work_in_the_store(gpt_dump, monkeypatch) -> None:
+    """The window stops a pass's parse when the user steps on (its ``check``
+    raises); what it parsed stays in the store, and the next parse of the text
+    takes it from there and is the plain parse; the one computation read
+    ahead (the graph's) is the module's."""
+    from xlaview.hlo.parse import driver
+    from xlaview.hlo.parse.early import read_computation
+
+    monkeypatch.setattr(driver, "CHECK_CHARS", 4096)  # a small module: checked often
+    text = max(timeline_texts(gpt_dump), key=lambda lt: len(lt[1]))[1]
+    store = ComputationStore(1 << 30)
+    calls = 0
+
+    def check() -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 20:
+            raise _Stop
+
+    with pytest.raises(_Stop):
+        parse_module_tolerant(text, store=store, check=check)
+    kept = len(store)
+    assert kept > 0, "the computations parsed before the stop are kept"
+    entry = read_computation(text, None, store)
+    assert entry is not None
+    module = parse_module_tolerant(text, store=store).module
+    assert store.hits >= kept, "the second parse took what the first left"
+    assert model(module) == model(parse_module(text))
+    assert module.entry.parsed is entry.parsed and tuple(module.entry.span) == tuple(entry.span)

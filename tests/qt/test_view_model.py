@@ -284,9 +284,9 @@ def test_scrubbing_prepares_each_pass_once(window, qtbot, gpt_dump, monkeypatch,
     prepared: list[str] = []
     real = jobs.prepare_pass
 
-    def counted(cache, dump_file, ahead=None):
+    def counted(cache, dump_file, ahead=None, progress=None):
         prepared.append(dump_file.rel)
-        return real(cache, dump_file, ahead)
+        return real(cache, dump_file, ahead, progress)
 
     monkeypatch.setattr(jobs, "prepare_pass", counted)
     module = opened(window, gpt_dump)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import sys
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -115,8 +116,14 @@ class ModuleCache:
             key, _ = self._items.popitem(last=False)
             self.nbytes -= sizes[key]
 
-    def load(self, dump_file: DumpFile | str | Path, text: str | None = None) -> LoadedModule:
-        """The file parsed (once); ``text``: its text, read already."""
+    def load(
+        self,
+        dump_file: DumpFile | str | Path,
+        text: str | None = None,
+        check: Callable[[], None] | None = None,
+    ) -> LoadedModule:
+        """The file parsed (once); ``text``: its text, read already; ``check``
+        as for `xlaview.hlo.parse_module_tolerant` (it may stop the parse)."""
         path = dump_file.path if isinstance(dump_file, DumpFile) else Path(dump_file)
         try:
             st = path.stat()
@@ -141,9 +148,8 @@ class ModuleCache:
         try:
             previous = last.module if last is not None else None
             if text is None:
-                loaded = load_module(path, store=self.store, previous=previous)
-            else:
-                loaded = load_text(path, text, store=self.store, previous=previous)
+                text = read_text(path)
+            loaded = load_text(path, text, store=self.store, previous=previous, check=check)
         finally:
             with self._lock:
                 del self._loading[key]
@@ -176,10 +182,13 @@ def load_text(
     store: ComputationStore | None = None,
     previous: Module | None = None,
     deferral: Deferral | None = None,
+    check: Callable[[], None] | None = None,
 ) -> LoadedModule:
-    """`load_module` of the text read from ``path`` (``deferral`` as in
-    `xlaview.hlo.parse.driver.parse_module_tolerant`)."""
-    result = parse_module_tolerant(text, store=store, previous=previous, deferral=deferral)
+    """`load_module` of the text read from ``path`` (``deferral`` and
+    ``check`` as in `xlaview.hlo.parse.driver.parse_module_tolerant`)."""
+    result = parse_module_tolerant(
+        text, store=store, previous=previous, deferral=deferral, check=check
+    )
     problems = tuple(_problem(path, d) for d in result.diagnostics)
     if not result.module.computations and not problems:
         problems = (Problem(str(path), "no HLO computation in this file"),)

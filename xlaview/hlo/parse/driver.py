@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 from xlaview.collector import gc_paused
@@ -68,6 +69,8 @@ _CALL_ATTRIBUTE = re.compile(
     + r")=(%?[A-Za-z_][\w.\-]*|\{[^{}]*\})"
 )
 _BOM = "\ufeff"
+# Text read between two calls of a parse's ``check`` (a few milliseconds of parse).
+CHECK_CHARS = 1 << 18
 
 
 class ParseResult(NamedTuple):
@@ -96,13 +99,17 @@ def parse_module_tolerant(
     store: ComputationStore | None = None,
     previous: Module | None = None,
     deferral: Deferral | None = None,
+    check: Callable[[], None] | None = None,
 ) -> ParseResult:
     """Parse what can be parsed; every error becomes a located diagnostic.
 
     A truncated file yields everything before the cut; a bad instruction is
     skipped and the rest of its computation still opens. ``store`` and
     ``previous`` as in `parse_module`. A ``deferral`` leaves the bodies it
-    names unread, for another process to read (see `Deferral`).
+    names unread, for another process to read (see `Deferral`). ``check``
+    is called every `CHECK_CHARS` characters of text read: it may raise to
+    stop the parse (the window's user stepped on; what was parsed stays in
+    ``store``).
     """
     with gc_paused(settle=True):
         if deferral is not None:
@@ -111,7 +118,9 @@ def parse_module_tolerant(
                 return ParseResult(module, module.diagnostics)
             except _Undeferred:
                 pass  # a deferred body needs the careful parser: parse it all here
-        module = _Parser(text, tolerant=True, store=store, previous=previous).parse()
+        parser = _Parser(text, tolerant=True, store=store, previous=previous)
+        parser.check = check
+        module = parser.parse()
     return ParseResult(module, module.diagnostics)
 
 
@@ -123,7 +132,7 @@ class _Parser(CarefulParser):
     """The module: header, stack-frame tables, computations (the previous
     module's, the store's, the fast path's, or the careful path's)."""
 
-    __slots__ = ("deferral", "deferred", "ends", "previous", "store")
+    __slots__ = ("check", "deferral", "deferred", "ends", "previous", "store")
 
     def __init__(
         self,
@@ -139,6 +148,7 @@ class _Parser(CarefulParser):
         self.ends = ComputationEnds(text)
         self.deferral = deferral
         self.deferred: list[ParsedComputation] = []
+        self.check: Callable[[], None] | None = None
 
     # -- module ---------------------------------------------------------------
     def parse(self) -> Module:
@@ -162,10 +172,14 @@ class _Parser(CarefulParser):
             elif self._is_single_instruction(pos):
                 return self.parse_single_instruction(pos)
             entry_seen = False
+            checked = pos
             while True:
                 pos = self.skip(pos)
                 if pos >= n:
                     break
+                if self.check is not None and pos - checked > CHECK_CHARS:
+                    self.check()
+                    checked = pos
                 keyword = self._section_keyword(pos)
                 if keyword:
                     pos = self.parse_section(pos, keyword, frames)

@@ -96,6 +96,16 @@ class GraphView(QGraphicsView):
         """Show a laid-out graph; ``transition``: animate the pass step that led
         to it (when animations are on and the view keeps its place); ``frames``:
         the open groups of a folded graph."""
+        canvas = self.canvas
+        if (
+            canvas is not None
+            and keep_view
+            and transition is None
+            and canvas.graph is graph
+            and canvas.layout is layout
+            and canvas.frames == frames
+        ):
+            return  # the picture shown (a pass that left it alone): kept, marks and all
         # Only a view that shows a graph has a place worth keeping.
         keep_view = keep_view and self.canvas is not None
         center = self.mapToScene(self.viewport().rect().center())

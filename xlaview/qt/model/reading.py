@@ -53,6 +53,8 @@ def read_pass(
         fold,
         on_done=partial(graphs.show_early, file_key=str(dump_file.path)),
         on_error=lambda _error: None,  # the module's own graph says why
+        # (Reporting progress lets a step away stop it, as the parse below.)
+        on_progress=lambda _fraction: None,
         urgency=GRAPH_FIRST,
     )
     jobs.submit(
@@ -64,6 +66,7 @@ def read_pass(
         ahead,
         on_done=on_parsed,
         on_error=on_failed,
+        on_progress=lambda _fraction: None,
         urgency=URGENT,
     )
 

@@ -300,6 +300,7 @@ def early_graph(
     computation: str | None,
     shown: GraphResult | None,
     fold: Fold,
+    progress=None,
 ) -> GraphResult | None:
     """The graph of ``computation`` (None: the entry) of the pass whose text
     ``ahead`` holds, read from that text alone before the pass is parsed (its
@@ -316,7 +317,7 @@ def early_graph(
         return replace(shown, step=None, transition=None)  # the pass left it as it was
     if shown is not None and shown.graph.computation != comp.name:
         shown = None  # (an entry renamed: laid out afresh, as the module's would be)
-    return graph_and_layout(lone_module(text, comp), comp.name, shown, fold)
+    return graph_and_layout(lone_module(text, comp), comp.name, shown, fold, progress)
 
 
 @dataclass
@@ -371,20 +372,22 @@ def read_pass_text(dump_file: DumpFile, ahead: TextAhead) -> ReadText:
 
 
 def prepare_pass(
-    cache: ModuleCache, dump_file: DumpFile, ahead: TextAhead | None = None
+    cache: ModuleCache, dump_file: DumpFile, ahead: TextAhead | None = None, progress=None
 ) -> PreparedPass:
     """The pass parsed and made ready to show; from the text ``ahead`` read
-    when the file is still as it was then."""
+    when the file is still as it was then. ``progress`` is called as the
+    parse goes (it may raise to stop it: the user stepped on)."""
+    check = (lambda: progress(0.5)) if progress is not None else None
     read = ahead.read if ahead is not None else None
     if read is not None:
         st = dump_file.path.stat()
         if read.file.path != dump_file.path or read.stat != (st.st_size, st.st_mtime_ns):
             read = None
     if read is not None:
-        loaded = cache.load(dump_file, read.source.text)
+        loaded = cache.load(dump_file, read.source.text, check)
         source, document = read.source, read.document
     else:
-        loaded = cache.load(dump_file)
+        loaded = cache.load(dump_file, check=check)
         source = text_source(loaded.module.text)
         document = source_document(source)
         if document is not None:
