@@ -11,20 +11,30 @@ interpreter hands the GIL over.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 # The text one call reads: a few milliseconds of regular expression.
 SLICE = 1 << 17
 
 
-def findall_by_lines(pattern: re.Pattern[str], text: str, start: int, end: int) -> list[Any]:
+def findall_by_lines(
+    pattern: re.Pattern[str],
+    text: str,
+    start: int,
+    end: int,
+    check: Callable[[], None] | None = None,
+) -> list[Any]:
     """``pattern.findall(text, start, end)`` for a ``pattern`` whose matches
     hold no newline, read a slice of whole lines at a time; ``start`` at a
-    line start, ``end`` at one's end (a newline, or the end of the text)."""
+    line start, ``end`` at one's end (a newline, or the end of the text).
+    ``check`` is called between slices (it may raise to stop)."""
     if end - start <= SLICE:
         return pattern.findall(text, start, end)
     out: list[Any] = []
     while start < end:
+        if check is not None and out:
+            check()
         cut = text.find("\n", start + SLICE, end) if start + SLICE < end else -1
         stop = end if cut < 0 else cut
         out += pattern.findall(text, start, stop)

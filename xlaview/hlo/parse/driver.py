@@ -70,7 +70,7 @@ _CALL_ATTRIBUTE = re.compile(
 )
 _BOM = "\ufeff"
 # Text read between two calls of a parse's ``check`` (a few milliseconds of parse).
-CHECK_CHARS = 1 << 18
+CHECK_CHARS = 1 << 17
 
 
 class ParseResult(NamedTuple):
@@ -107,7 +107,8 @@ def parse_module_tolerant(
     skipped and the rest of its computation still opens. ``store`` and
     ``previous`` as in `parse_module`. A ``deferral`` leaves the bodies it
     names unread, for another process to read (see `Deferral`). ``check``
-    is called every `CHECK_CHARS` characters of text read: it may raise to
+    is called every `CHECK_CHARS` characters of text read (`scan.SLICE` inside a
+    big computation): it may raise to
     stop the parse (the window's user stepped on; what was parsed stays in
     ``store``).
     """
@@ -427,7 +428,7 @@ class _Parser(CarefulParser):
         key = text_key(self.text, pos, end) if store is not None else b""
         parsed = store.get(key) if store is not None else None
         if parsed is None:
-            parsed = parse_fast_computation(self.text, pos, close, end, line)
+            parsed = parse_fast_computation(self.text, pos, close, end, line, self.check)
             if parsed is None:
                 return None
             if store is not None:

@@ -17,6 +17,7 @@ errors) makes `parse_fast_computation` return None, and the careful parser
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from itertools import compress
 from operator import not_
 from typing import Protocol
@@ -125,7 +126,7 @@ class ComputationEnds:
 
 
 def parse_fast_computation(
-    text: str, pos: int, close: int, end: int, line: int
+    text: str, pos: int, close: int, end: int, line: int, check: Callable[[], None] | None = None
 ) -> ParsedComputation | None:
     """The computation in ``text[pos:end]`` (``pos`` at a line start, on 1-based
     ``line``; its closing brace after the newline at ``close``, as
@@ -141,7 +142,7 @@ def parse_fast_computation(
     # going over lines, which the line pattern cannot see.
     if text.count("{", body, close) != text.count("}", body, close):
         return None
-    rows = findall_by_lines(_LINE, text, body, close)
+    rows = findall_by_lines(_LINE, text, body, close, check)
     lines = text.count("\n", body, close) + 1 if close >= body else 0
     calls = _check(rows, lines) if len(rows) == lines else None
     if calls is None or bad_values(text, body, close):

@@ -29,7 +29,7 @@ from xlaview.qt.model.host import JobHost, Notices, Shown
 from xlaview.qt.model.records import GraphShown
 from xlaview.qt.model.tasks import NO_FOLD, Fold, GraphResult
 from xlaview.qt.model.view_cache import ViewCache
-from xlaview.qt.model.workers import URGENT
+from xlaview.qt.model.workers import GRAPH_FIRST, URGENT
 
 # A large graph opens folded with groups open, outermost first, while it
 # shows at most this many boxes: a few dozen read at a glance.
@@ -95,6 +95,7 @@ class Graphs(QObject):
         for the pass's parse); the module's own request later finds it laid out."""
         for_pass = self._shown.pass_key
         if result is None or for_pass is None:
+            self._jobs.release()  # the graph waits for the pass's parse: let it start
             return
         computation = result.graph.computation
         path = self.path if len(self.path) > 1 and self.path[-1] == computation else [computation]
@@ -134,7 +135,7 @@ class Graphs(QObject):
         self._lay_out(
             loaded.module, computation, self._main_shown(for_pass, path, keep_view),
             ("graph", "graph"), lambda f: notices.report_progress("laying out the graph", f),
-            self._fold_for(computation),
+            self._fold_for(computation), GRAPH_FIRST,
         )  # fmt: skip
 
     def _main_shown(
@@ -253,7 +254,7 @@ class Graphs(QObject):
         self._jobs.submit(
             "graph", "graph", tasks.refold, result, self._fold_for(computation),
             on_done=shown, on_progress=lambda f: notices.report_progress("opening groups", f),
-            urgency=URGENT,
+            urgency=GRAPH_FIRST,
         )  # fmt: skip
 
     def groups_state(self) -> dict[str, object]:
@@ -330,6 +331,7 @@ class Graphs(QObject):
         job: tuple[str, str],
         progress: Callable[[float], None] | None,
         fold: Fold,
+        urgency: int = URGENT,
     ) -> None:
         """``show`` the graph of ``computation``, folded as ``fold`` says: as
         laid out before where it can be (the cache, a pass that did not touch
@@ -352,7 +354,7 @@ class Graphs(QObject):
         self._jobs.submit(
             scope, slot, tasks.graph_and_layout, module, computation,
             self._views.shown_result(computation), fold, on_done=shown, on_progress=progress,
-            urgency=URGENT,
+            urgency=urgency,
         )  # fmt: skip
 
     def _unchanged_graph(self, module: Module, computation: str) -> GraphResult | None:

@@ -52,7 +52,7 @@ def read_pass(
         shown,
         fold,
         on_done=partial(graphs.show_early, file_key=str(dump_file.path)),
-        on_error=lambda _error: None,  # the module's own graph says why
+        on_error=lambda _error: graphs.show_early(None, ""),  # the module's graph says why
         # (Reporting progress lets a step away stop it, as the parse below.)
         on_progress=lambda _fraction: None,
         urgency=GRAPH_FIRST,

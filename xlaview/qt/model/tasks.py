@@ -393,6 +393,8 @@ def prepare_pass(
         if document is not None:
             document.moveToThread(gui_thread())
     module = loaded.module
+    if check is not None:
+        check()
     if module.entry is not None:
         module.entry.instructions  # built here, not on the GUI thread  # noqa: B018
     module.instruction_count  # counted here (7,000 computations: 10 ms)  # noqa: B018

@@ -27,10 +27,13 @@ from PySide6.QtCore import QEvent, QObject, QRunnable, QThreadPool, QTimer, Sign
 from xlaview.collector import freeze_built, gc_paused
 from xlaview.helper import HelperProcess
 
-# The thread pool's priorities of what a step shows, first to last (others: 0).
+# The worker's priorities of what a step shows, first to last (others: 0).
+# While a step is on its way to the screen (`Worker.hold`), only its text and
+# its graph start: its parse too would take the GIL from the GUI thread
+# laying the text out (30 ms of it took 60), and is not on screen.
 TEXT_FIRST = 3  # the pass's text, read for the view
-GRAPH_FIRST = 2  # its graph, from that text alone
-URGENT = 1  # its parse, and the graphs asked
+GRAPH_FIRST = 2  # its graph (from that text alone, or from the module)
+URGENT = 1  # its parse, a fusion's body: before anything else once the step shows
 # A hold that nobody released (a step whose graph never came) lets go after this.
 HOLD_AT_MOST_MS = 5000
 
@@ -201,13 +204,13 @@ class Worker(QObject):
         self._deliver_timer.setSingleShot(True)
         self._deliver_timer.setInterval(0)
         self._deliver_timer.timeout.connect(self._deliver_next)
-        # While a step is on its way to the screen only its own (urgent) jobs
+        # While a step is on its way to the screen only its text and graph
         # start: a job already running holds the one worker thread until it
         # ends, and the module's reports (0.2 s), the kernels listed (60 ms) or
         # a diff started first delayed the text and graph of a 45 MB pass by
         # that much. The others wait here, in order, until `release`.
         self._held = False
-        self._waiting: list[_Job] = []
+        self._waiting: list[tuple[_Job, int]] = []
         self._hold_timer = QTimer(self)
         self._hold_timer.setSingleShot(True)
         self._hold_timer.setInterval(HOLD_AT_MOST_MS)
@@ -236,7 +239,8 @@ class Worker(QObject):
         ``wanted`` by its turn (the user moved on) does not run, and one that
         reports progress stops at its next report. An urgent job (what a step
         shows: ``urgency`` `URGENT` and above, higher first) goes before the
-        others queued, and starts while they are held (`hold`)."""
+        others queued; a step's text and graph start while the rest wait
+        (`hold`)."""
         token = self._register(slot, (on_done, on_error, on_progress))
         callbacks, relay = self._callbacks, self._relay
 
@@ -250,12 +254,10 @@ class Worker(QObject):
 
         if process is None:
             job = _Job(token, fn, args, self._relay, on_progress is not None, still_wanted)
-            if urgency:
-                _start(job, urgency)
-            elif self._held:
-                self._waiting.append(job)
+            if self._held and urgency < GRAPH_FIRST:
+                self._waiting.append((job, urgency))
             else:
-                _start(job)
+                _start(job, urgency)
             return token
         helper = _helpers.get(process) or _helpers.setdefault(process, HelperProcess())
 
@@ -276,7 +278,7 @@ class Worker(QObject):
         return token
 
     def hold(self) -> None:
-        """Start only urgent jobs until `release` (or `HOLD_AT_MOST_MS`)."""
+        """Start only a step's text and graph until `release` (or `HOLD_AT_MOST_MS`)."""
         self._held = True
         self._hold_timer.start()
 
@@ -285,8 +287,8 @@ class Worker(QObject):
         self._held = False
         self._hold_timer.stop()
         waiting, self._waiting = self._waiting, []
-        for job in waiting:
-            _start(job)
+        for job, urgency in waiting:
+            _start(job, urgency)
 
     def _register(
         self, slot: str, callbacks: tuple[Callable, Callable | None, Callable | None]
