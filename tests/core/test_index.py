@@ -228,15 +228,15 @@ def test_module_cache_parses_a_file_once_for_threads_asking_together(monkeypatch
     from xlaview.resources import sample_dump
 
     (path,) = sample_dump().glob("*cpu_after_optimizations.txt")
-    parse = modules.load_module
+    parse = modules.load_text
     calls = []
 
-    def slow_parse(p, **kwargs):
+    def slow_parse(p, text, **kwargs):
         calls.append(p)
         time.sleep(0.2)  # long enough for the second thread to ask meanwhile
-        return parse(p, **kwargs)
+        return parse(p, text, **kwargs)
 
-    monkeypatch.setattr(modules, "load_module", slow_parse)
+    monkeypatch.setattr(modules, "load_text", slow_parse)
     cache = modules.ModuleCache()
     results = []
     threads = [threading.Thread(target=lambda: results.append(cache.load(path))) for _ in range(2)]
