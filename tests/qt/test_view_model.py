@@ -477,3 +477,35 @@ def test_a_step_draws_its_graph_from_the_text_before_the_parse(
         mine = [text for text in layouts if text is model.loaded.module.text]  # (not a prefetch)
         assert len(mine) <= 1, f"pass {key}: laid out {len(mine)} times"
         assert model.graphs.main_result.source is model.loaded.module.entry.parsed
+
+
+def test_a_held_key_reads_the_graph_of_the_pass_it_stops_on(
+    window, qtbot, gpt_dump, monkeypatch
+) -> None:
+    """Steps asked faster than they show (a held-down arrow key) show each
+    pass's text, and lay out a graph only where the steps pause: every graph
+    started meanwhile held the one worker thread until it ended."""
+    from xlaview.qt.model import tasks
+
+    graphs: list[str] = []
+    real = tasks.early_graph
+
+    def counted(cache, dump_file, *args, **kwargs):
+        graphs.append(dump_file.rel)
+        return real(cache, dump_file, *args, **kwargs)
+
+    monkeypatch.setattr(tasks, "early_graph", counted)
+    opened(window, gpt_dump)
+    keys = [p.key for p in window.model.points]
+    texts: list[object] = []
+    window.model.text_read.connect(lambda read: texts.append(read.file.rel))
+    for key in keys[:12]:
+        window.select_pass(key)
+        until = time.perf_counter() + 0.02  # a keyboard repeats every 33 ms
+        while time.perf_counter() < until:
+            QCoreApplication.processEvents()
+    window.wait_idle()
+    last = window.model.module.file_at(keys[11]).rel
+    assert window.view_state()["graph_pass"] == window.view_state()["pass"] == int(keys[11])
+    assert len(graphs) <= 3 and graphs[-1] == last, graphs
+    assert len(texts) >= 3, "the texts show as the key is held"

@@ -219,6 +219,11 @@ class DumpIndex:
     def __post_init__(self) -> None:
         assign_refs(self.modules)
 
+    def summary(self) -> str:
+        """``ROOT: 3 modules, 1 dump``."""
+        n, d = len(self.modules), len(self.dumps)
+        return f"{self.root}: {n} module{'s' * (n != 1)}, {d} dump{'s' * (d != 1)}"
+
     def module(self, key: str | int) -> DumpModule:
         """The module ``key`` names: its id (``9``, ``0009``, ``module_0009``), its
         name, its title, or a lone HLO text's file name; any of them after

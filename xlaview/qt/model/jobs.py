@@ -105,6 +105,12 @@ class Jobs(QObject):
         stamp = self.stamp(scope)
         self.gate.after_stay(key, lambda: self.deliver(scope, stamp, lambda _: work(), None))
 
+    def after_pause(self, scope: str, key: str, work: Callable[[], None]) -> None:
+        """Run ``work`` once such requests pause (`paint_gate.PAUSE_MS`),
+        unless the user moved on from what ``scope`` shows by then."""
+        stamp = self.stamp(scope)
+        self.gate.after_pause(key, lambda: self.deliver(scope, stamp, lambda _: work(), None))
+
     def deliver(
         self, scope: str, stamp: tuple[int, ...], handler: Callable[[Any], None], value: Any
     ) -> None:

@@ -15,6 +15,10 @@ AT_MOST_MS = 150  # when nothing needed painting
 # Work for a big pass starts once the user has stayed on it this long: a scrub
 # (a held-down arrow key, steps in a row) does not start it for every pass.
 STAY_MS = 300
+# A step asked before the one before it showed (a held-down arrow key repeats
+# every 33 ms) reads its graph and parse once the steps pause this long: each
+# started meanwhile held the worker until it ended, and the last step waited.
+PAUSE_MS = 60
 
 
 class PaintGate(QObject):
@@ -31,6 +35,11 @@ class PaintGate(QObject):
         self._stay.setSingleShot(True)
         self._stay.setInterval(STAY_MS)
         self._stay.timeout.connect(self._stayed)
+        self._pausing: dict[str, Callable[[], None]] = {}
+        self._pause = QTimer(self)
+        self._pause.setSingleShot(True)
+        self._pause.setInterval(PAUSE_MS)
+        self._pause.timeout.connect(self._paused)
 
     def watch(self, window: QObject) -> None:
         """Hear ``window``'s paints (its update requests: a widget's, a window's)."""
@@ -38,7 +47,7 @@ class PaintGate(QObject):
 
     @property
     def pending(self) -> bool:
-        return bool(self._work or self._staying)
+        return bool(self._work or self._staying or self._pausing)
 
     def after_paint(self, key: str, work: Callable[[], None]) -> None:
         self._work.pop(key, None)
@@ -53,6 +62,18 @@ class PaintGate(QObject):
         self._staying[key] = work
         self._stay.start()
 
+    def after_pause(self, key: str, work: Callable[[], None]) -> None:
+        """Run ``work`` (the newest of each ``key``) once no work of any key
+        has been asked this way for `PAUSE_MS`."""
+        self._pausing.pop(key, None)
+        self._pausing[key] = work
+        self._pause.start()
+
+    def _paused(self) -> None:
+        work, self._pausing = self._pausing, {}
+        for run in work.values():
+            run()
+
     def _stayed(self) -> None:
         for key, work in self._staying.items():
             self.after_paint(key, work)
@@ -62,16 +83,20 @@ class PaintGate(QObject):
         """Run what waits, now (what waits for a stay too)."""
         self._timer.stop()
         self._stay.stop()
-        work, self._work = {**self._work, **self._staying}, {}
+        self._pause.stop()
+        work, self._work = {**self._pausing, **self._work, **self._staying}, {}
         self._staying = {}
+        self._pausing = {}
         for run in work.values():
             run()
 
     def clear(self) -> None:
         self._timer.stop()
         self._stay.stop()
+        self._pause.stop()
         self._work = {}
         self._staying = {}
+        self._pausing = {}
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.UpdateRequest and self._work:

@@ -25,10 +25,13 @@ def read_pass(
     on_text: Callable[[tasks.ReadText], None],
     on_parsed: Callable[[tasks.PreparedPass], None],
     on_failed: Callable[[BaseException], None],
+    rushed: bool = False,
 ) -> None:
     """Read ``dump_file``: ``on_text`` hears its text, ``graphs`` its graph
     (when it can be drawn from the text alone), ``on_parsed`` the pass made
-    ready, or ``on_failed`` why it cannot be (the parse says, located)."""
+    ready, or ``on_failed`` why it cannot be (the parse says, located).
+    ``rushed``: asked before the step before it showed (a held-down key):
+    the text now, the rest once such steps pause."""
     ahead = tasks.TextAhead()
     jobs.submit(
         "pass",
@@ -40,6 +43,22 @@ def read_pass(
         on_error=lambda _error: None,  # the parse says why, located
         urgency=TEXT_FIRST,
     )
+    rest = partial(_graph_and_parse, jobs, cache, graphs, dump_file, ahead, on_parsed, on_failed)
+    if rushed:
+        jobs.after_pause("pass", "read-rest", rest)
+    else:
+        rest()
+
+
+def _graph_and_parse(
+    jobs: JobHost,
+    cache: ModuleCache,
+    graphs: Graphs,
+    dump_file: DumpFile,
+    ahead: tasks.TextAhead,
+    on_parsed: Callable[[tasks.PreparedPass], None],
+    on_failed: Callable[[BaseException], None],
+) -> None:
     target, shown, fold = graphs.early_request()
     jobs.submit(
         "graph",

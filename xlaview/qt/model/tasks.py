@@ -161,10 +161,13 @@ def graph_and_layout(
     """The graph of ``computation``, laid out from ``shown`` (its graph shown
     now, at another pass: what the pass did not touch stays where it is, and
     its picture is drawn again only where it changed; None: a fresh layout),
-    folded as ``fold`` says (None: as ``shown`` was, `next_fold`)."""
+    folded as ``fold`` says (None: as ``shown`` was, `next_fold`). ``progress``
+    hears each part done (and may raise there to stop the work)."""
     fold = fold if fold is not None else next_fold(shown)
     previous = shown.layout if shown is not None else None
+    report = progress if progress is not None else _no_progress
     full = build_graph(module, computation, shown.full_graph if shown is not None else None)
+    report(0.2)
     source = text_identity(module, computation)
     reuse = None
     before = shown.folded if shown is not None else None
@@ -175,13 +178,16 @@ def graph_and_layout(
     ):
         # The step's graph keeps the group tree shown, patched where it changed.
         reuse = patched(before.folding, full)
+        report(0.3)
     graph, folded = _fold(full, module.computation(computation), fold, reuse)
+    report(0.4)
     if (
         reuse is not None
         and shown is not None
         and crowded(len(shown.graph.nodes), len(graph.nodes))
     ):
         graph, folded = _fold(full, module.computation(computation), fold, None)
+        report(0.5)
     if shown is not None and same_drawing(shown.graph, graph):
         # The pass printed the computation otherwise (reordered it, say) but
         # drew nothing new: the picture shown is kept as it is.
@@ -199,6 +205,10 @@ def graph_and_layout(
             fold=fold,
         )
     return _laid_out(graph, folded, fold, shown, source, progress)
+
+
+def _no_progress(_fraction: float) -> None:
+    pass
 
 
 def refold(shown: GraphResult, fold: Fold, progress=None) -> GraphResult:

@@ -89,6 +89,7 @@ class ViewModel(QObject):
         self.text_pass: str | None = None  # the pass whose parsed text is shown
         self.text_drawn: str | None = None  # the pass whose text is on screen (parsed or not)
         self._drawn_source: object = None  # the TextSource on screen
+        self._rushed = False  # the pass asked, before the one asked before it showed
         self.selection: Selection | None = None
         self._asked_selection: tuple[str, str | None, bool] | None = (
             None  # name, computation, center
@@ -202,15 +203,11 @@ class ViewModel(QObject):
         elif module is not None:
             try:
                 target = index.module(module)
-                point = pass_ if pass_ is not None else None
+                point = pass_
             except XlaviewError as err:
                 self.notices.cannot(f"{err}: showing the main module", str(index.root))
         self.select_module(target or default_module(index), point)
-        n = len(index.modules)
-        self.notices.say(
-            f"{index.root}: {n} module{'s' * (n != 1)}, {len(index.dumps)} dump"
-            f"{'s' * (len(index.dumps) != 1)}"
-        )
+        self.notices.say(index.summary())
 
     def module_entries(self) -> list[ModuleEntry]:
         """The modules of the open folder as the module list shows them."""
@@ -303,6 +300,8 @@ class ViewModel(QObject):
             self.notices.cannot(str(err), self.module.key)
             return
         self.prefetch.stepped(self.pass_key, key)
+        # Asked before the step before it showed: steps come faster than they show.
+        self._rushed = self.pass_key is not None and self.graph_pass is None
         self.jobs.bump("pass")
         self.jobs.hold()
         self.pass_key = key
@@ -330,6 +329,7 @@ class ViewModel(QObject):
                 self._text_read,
                 self._show_pass,
                 partial(self._pass_failed, dump_file=dump_file),
+                self._rushed,
             )
 
     def _text_read(self, read: tasks.ReadText) -> None:
