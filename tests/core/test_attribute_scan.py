@@ -1,7 +1,8 @@
 """The one-match path of `scan_attributes` (the common forms of ``, name=value``)
 splits every text exactly as the careful scan does, items, offsets and errors
-alike: on random texts of the characters that matter, and on every
-instruction's attributes of real dumps."""
+alike, and `split_attributes` (its items matched in C when they reach the end
+of the text) gives what the careful scan's items make: on random texts of the
+characters that matter, and on every instruction's attributes of real dumps."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from xlaview.hlo import attributes
-from xlaview.hlo.attributes import ValueSyntaxError, scan_attributes
+from xlaview.hlo.attributes import ValueSyntaxError, scan_attributes, split_attributes
 
 NEVER = re.compile(r"(?!)")
 PIECES = st.sampled_from(
@@ -35,11 +36,31 @@ def both(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[object, object]:
     return fast, careful
 
 
+def both_splits(text: str, monkeypatch: pytest.MonkeyPatch) -> tuple[object, object]:
+    split = split_attributes.__wrapped__  # the cache would answer the second call
+    fast = split(text)
+    with monkeypatch.context() as m:
+        m.setattr(attributes, "_PLAIN_ITEM", NEVER)
+        careful = split(text)
+    return list(fast.items()), list(careful.items())
+
+
 @settings(max_examples=3000, deadline=None)
 @given(st.lists(PIECES, max_size=24).map("".join))
 def test_random_texts_split_alike(text) -> None:
     with pytest.MonkeyPatch.context() as monkeypatch:
         fast, careful = both(text, monkeypatch)
+        fast_split, careful_split = both_splits(text, monkeypatch)
+    assert fast == careful, text
+    assert fast_split == careful_split, f"split_attributes({text!r})"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [", a=1, a=2", ", a=1 ", ", a=1, b={", ", a=1, b=x y", ', a="x\\"y", b=2', ", a=1,", ""],
+)
+def test_a_split_ending_otherwise_than_an_item_is_the_careful_one(text, monkeypatch) -> None:
+    fast, careful = both_splits(text, monkeypatch)
     assert fast == careful, text
 
 
@@ -54,3 +75,5 @@ def test_a_real_dumps_attributes_split_alike(gpt_dump, monkeypatch) -> None:
     for text in texts:
         fast, careful = both(text, monkeypatch)
         assert fast == careful, text
+        fast, careful = both_splits(text, monkeypatch)
+        assert fast == careful, f"split_attributes({text!r})"

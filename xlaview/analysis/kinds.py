@@ -64,12 +64,29 @@ _ELEMENTWISE = frozenset(
 
 def kind_of(instr: Instruction) -> Kind:
     op = instr.opcode
+    return opcode_kind(op, instr.fusion_kind if op == "fusion" else None)
+
+
+def opcode_kind(op: str, fusion_kind: str | None = None) -> Kind:
+    """`kind_of` an instruction of opcode ``op`` (a fusion: of ``fusion_kind``,
+    its ``kind`` attribute)."""
+    if op == "fusion":
+        return _FUSION_KINDS.get(fusion_kind or "", Kind.FUSION_OTHER)
+    found = _OPCODE_KINDS.get(op)
+    if found is None:
+        found = _OPCODE_KINDS[op] = _kind_of_opcode(op)
+    return found
+
+
+# Opcode -> its kind, as found: a graph asks it of every one of 60,000 ops.
+_OPCODE_KINDS: dict[str, Kind] = {}
+
+
+def _kind_of_opcode(op: str) -> Kind:
     if op == "parameter":
         return Kind.PARAMETER
     if op == "constant":
         return Kind.CONSTANT
-    if op == "fusion":
-        return _FUSION_KINDS.get(instr.fusion_kind or "", Kind.FUSION_OTHER)
     if op in ("dot", "convolution", "ragged-dot", "scaled-dot"):
         return Kind.DOT
     if op.startswith(_COLLECTIVE_PREFIXES):
@@ -133,7 +150,10 @@ def custom_fusion_kind(instr: Instruction) -> str | None:
     tables ask it of thousands of fusions."""
     if instr.opcode != "fusion" or fusion_kind(instr) != "kCustom":
         return None
-    text = instr.attribute_text
+    return _custom_fusion_name(instr.attribute_text)
+
+
+def _custom_fusion_name(text: str) -> str | None:
     start = text.find("backend_config=")
     match = _FUSION_KIND_IN_TEXT.search(text, start) if start >= 0 else None
     return match.group(1) if match else None
@@ -164,9 +184,11 @@ def op_label(instr: Instruction, module: Module | None = None) -> str:
     ``fusion kLoop``, ``dot``."""
     op = instr.opcode
     if op == "fusion":
-        name = custom_fusion_kind(instr)
-        kind = fusion_kind(instr) or ""
-        return " ".join(p for p in ("fusion", kind, name) if p)
+        kind = fusion_kind(instr)
+        if kind == "kCustom":
+            name = _custom_fusion_name(instr.attribute_text)
+            return f"fusion kCustom {name}" if name else "fusion kCustom"
+        return f"fusion {kind}" if kind else "fusion"
     kind = kind_name(instr, module)
     return op if kind == op else f"{op} {kind}"
 

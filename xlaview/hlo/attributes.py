@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from functools import lru_cache
+from operator import methodcaller
 from typing import Any
 
 from xlaview.errors import XlaviewError
@@ -125,7 +126,10 @@ def scan_value(text: str, pos: int) -> int:
 # the next comma or the end. Anything else (comments, deeper brackets, a value
 # of two parts) goes the careful way. Splitting attributes was half the time
 # of drawing a 16,000-op graph.
-_STR = r'"(?:[^"\\]|\\.)*+"'
+# A string as runs of plain characters between escapes: the same strings as
+# ``"(?:[^"\\]|\\.)*+"``, matched a run at a time rather than through an
+# alternation per character (a fifth of the time of splitting a fusion's attributes).
+_STR = r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
 _PLAIN = r"[^{}\"'/()\[\]]++"
 _LIST = rf"\[(?:{_PLAIN}|{_STR})*+\]"
 _INNER = rf"\{{(?:{_PLAIN}|{_STR}|{_LIST})*+\}}"
@@ -167,9 +171,19 @@ def scan_attributes(text: str, pos: int) -> tuple[list[tuple[str, str, int]], in
         pos = end
 
 
+_NAME_VALUE = methodcaller("group", 1, 2)
+
+
 @lru_cache(maxsize=8192)
 def split_attributes(text: str) -> dict[str, str]:
     """``", a=1, b={2}"`` -> ``{"a": "1", "b": "{2}"}`` (raw values, text order)."""
+    # A scanner's match() tries where the last match ended, as `scan_attributes`
+    # calls the one-match form: when those matches reach the end of the text,
+    # they are all the items it would find, and no careful step would follow.
+    # Matched and gathered in C: no Python step per item.
+    matches = list(iter(_PLAIN_ITEM.scanner(text).match, None))  # type: ignore[attr-defined]
+    if matches and matches[-1].end() == len(text):
+        return dict(map(_NAME_VALUE, matches))
     try:
         items, _ = scan_attributes(text, 0)
     except ValueSyntaxError:

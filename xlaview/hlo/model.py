@@ -40,6 +40,7 @@ CALLED_COMPUTATION_ATTRIBUTES = (
     "scatter",
     "async_wrapped_computation",
 )
+_CALLED_KEYS = frozenset(CALLED_COMPUTATION_ATTRIBUTES)
 # Instructions `Module.find` looks for in the text before it indexes them all.
 _TEXT_SEARCHES = 4
 # Any of them in an attribute text: a superset of the instructions that call.
@@ -103,8 +104,7 @@ class Instruction(NamedTuple):
 
     @property
     def op_name(self) -> str | None:
-        value = self.metadata.get("op_name")
-        return str(value) if value is not None else None
+        return op_name_in(self.attribute("metadata"))
 
     @property
     def stack_frame_id(self) -> int | None:
@@ -146,14 +146,7 @@ class Instruction(NamedTuple):
         text = self.attribute_text
         if not text or "=" not in text:
             return ()
-        attrs = self.attributes
-        names: list[str] = []
-        for key in CALLED_COMPUTATION_ATTRIBUTES:
-            value = attrs.get(key)
-            # A bare name may start with "_" (jax's ``_normal_real.138``).
-            if value is not None and (value.startswith(("%", "{", "_")) or value[:1].isalpha()):
-                names.extend(computation_names(value))
-        return tuple(names)
+        return called_in(self.attributes)
 
     @property
     def fusion_kind(self) -> str | None:
@@ -173,6 +166,28 @@ class Instruction(NamedTuple):
     def literal(self) -> str | None:
         """The literal text of a constant (``{...}`` when XLA elided it)."""
         return self.payload if self.opcode == "constant" else None
+
+
+def called_in(attributes: dict[str, str]) -> tuple[str, ...]:
+    """`Instruction.called_computations` from its attributes, split."""
+    keys = _CALLED_KEYS.intersection(attributes)  # in C: most call nothing, a fusion one
+    if not keys:
+        return ()
+    names: list[str] = []
+    for key in CALLED_COMPUTATION_ATTRIBUTES if len(keys) > 1 else keys:
+        value = attributes.get(key)
+        # A bare name may start with "_" (jax's ``_normal_real.138``).
+        if value is not None and (value.startswith(("%", "{", "_")) or value[:1].isalpha()):
+            names.extend(computation_names(value))
+    return tuple(names)
+
+
+def op_name_in(metadata: str | None) -> str | None:
+    """`Instruction.op_name` from its ``metadata`` attribute's value."""
+    if not metadata:
+        return None
+    value = parse_metadata(metadata).get("op_name")
+    return str(value) if value is not None else None
 
 
 class Computation:

@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from xlaview.analysis.drawing.records import LayoutNode
-from xlaview.analysis.kinds import Kind, kind_of, op_label
+from xlaview.analysis.kinds import Kind, op_label, opcode_kind
 from xlaview.hlo import Computation, Instruction, Module
+from xlaview.hlo.attributes import split_attributes
+from xlaview.hlo.model import called_in, op_name_in
 
 SHARED_OPCODES = frozenset(("parameter", "constant", "iota"))
 
@@ -112,7 +114,9 @@ def build_graph(
         if before is not None and before.drawn_for == drawn_for and _same(before.instr, instr):
             made.append(before)
         else:
-            made.append(_made(instr, module, drawn_for))
+            # A new node draws its edges: the edges of one drawn before are
+            # drawn again below where an operand draws otherwise.
+            made.append(_made(instr, module, drawn_for, by_name, shared))
             redrawn.add(name)
     nodes: list[GraphNode] = []
     edges: list[GraphEdge] = []
@@ -121,17 +125,19 @@ def build_graph(
     kept: dict[str, _Made] = {}
     for instr, one in zip(instructions, made, strict=True):
         name = instr.name
-        if name not in shared and (name in redrawn or not redrawn.isdisjoint(instr.operand_names)):
-            drawn = tuple(
-                GraphEdge(
-                    f"{operand}@{name}" if operand in shared else operand,
-                    name,
-                    str(by_name[operand].shape),
-                )
-                for operand in instr.operand_names
-                if operand in by_name  # an undefined operand (tolerant parse): nothing to draw
+        if (
+            name not in redrawn
+            and name not in shared
+            and not redrawn.isdisjoint(instr.operand_names)
+        ):
+            one = _Made(
+                one.instr,
+                one.nodes,
+                one.keys,
+                _edges(instr, by_name, shared),
+                one.drawn_for,
+                one.op_name,
             )
-            one = one._replace(edges=drawn)
         kept[name] = one
         nodes += one.nodes
         edges += one.edges  # none for a copied broadcast: it is drawn without its input
@@ -178,33 +184,56 @@ def _same(a: Instruction, b: Instruction) -> bool:
     )
 
 
-def _made(instr: Instruction, module: Module | None, drawn_for: tuple[str, ...]) -> _Made:
-    """The node of ``instr``, or its copies, one per user in ``drawn_for``."""
-    kind = kind_of(instr)
-    called = instr.called_computations if instr.attribute_text else ()
+def _edges(
+    instr: Instruction, by_name: Mapping[str, Instruction], shared: set[str]
+) -> tuple[GraphEdge, ...]:
+    """The edges into ``instr`` from its operands (from an operand's private
+    copy where it has one)."""
+    name = instr.name
+    return tuple(
+        GraphEdge(
+            f"{operand}@{name}" if operand in shared else operand,
+            name,
+            str(by_name[operand].shape),
+        )
+        for operand in instr.operand_names
+        if operand in by_name  # an undefined operand (tolerant parse): nothing to draw
+    )
+
+
+def _made(
+    instr: Instruction,
+    module: Module | None,
+    drawn_for: tuple[str, ...],
+    by_name: Mapping[str, Instruction],
+    shared: set[str],
+) -> _Made:
+    """The node of ``instr``, or its copies, one per user in ``drawn_for``
+    (drawn without the edges from its operands), and those edges."""
+    # Its attributes split once for what the node says: the kind, what it
+    # calls and its op_name are read from them, and not each through
+    # properties that look the split up again (half of a 16,000-op graph).
+    text = instr.attribute_text
+    attributes = split_attributes(text) if text else {}
+    op = instr.opcode
+    kind = opcode_kind(op, attributes.get("kind") if op == "fusion" else None)
+    called = called_in(attributes) if "=" in text else ()
     label = op_label(instr, module)
     shape = str(instr.shape)
     name = instr.name
+    is_root = instr.is_root
     if drawn_for:
         nodes = tuple(
-            GraphNode(
-                f"{name}@{user}",
-                name,
-                instr.opcode,
-                shape,
-                kind,
-                instr.is_root,
-                True,
-                called,
-                label,
-            )
+            GraphNode(f"{name}@{user}", name, op, shape, kind, is_root, True, called, label)
             for user in drawn_for
         )
+        keys = tuple(n.key for n in nodes)
+        edges: tuple[GraphEdge, ...] = ()
     else:
-        nodes = (
-            GraphNode(name, name, instr.opcode, shape, kind, instr.is_root, False, called, label),
-        )
-    return _Made(instr, nodes, tuple(n.key for n in nodes), (), drawn_for, instr.op_name or "")
+        nodes = (GraphNode(name, name, op, shape, kind, is_root, False, called, label),)
+        keys = (name,)
+        edges = _edges(instr, by_name, shared)
+    return _Made(instr, nodes, keys, edges, drawn_for, op_name_in(attributes.get("metadata")) or "")
 
 
 NODE_HEIGHT = 46.0
