@@ -61,11 +61,13 @@ def find_repeats(
     n = len(members)
     succ: list[list[int]] = [[] for _ in range(n)]
     pred: list[list[int]] = [[] for _ in range(n)]
+    at = local.get
     for i, v in enumerate(members):
+        out = succ[i]
         for w in successors[v]:
-            j = local.get(w)
+            j = at(w)
             if j is not None and j != i:
-                succ[i].append(j)
+                out.append(j)
                 pred[j].append(i)
     order = _topological(succ, pred)
     level = _levels(order, succ, pred)
@@ -75,9 +77,9 @@ def find_repeats(
         at_level[level[i]].append(i)
     local_labels = [labels[v] for v in members]
     keys: dict[tuple[int, ...], int] = {}
+    label_of = local_labels.__getitem__
     fingerprint = [
-        keys.setdefault(tuple(sorted(local_labels[i] for i in nodes)), len(keys))
-        for nodes in at_level
+        keys.setdefault(tuple(sorted(map(label_of, nodes))), len(keys)) for nodes in at_level
     ]
     found: list[tuple[int, list[list[int]]]] = []
     todo = [(0, depth)]
@@ -99,16 +101,17 @@ def _topological(succ: list[list[int]], pred: list[list[int]]) -> list[int]:
     """Kahn's order, earliest member first; the members of a cycle (a
     hand-written graph may have one) follow in member order."""
     n = len(succ)
-    waiting = [len(p) for p in pred]
+    waiting = list(map(len, pred))
     ready = deque(i for i in range(n) if waiting[i] == 0)
     order: list[int] = []
+    take, put, add = ready.popleft, ready.append, order.append
     while ready:
-        i = ready.popleft()
-        order.append(i)
+        i = take()
+        add(i)
         for j in succ[i]:
             waiting[j] -= 1
             if waiting[j] == 0:
-                ready.append(j)
+                put(j)
     if len(order) < n:
         placed = set(order)
         order += [i for i in range(n) if i not in placed]
@@ -117,19 +120,23 @@ def _topological(succ: list[list[int]], pred: list[list[int]]) -> list[int]:
 
 def _levels(order: list[int], succ: list[list[int]], pred: list[list[int]]) -> list[int]:
     """Step 1 of the module's description: levels from 0, the spine and what
-    depends on it as early as possible, the rest just before its first user."""
+    depends on it as early as possible, the rest just before its first user.
+    Plain loops, no generator per node: this runs over every node of a group."""
     n = len(order)
     rank = [0] * n
     for k, i in enumerate(order):
         rank[i] = k
     longest = [0] * n
     for i in order:
+        after, ri = longest[i] + 1, rank[i]
         for j in succ[i]:
-            if rank[j] > rank[i] and longest[j] < longest[i] + 1:
-                longest[j] = longest[i] + 1
+            if longest[j] < after and rank[j] > ri:
+                longest[j] = after
     anchored = [False] * n
     if n:
-        tip = max(range(n), key=lambda i: (longest[i], -rank[i]))
+        # The longest path's end, the earliest in the order among ties.
+        top = max(longest)
+        tip = next(i for i in order if longest[i] == top)
         queue = deque([tip])
         while queue:  # the spine: back from its end, one operand a level up each step
             i = queue.popleft()
@@ -139,20 +146,29 @@ def _levels(order: list[int], succ: list[list[int]], pred: list[list[int]]) -> l
                     queue.append(p)
                     break
         for i in order:  # and what depends on it
-            if not anchored[i] and any(anchored[p] and rank[p] < rank[i] for p in pred[i]):
-                anchored[i] = True
+            if not anchored[i]:
+                ri = rank[i]
+                for p in pred[i]:
+                    if anchored[p] and rank[p] < ri:
+                        anchored[i] = True
+                        break
     level = [0] * n
     for i in order:
         if anchored[i]:
-            level[i] = max(
-                (level[p] + 1 for p in pred[i] if anchored[p] and rank[p] < rank[i]), default=0
-            )
+            ri, best = rank[i], 0  # an anchored operand's level is 0 or more
+            for p in pred[i]:
+                if anchored[p] and rank[p] < ri and level[p] >= best:
+                    best = level[p] + 1
+            level[i] = best
     for i in reversed(order):
         if not anchored[i]:
-            users = [level[j] for j in succ[i] if rank[j] > rank[i]]
-            level[i] = min(users) - 1 if users else longest[i]
+            ri, first = rank[i], None
+            for j in succ[i]:
+                if rank[j] > ri and (first is None or level[j] < first):
+                    first = level[j]
+            level[i] = first - 1 if first is not None else longest[i]
     low = min(level, default=0)
-    return [v - low for v in level]
+    return [v - low for v in level] if low else level
 
 
 def _best_run(

@@ -15,6 +15,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
+from operator import attrgetter
 from typing import Literal
 
 from xlaview.analysis.drawing import ComputationGraph
@@ -36,6 +37,8 @@ MOST_CHILDREN = 100
 # The shared values one op alone reads make a box of their own when there are this many.
 FAN_IN = 8
 _NUMBER_SUFFIX = re.compile(r"[._]?\d+$")
+_SOURCE, _TARGET, _SHAPE = attrgetter("source"), attrgetter("target"), attrgetter("shape")
+_KEY = attrgetter("key")
 
 
 class GroupKind(Enum):
@@ -174,7 +177,7 @@ def fold_graph(
     only; ``none`` makes no group. ``phases``: forward and backward of a JAX
     scope apart or together (`xlaview.analysis.folding.scopes`)."""
     nodes = graph.nodes
-    position = {n.key: i for i, n in enumerate(nodes)}
+    position = dict(zip(map(_KEY, nodes), range(len(nodes)), strict=True))
     edge_ends, edge_bytes = edge_positions(graph, position)
     successors: list[list[int]] = [[] for _ in nodes]
     for s, t in edge_ends:
@@ -201,10 +204,10 @@ def _op_names(
 ) -> dict[str, str]:
     """The op_name of each instruction drawn as a node that is not cheap
     (those are placed by their users), "" for none: as the graph read them
-    when it was built, else from ``computation``."""
-    wanted = {n.instruction for n, c in zip(graph.nodes, cheap, strict=True) if not c}
+    when it was built (every instruction's), else from ``computation``."""
     if graph.op_names:
-        return {name: graph.op_names.get(name, "") for name in wanted}
+        return graph.op_names
+    wanted = {n.instruction for n, c in zip(graph.nodes, cheap, strict=True) if not c}
     return {i.name: i.op_name or "" for i in computation.instructions if i.name in wanted}
 
 
@@ -213,16 +216,13 @@ def edge_positions(
 ) -> tuple[list[tuple[int, int]], list[int]]:
     """``graph.edges`` as (source, target) node positions, and the bytes of
     the value each carries."""
-    edge_ends: list[tuple[int, int]] = []
-    edge_bytes: list[int] = []
-    sizes: dict[str, int] = {}
-    for edge in graph.edges:
-        edge_ends.append((position[edge.source], position[edge.target]))
-        size = sizes.get(edge.shape)
-        if size is None:
-            size = sizes[edge.shape] = _shape_bytes(edge.shape)
-        edge_bytes.append(size)
-    return edge_ends, edge_bytes
+    # Mapped in C: a Python step per edge was half of a pass step's patch.
+    edges = graph.edges
+    at = position.__getitem__
+    edge_ends = list(zip(map(at, map(_SOURCE, edges)), map(at, map(_TARGET, edges)), strict=True))
+    shapes = list(map(_SHAPE, edges))
+    sizes = {shape: _shape_bytes(shape) for shape in set(shapes)}
+    return edge_ends, list(map(sizes.__getitem__, shapes))
 
 
 def _shape_bytes(text: str) -> int:
@@ -242,15 +242,22 @@ def _scope_groups(
 ) -> None:
     """A scope group per scope path prefix."""
     made: dict[tuple[int, str], int] = {}
+    # op_name -> its innermost group: thousands of ops share an op_name, and
+    # the groups of its path are made where it first comes.
+    innermost: dict[str | None, int] = {}
     for i, node in enumerate(graph.nodes):
         if cheap[i]:
             continue
-        g = -1
-        for part in scope_path(op_names.get(node.instruction), phases):
-            found = made.get((g, part))
-            if found is None:
-                found = made[(g, part)] = builder.add(g, part, GroupKind.SCOPE, phase_of(part))
-            g = found
+        op_name = op_names.get(node.instruction)
+        g = innermost.get(op_name, -2)
+        if g == -2:
+            g = -1
+            for part in scope_path(op_name, phases):
+                found = made.get((g, part))
+                if found is None:
+                    found = made[(g, part)] = builder.add(g, part, GroupKind.SCOPE, phase_of(part))
+                g = found
+            innermost[op_name] = g
         group[i] = g
 
 
@@ -313,10 +320,7 @@ def _join_threaded(
     for g in range(count):
         if parent[g] >= 0:
             has_child[parent[g]] = True
-    predecessors: list[list[int]] = [[] for _ in group]
-    for i, users in enumerate(successors):
-        for j in users:
-            predecessors[j].append(i)
+    predecessors: list[list[int]] = []  # made when first needed
 
     def sibling(g: int, level: int) -> int:
         """The group holding ``g`` (itself or an ancestor) whose parent is ``level``; -2: none."""
@@ -330,9 +334,10 @@ def _join_threaded(
         if g >= 0 and not cheap[i]:
             if not has_child[g]:
                 members.setdefault(g, []).append(i)
-            while g >= 0:
-                size[g] += 1
-                g = parent[g]
+            size[g] += 1
+    for g in range(count - 1, 0, -1):  # children come after their parents
+        if parent[g] >= 0:
+            size[parent[g]] += size[g]
     merged_into = list(range(count))
     joined: set[int] = set()
     for g, nodes in sorted(members.items(), key=lambda kv: (len(kv[1]), kv[0])):  # smallest first
@@ -340,9 +345,28 @@ def _join_threaded(
             continue
         level = parent[g]
         through: Counter[int] = Counter()
+        # Steps through another group need a user in it: once too few of the
+        # nodes left could make half of them steps, the group joins nothing.
+        could = len(nodes)
         for i in nodes:
+            # The operands are looked at only for a user in another group
+            # (most ops' users are in their own).
+            after = {
+                sibling(group[j], level) for j in successors[i] if group[j] != g and not cheap[j]
+            }
+            after.discard(-2)
+            if not after:
+                could -= 1
+                if 2 * could < len(nodes):
+                    through.clear()
+                    break
+                continue
+            if not predecessors:
+                predecessors = [[] for _ in group]
+                for k, users in enumerate(successors):
+                    for j in users:
+                        predecessors[j].append(k)
             before = {sibling(group[p], level) for p in predecessors[i] if not cheap[p]}
-            after = {sibling(group[j], level) for j in successors[i] if not cheap[j]}
             for other in before & after:
                 if other >= 0 and other != g and size[other] > size[g]:
                     through[other] += 1
@@ -387,14 +411,20 @@ def _absorb(
     from one instance joins that instance: the update of a layer's weights
     goes with the backward block whose gradients it reads. In ``members``
     order, so what it joins may draw in its own users."""
-    member = set(members)
+    # Only a member left in ``parent`` may join (the loop below moves each
+    # member once, when it comes to it): the operands of those only.
+    left = {i for i in members if group[i] == parent}
     operands: dict[int, list[int]] = {}
     for i in members:
         for j in successors[i]:
-            if j in member:
-                operands.setdefault(j, []).append(i)
+            if j in left:
+                known = operands.get(j)
+                if known is None:
+                    operands[j] = [i]
+                else:
+                    known.append(i)
     for i in members:
-        if group[i] != parent or i not in operands:
+        if i not in operands:
             continue
         found = {group[p] for p in operands[i] if not cheap[p]}
         if len(found) == 1:
@@ -413,14 +443,17 @@ def _labels(graph: ComputationGraph, op_names: dict[str, str], cheap: list[bool]
     what it is better.
     Cheap nodes, never in a block's search, are all -1."""
     numbers: dict[tuple[str, str, str, str], int] = {}
+    wheres: dict[str, str] = {}  # op_name -> its op and scope, numbers dropped
     out: list[int] = []
     for node, is_cheap in zip(graph.nodes, cheap, strict=True):
         if is_cheap:
             out.append(-1)
             continue
         op_name = op_names.get(node.instruction, "")
-        parts = op_name.split(";", 1)[0].rsplit("/", 2)
-        where = "/".join(_NUMBER_SUFFIX.sub("", p) for p in parts[-2:])
+        where = wheres.get(op_name)
+        if where is None:
+            parts = op_name.split(";", 1)[0].rsplit("/", 2)
+            where = wheres[op_name] = "/".join(_NUMBER_SUFFIX.sub("", p) for p in parts[-2:])
         fused = node.opcode == "fusion" and not op_name
         stem = _NUMBER_SUFFIX.sub("", node.instruction) if fused else ""
         label = (node.opcode, node.shape, stem, where)
@@ -467,11 +500,17 @@ def _side_by_side(
     own: dict[int, list[int]] = {}
     for i, g in enumerate(group):
         own.setdefault(g, []).append(i)
+    searched = {
+        parent
+        for parent, members in own.items()
+        if sum(labels[i] >= 0 for i in members) >= REPEAT_SEARCH_NODES
+    }
+    root = _piece_roots(group, successors, searched)
     for parent, members in sorted(own.items()):
-        if sum(labels[i] >= 0 for i in members) < REPEAT_SEARCH_NODES:
+        if parent not in searched:
             continue
         alike: dict[tuple[tuple[int, ...], tuple[tuple[int, int], ...]], list[list[int]]] = {}
-        for piece in _pieces(members, successors):
+        for piece in _pieces(members, root):
             if all(labels[i] < 0 for i in piece):
                 continue  # shared values alone: no piece of work
             edges = sorted(
@@ -530,27 +569,44 @@ def _add_run(
                 group[i] = target
 
 
-def _pieces(members: list[int], successors: list[list[int]]) -> list[list[int]]:
-    """The connected parts of ``members`` by the edges among them, each in
-    graph order, ordered by their first node (a union-find: no recursion)."""
-    root = {i: i for i in members}
+def _piece_roots(group: list[int], successors: list[list[int]], searched: set[int]) -> list[int]:
+    """Union-find over the nodes of the groups ``searched``, joined by the
+    edges between two nodes of one group: the connected parts of every group
+    found at once (a list rather than a dict per group, no recursion).
+    Each node's root, path-compressed, for `_pieces`."""
+    root = list(range(len(group)))
+    for i, users in enumerate(successors):
+        g = group[i]
+        if g not in searched:
+            continue
+        for j in users:
+            if group[j] != g:
+                continue
+            a, b = i, j
+            while root[a] != a:
+                root[a] = a = root[root[a]]
+            while root[b] != b:
+                root[b] = b = root[root[b]]
+            if a != b:
+                root[max(a, b)] = min(a, b)
+    return root
 
-    def find(i: int) -> int:
-        while root[i] != i:
-            root[i] = root[root[i]]
-            i = root[i]
-        return i
 
-    for i in members:
-        for j in successors[i]:
-            if j in root:
-                a, b = find(i), find(j)
-                if a != b:
-                    root[max(a, b)] = min(a, b)
+def _pieces(members: list[int], root: list[int]) -> list[list[int]]:
+    """The connected parts of ``members`` (one group's nodes, in graph order)
+    by the edges among them, each in graph order, ordered by their first
+    node: its first member comes first, so a part is made in that order."""
     parts: dict[int, list[int]] = {}
-    for i in members:  # members are in graph order
-        parts.setdefault(find(i), []).append(i)
-    return sorted(parts.values(), key=lambda part: part[0])
+    for i in members:
+        r = i
+        while root[r] != r:
+            r = root[r]
+        found = parts.get(r)
+        if found is None:
+            parts[r] = [i]
+        else:
+            found.append(i)
+    return list(parts.values())
 
 
 def _place_cheap(
@@ -591,18 +647,16 @@ def finish_folding(
     position: dict[str, int],
 ) -> Folding:
     count = len(builder.name)
-    own: list[list[str]] = [[] for _ in range(count)]
-    first = [len(graph.nodes)] * count
-    size = [0] * count
-    top: list[tuple[int, int | str]] = []
+    # Node positions by group (-1: the top level, last), in graph order: the
+    # one loop over the nodes; keys, sizes and first nodes are read in C.
+    at: list[list[int]] = [[] for _ in range(count + 1)]
     for i, g in enumerate(group):
-        if g < 0:
-            top.append((i, graph.nodes[i].key))
-        else:
-            own[g].append(graph.nodes[i].key)
-            size[g] += 1
-            if first[g] > i:
-                first[g] = i
+        at[g].append(i)
+    key_at = list(map(_KEY, graph.nodes)).__getitem__
+    own = [tuple(map(key_at, nodes)) for nodes in at[:count]]
+    size = list(map(len, own))
+    first = [nodes[0] if nodes else len(graph.nodes) for nodes in at[:count]]
+    top: list[tuple[int, int | str]] = list(zip(at[-1], map(key_at, at[-1]), strict=True))
     children: list[list[int]] = [[] for _ in range(count)]
     for g in range(count - 1, -1, -1):  # children first: sizes and first nodes go up
         p = builder.parent[g]
@@ -623,7 +677,7 @@ def finish_folding(
                 p if p >= 0 else None,
                 builder.depth[g],
                 kids,
-                tuple(own[g]),
+                own[g],
                 size[g],
                 builder.repeats.get(g, len(kids)) if kind is GroupKind.REPEAT else 1,
                 builder.phase[g],
