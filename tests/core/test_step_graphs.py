@@ -90,6 +90,57 @@ def test_a_step_that_changes_what_an_op_draws_draws_it_again(after) -> None:
     _same_graph(build_graph(module, module.entry, previous), build_graph(module, module.entry))
 
 
+# A computation before the entry: the entry's ops sit elsewhere in the text.
+_BEFORE_ENTRY = "f {\n  x = f32[8]{0} parameter(0)\n  ROOT y = f32[8]{0} negate(x)\n}\n\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "same"),
+    [
+        pytest.param(lambda: _entry(BEFORE).text, True, id="printed again"),
+        pytest.param(
+            lambda: _entry(BEFORE).text.replace("ENTRY", _BEFORE_ENTRY + "ENTRY"),
+            True,
+            id="printed elsewhere in the text",
+        ),
+        pytest.param(
+            lambda: _entry([*BEFORE[:3], BEFORE[2], *BEFORE[3:]]).text,
+            False,
+            id="an op printed twice (a tolerant parse keeps both)",
+        ),
+        pytest.param(
+            lambda: _entry([BEFORE[1], BEFORE[0], *BEFORE[2:]]).text,
+            False,
+            id="the same ops in another order",
+        ),
+    ],
+)
+def test_a_step_that_draws_nothing_new_gives_back_the_graph_shown(text, same) -> None:
+    """The graph and its folding are the ones shown,
+    the same objects, where a pass printed the computation again without
+    changing what it draws; else a graph as a fresh build makes it."""
+    shown = _entry(BEFORE)
+    module = parse_module_tolerant(text()).module
+    previous = build_graph(shown, shown.entry)
+    graph = build_graph(module, module.entry, previous)
+    _same_graph(graph, build_graph(module, module.entry))
+    assert (graph is previous) == same, "the graph shown given back"
+    if same:
+        folding = fold_graph(previous, shown.entry)
+        assert patched(folding, graph) is folding, "the folding shown kept"
+
+
+def test_a_step_from_a_graph_with_a_repeated_name_builds_it_afresh() -> None:
+    """Drawn from a text that printed an op twice (both drawn), the same ops
+    printed once draw once: nothing is given back from the graph before."""
+    twice = _entry([*BEFORE[:3], BEFORE[2], *BEFORE[3:]])
+    once = _entry(BEFORE)
+    previous = build_graph(twice, twice.entry)
+    graph = build_graph(once, once.entry, previous)
+    assert graph is not previous
+    _same_graph(graph, build_graph(once, once.entry))
+
+
 def _layers(count: int, extra: int | None = None) -> Module:
     """``count`` layers of four ops, each its own scope; ``extra``: that layer
     holds one more op (with no op_name) between its add and its tanh."""

@@ -7,13 +7,15 @@ otherwise a handful of them tie the whole picture together with long edges.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import chain, compress, repeat
+from operator import and_, eq, is_, itemgetter, not_
 from typing import NamedTuple
 
 from xlaview.analysis.drawing.records import LayoutNode
 from xlaview.analysis.kinds import Kind, op_label, opcode_kind
-from xlaview.hlo import Computation, Instruction, Module
+from xlaview.hlo import Computation, Instruction, Module, Span
 from xlaview.hlo.attributes import split_attributes
 from xlaview.hlo.model import called_in, op_name_in
 
@@ -86,67 +88,142 @@ def build_graph(
         comp = module.computation(computation)
     else:
         comp = computation
+    # What every instruction is asked goes through map() and zip() in C: a
+    # step keeps all but a few of 50,000 ops, and a loop in Python over
+    # them all took longer than drawing those few.
     instructions = comp.instructions
-    by_name = {i.name: i for i in instructions}
+    names = list(map(_NAME, instructions))
+    if previous is not None and _unchanged(previous, comp.name, names, instructions):
+        # The graph given is this one, which the folding and the picture
+        # made of it know by identity too.
+        return previous
+    by_name = dict(zip(names, instructions, strict=True))
     cheap = {
         i.name
         for i in instructions
         if (i.opcode in SHARED_OPCODES or i.opcode == "broadcast") and _is_cheap(i, by_name)
     }
+    operands = list(map(_OPERANDS, instructions))
     users: dict[str, list[str]] = {}
-    for instr in instructions:
-        for operand in instr.operand_names:
-            if operand in cheap:
-                found = users.get(operand)
-                if found is None:
-                    users[operand] = [instr.name]
-                elif found[-1] != instr.name:
-                    found.append(instr.name)
+    if cheap:
+        reading = map(not_, map(cheap.isdisjoint, operands))
+        for instr in compress(instructions, reading):
+            for operand in instr.operand_names:
+                if operand in cheap:
+                    found = users.get(operand)
+                    if found is None:
+                        users[operand] = [instr.name]
+                    elif found[-1] != instr.name:
+                        found.append(instr.name)
     shared = {name for name, of in users.items() if len(of) > 1}
-    old = _reusable(previous, comp.name, len(by_name) == len(instructions))
-    made: list[_Made] = []  # in text order (a tolerant parse may repeat a name)
+    unique = len(by_name) == len(instructions)
+    old = _reusable(previous, comp.name, unique)
     # What draws otherwise than before: an edge from it is drawn again.
-    redrawn = {name for name in old if name not in by_name}
-    for instr in instructions:
-        name = instr.name
-        drawn_for = tuple(users[name]) if name in shared else ()
-        before = old.get(name)
-        if before is not None and before.drawn_for == drawn_for and _same(before.instr, instr):
-            made.append(before)
-        else:
-            # A new node draws its edges: the edges of one drawn before are
-            # drawn again below where an operand draws otherwise.
-            made.append(_made(instr, module, drawn_for, by_name, shared))
-            redrawn.add(name)
-    nodes: list[GraphNode] = []
-    edges: list[GraphEdge] = []
-    keys_of: dict[str, tuple[str, ...]] = {}
-    op_names: dict[str, str] = {}
-    kept: dict[str, _Made] = {}
-    for instr, one in zip(instructions, made, strict=True):
-        name = instr.name
-        if (
-            name not in redrawn
-            and name not in shared
-            and not redrawn.isdisjoint(instr.operand_names)
-        ):
-            one = _Made(
-                one.instr,
-                one.nodes,
-                one.keys,
-                _edges(instr, by_name, shared),
-                one.drawn_for,
-                one.op_name,
+    redrawn: set[str] = set()
+    made: list[_Made]  # in text order (a tolerant parse may repeat a name)
+    if old:
+        made = list(map(old.get, names, repeat(_NOT_MADE)))
+        if len(old) > len(names) - sum(map(is_, made, repeat(_NOT_MADE))):
+            redrawn = old.keys() - by_name.keys()  # some are gone
+        before = list(map(_INSTR, made))
+        # `_same`, for all at once: then by hand where it says more (a copy's
+        # users, an async-start) than these fields.
+        kept = list(
+            map(
+                and_,
+                map(eq, map(_DRAWN, before), map(_DRAWN, instructions)),
+                map(is_, map(_SHAPE_OF, before), map(_SHAPE_OF, instructions)),
             )
-        kept[name] = one
-        nodes += one.nodes
-        edges += one.edges  # none for a copied broadcast: it is drawn without its input
-        op_names[name] = one.op_name
-        if name in keys_of:
-            keys_of[name] += one.keys
-        else:
-            keys_of[name] = one.keys
-    return ComputationGraph(comp.name, tuple(nodes), tuple(edges), keys_of, op_names, kept)
+        )
+        copied = getattr(old, "copied", None)
+        if copied is None:  # a graph made otherwise
+            copied = {name for name, one in old.items() if one.drawn_for}
+        mind = shared | (copied & by_name.keys())
+        for k in compress(range(len(names)), map(mind.__contains__, names)):
+            name = names[k]
+            kept[k] = made[k].drawn_for == _drawn_for(name, users, shared) and _same(
+                before[k], instructions[k]
+            )
+        for k in compress(range(len(names)), map(eq, map(_OPCODE, instructions), repeat(ASYNC))):
+            kept[k] = False
+        for k in compress(range(len(names)), map(not_, kept)):
+            instr = instructions[k]
+            name = names[k]
+            made[k] = _made(instr, module, _drawn_for(name, users, shared), by_name, shared)
+            redrawn.add(name)
+        if (
+            not redrawn
+            and previous is not None
+            and getattr(old, "unique", False)
+            and made == list(old.values())
+        ):
+            return previous  # every op drawn as before, in the same order
+        if redrawn:
+            # An op kept whose operand draws otherwise: its edges are drawn again.
+            touched = map(and_, kept, map(not_, map(redrawn.isdisjoint, operands)))
+            for k in compress(range(len(names)), touched):
+                instr = instructions[k]
+                if names[k] not in shared:
+                    one = made[k]
+                    made[k] = _Made(
+                        one.instr,
+                        one.nodes,
+                        one.keys,
+                        _edges(instr, by_name, shared),
+                        one.drawn_for,
+                        one.op_name,
+                    )
+    else:
+        made = [
+            _made(instr, module, _drawn_for(name, users, shared), by_name, shared)
+            for instr, name in zip(instructions, names, strict=True)
+        ]
+    nodes = tuple(chain.from_iterable(map(_NODES, made)))
+    # A copied broadcast draws no edge: it is drawn without its input.
+    edges = tuple(chain.from_iterable(map(_EDGES, made)))
+    op_names = dict(zip(names, map(_OP_NAME, made), strict=True))
+    if unique:
+        keys_of = dict(zip(names, map(_KEYS, made), strict=True))
+    else:
+        keys_of = {}
+        for name, one in zip(names, made, strict=True):
+            keys_of[name] = keys_of[name] + one.keys if name in keys_of else one.keys
+    drawn = _Drawings(zip(names, made, strict=True), shared, unique)
+    return ComputationGraph(comp.name, nodes, edges, keys_of, op_names, drawn)
+
+
+def _unchanged(
+    previous: ComputationGraph,
+    name: str,
+    names: list[str],
+    instructions: tuple[Instruction, ...],
+) -> bool:
+    """Whether ``previous`` is the graph of ``instructions`` (named ``names``)
+    of computation ``name``: the same names in the same order, each as
+    `_same` as the one it drew there (in C; no async-start), so that every
+    value, each op's users included, is as it was. Most passes print the
+    entry again without changing what it draws."""
+    drawings = previous.made
+    if (
+        previous.computation != name
+        or not getattr(drawings, "unique", False)  # one node list per name drawn there
+        or len(drawings) != len(names)
+    ):
+        return False
+    made = list(map(drawings.get, names, repeat(_NOT_MADE)))
+    if made != list(drawings.values()):  # the drawings compare by identity
+        return False
+    before = list(map(_INSTR, made))
+    return (
+        all(map(is_, map(_SHAPE_OF, before), map(_SHAPE_OF, instructions)))
+        and all(map(eq, map(_DRAWN, before), map(_DRAWN, instructions)))
+        and ASYNC not in map(_OPCODE, instructions)
+    )
+
+
+def _drawn_for(name: str, users: dict[str, list[str]], shared: set[str]) -> tuple[str, ...]:
+    """The users ``name`` draws a private copy for (none: it is drawn once)."""
+    return tuple(users[name]) if name in shared else ()
 
 
 class _Made(NamedTuple):
@@ -159,6 +236,31 @@ class _Made(NamedTuple):
     edges: tuple[GraphEdge, ...]
     drawn_for: tuple[str, ...]
     op_name: str
+
+
+ASYNC = "async-start"
+# Instruction fields: name, opcode, shape, operands; and those `_same` compares with ==.
+_NAME, _OPCODE, _SHAPE_OF, _OPERANDS = (itemgetter(k) for k in range(4))
+_DRAWN = itemgetter(1, 3, 4, 7, 8)
+_INSTR, _NODES, _KEYS, _EDGES, _DRAWN_FOR, _OP_NAME = (itemgetter(k) for k in range(6))
+# What an instruction new to the step "drew before": no shape is this one's.
+_NOT_MADE = _Made(
+    Instruction("", "", object(), (), False, "", Span(0, 0, 0, 0)),  # type: ignore[arg-type]
+    (), (), (), (), "",
+)  # fmt: skip
+
+
+class _Drawings(dict[str, _Made]):
+    """Instruction -> what it drew (`ComputationGraph.made`), the
+    instructions ``copied`` (drawn as a private copy per user), and whether
+    the names were ``unique`` (a tolerant parse may repeat one)."""
+
+    __slots__ = ("copied", "unique")
+
+    def __init__(self, made: Iterable[tuple[str, _Made]], copied: set[str], unique: bool) -> None:
+        super().__init__(made)
+        self.copied = copied
+        self.unique = unique
 
 
 def _reusable(previous: ComputationGraph | None, name: str, unique: bool) -> Mapping[str, _Made]:

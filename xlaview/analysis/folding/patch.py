@@ -43,6 +43,8 @@ def patched(before: Folding, graph: ComputationGraph) -> Folding | None:
     """``graph`` (the same computation at another pass) folded as ``before``
     was, its new nodes placed among their neighbours; None where the step
     changed too much to keep ``before``'s groups."""
+    if graph is before.graph:
+        return before  # a step that drew nothing new (`build_graph` gave the graph back)
     nodes = graph.nodes
     if nodes == before.graph.nodes and graph.edges == before.graph.edges:
         return replace(before, graph=graph)  # mostly the same objects: compared by identity
