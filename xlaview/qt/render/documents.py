@@ -19,12 +19,15 @@ from PySide6.QtCore import QCoreApplication, QThread
 from PySide6.QtGui import QTextCursor, QTextDocument
 
 MAX_LINE_CHARS = 4000  # a longer line is cut in the view (messages and search see it whole)
-WINDOW_LINES = 4000  # lines of a big text in the view's document at once
-# A text of at most this many lines (and FULL_CHARS) is shown whole: building a
-# document is 2.5 us a line on the worker, and Qt lays it all out on the GUI
-# thread (a 35,000-line pass: 95 ms and 20-40 ms of each step); a window of
-# it costs the same at any size.
-FULL_LINES = 2 * WINDOW_LINES
+# Lines of a big text in the view's document at once: twenty screens. A window
+# is built on the GUI thread when a step shows it (and when a scroll leaves
+# it), 2.5 us a line and more while the worker holds the interpreter: 4,000
+# lines took 10 ms a step, up to 70 ms with a graph drawn meanwhile.
+WINDOW_LINES = 1200
+# A text of at most this many lines (and FULL_CHARS) is shown whole: its
+# document is built on the worker, and Qt lays it all out on the GUI thread
+# (a 35,000-line pass: 95 ms and 20-40 ms of each step).
+FULL_LINES = 8000
 FULL_CHARS = 2 << 20
 DOCUMENT_CHUNK_LINES = 100
 _NEWLINE = re.compile("\n")
