@@ -117,15 +117,17 @@ class Traffic:
     ops: tuple[OpTraffic, ...]
     intermediates: tuple[Intermediate, ...]  # largest traffic first
     fusion_counts: dict[str, int] = field(default_factory=dict)
+    # Every main-memory byte the top-level ops read and write, loops counted;
+    # and the intermediates' share. Summed once, where the traffic is made (a
+    # training step's, summed by the window's GUI thread, took 60 ms).
+    total_traffic_bytes: int = field(init=False, compare=False, repr=False)
+    intermediate_traffic_bytes: int = field(init=False, compare=False, repr=False)
 
-    @property
-    def total_traffic_bytes(self) -> int:
-        """Every main-memory byte the top-level ops read and write, loops counted."""
-        return sum((o.bytes_read + o.bytes_written) * o.executions for o in self.ops)
-
-    @property
-    def intermediate_traffic_bytes(self) -> int:
-        return sum(i.traffic_bytes for i in self.intermediates)
+    def __post_init__(self) -> None:
+        total = sum((o.bytes_read + o.bytes_written) * o.executions for o in self.ops)
+        object.__setattr__(self, "total_traffic_bytes", total)
+        intermediate = sum(i.traffic_bytes for i in self.intermediates)
+        object.__setattr__(self, "intermediate_traffic_bytes", intermediate)
 
     def to_json(self) -> dict[str, Any]:
         return {
