@@ -23,7 +23,7 @@ LineRanges = tuple[tuple[int, int], ...]  # 1-based, inclusive
 class DiffMarks:
     """A diff as the views show it, against the module after the pass."""
 
-    added_lines: LineRanges = ()
+    added_lines: LineRanges = ()  # sorted, overlapping and touching ranges joined
     changed_lines: LineRanges = ()
     status: dict[str, str] = field(default_factory=dict)  # instruction -> "added" / "changed"
     removed: dict[str, tuple[str, ...]] = field(default_factory=dict)  # computation -> names
@@ -66,8 +66,13 @@ def diff_marks(diff: ModuleDiff | None, module: Module) -> DiffMarks:
     removed: dict[str, list[str]] = {}
     for r in diff.removed:
         removed.setdefault(r.computation, []).append(r.name)
+    # Merged here, on the worker: the view merges what it is given again, and
+    # a pass that fused 50,000 ops had it sort them on the GUI thread.
     return DiffMarks(
-        tuple(added), tuple(changed), status, {c: tuple(names) for c, names in removed.items()}
+        tuple(merged_ranges(added)),
+        tuple(merged_ranges(changed)),
+        status,
+        {c: tuple(names) for c, names in removed.items()},
     )
 
 
