@@ -32,7 +32,6 @@ from xlaview.hlo.model import (
     CALLED_COMPUTATION_ATTRIBUTES,
     Computation,
     Module,
-    Span,
     StackFrames,
 )
 from xlaview.hlo.parse.inference import infer_shapes
@@ -42,11 +41,11 @@ from xlaview.hlo.parse.printed import (
     ComputationEnds,
     Deferral,
     defer_computation,
-    parse_fast_computation,
     settle,
+    stored_computation,
 )
 from xlaview.hlo.parse.reuse import PreviousModule
-from xlaview.hlo.parse.store import ComputationStore, text_key
+from xlaview.hlo.parse.store import ComputationStore
 from xlaview.hlo.parse.tolerant import (
     NAME,
     SHAPE_START,
@@ -424,18 +423,10 @@ class _Parser(CarefulParser):
                 self.deferred.append(parsed)
                 self.lines.note(pos + parsed.closing_offset, line + parsed.closing_line)
                 return Computation.from_parsed(parsed, parsed.span), parsed.span.end
-        store = self.store
-        key = text_key(self.text, pos, end) if store is not None else b""
-        parsed = store.get(key) if store is not None else None
-        if parsed is None:
-            parsed = parse_fast_computation(self.text, pos, close, end, line, self.check)
-            if parsed is None:
-                return None
-            if store is not None:
-                store.put(key, parsed)
-        span = parsed.span
-        if span.offset != pos or span.line != line:
-            span = Span(line, 1, pos, pos + span.end - span.offset)
+        stored = stored_computation(self.text, pos, close, end, line, self.store, self.check)
+        if stored is None:
+            return None
+        parsed, span = stored
         self.lines.note(pos + parsed.closing_offset, line + parsed.closing_line)
         return Computation.from_parsed(parsed, span), span.end
 

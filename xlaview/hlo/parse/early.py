@@ -14,9 +14,9 @@ from bisect import bisect_right
 from collections.abc import Sequence
 
 from xlaview.hlo.lines import find_at_line_start
-from xlaview.hlo.model import Computation, Module, Span, StackFrames
-from xlaview.hlo.parse.printed import ComputationEnds, parse_fast_computation
-from xlaview.hlo.parse.store import ComputationStore, text_key
+from xlaview.hlo.model import Computation, Module, StackFrames
+from xlaview.hlo.parse.printed import ComputationEnds, stored_computation
+from xlaview.hlo.parse.store import ComputationStore
 
 
 def read_computation(
@@ -40,18 +40,10 @@ def read_computation(
         return None
     close, end = found
     line = bisect_right(starts, pos) if starts is not None else text.count("\n", 0, pos) + 1
-    key = text_key(text, pos, end) if store is not None else b""
-    parsed = store.get(key) if store is not None else None
-    if parsed is None:
-        parsed = parse_fast_computation(text, pos, close, end, line)
-        if parsed is None or (name is not None and parsed.name != name):
-            return None
-        if store is not None:
-            store.put(key, parsed)
-    span = parsed.span
-    if span.offset != pos or span.line != line:
-        span = Span(line, 1, pos, pos + span.end - span.offset)
-    return Computation.from_parsed(parsed, span)
+    stored = stored_computation(text, pos, close, end, line, store)
+    if stored is None or (name is not None and stored[0].name != name):
+        return None
+    return Computation.from_parsed(*stored)
 
 
 def lone_module(text: str, computation: Computation) -> Module:

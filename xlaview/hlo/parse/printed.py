@@ -39,6 +39,7 @@ from xlaview.hlo.parse.parsed import (
     ParsedComputation,
     Row,
 )
+from xlaview.hlo.parse.store import ComputationStore, text_key
 from xlaview.hlo.scan import findall_by_lines
 from xlaview.hlo.shape import ShapeSyntaxError, parse_shape
 
@@ -123,6 +124,32 @@ class ComputationEnds:
             self._searched_from = pos
             self._found = self.text.find("\n}", pos)
         return self._found
+
+
+def stored_computation(
+    text: str,
+    pos: int,
+    close: int,
+    end: int,
+    line: int,
+    store: ComputationStore | None,
+    check: Callable[[], None] | None = None,
+) -> tuple[ParsedComputation, Span] | None:
+    """`parse_fast_computation`, through ``store`` (the computation's text
+    parsed once, whichever module or pass asks), and where the computation
+    stands in this ``text`` (a stored parse may come from elsewhere in another)."""
+    key = text_key(text, pos, end) if store is not None else b""
+    parsed = store.get(key) if store is not None else None
+    if parsed is None:
+        parsed = parse_fast_computation(text, pos, close, end, line, check)
+        if parsed is None:
+            return None
+        if store is not None:
+            store.put(key, parsed)
+    span = parsed.span
+    if span.offset != pos or span.line != line:
+        span = Span(line, 1, pos, pos + span.end - span.offset)
+    return parsed, span
 
 
 def parse_fast_computation(
