@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from PySide6.QtGui import QColor
 
 from xlaview.qt.render import documents as text_window
 
@@ -82,3 +83,28 @@ def test_an_overlong_line_is_cut(window, qtbot, tmp_path: Path) -> None:
     window.select_instruction("c")
     window.wait_idle()
     assert window.view_state()["selection"] == "c"
+
+
+def test_the_lines_in_view_are_coloured_by_their_spans(window, qtbot, gpt_dump) -> None:
+    """Each line in view carries its spans' formats, a token's colour the
+    theme's, again after a step to another pass (the ranges are reused)."""
+    from xlaview.qt import theme
+
+    window.open_dump(gpt_dump)
+    window.wait_idle()
+    points = [p.key for p in window.model.points]
+    for key in (points[1], points[2], points[1]):
+        window.select_pass(key)
+        window.wait_idle()
+        view = window.text
+        assert view.spans is not None
+        block = view.firstVisibleBlock()
+        for _ in range(10):
+            spans = view.spans[block.blockNumber() + view.first]  # a small text: spans of it all
+            formats = block.layout().formats()
+            assert [(f.start, f.length) for f in formats] == [(c, n) for c, n, _ in spans]
+            for f, (_, _, token) in zip(formats, spans, strict=True):
+                colour = next((c for p, c, _ in theme.TOKEN_COLORS if token.startswith(p)), None)
+                if colour is not None:
+                    assert f.format.foreground().color().name() == QColor(colour).name()
+            block = block.next()
