@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QStyleOptionViewItem
 
 from xlaview.dump.index import index_dump
 from xlaview.dump.reports import load_reports
@@ -96,6 +97,11 @@ def test_traffic_table_ranks_scores_and_selects_on_click(window, qtbot) -> None:
     align = Qt.ItemDataRole.TextAlignmentRole
     assert model.index(0, 0).data(align) & Qt.AlignmentFlag.AlignRight, "figures align right"
     assert model.index(0, 5).data(align) is None, "the list of readers reads from the left"
+    # What the table paints: all of a cell's roles asked at once (multiData).
+    option = QStyleOptionViewItem()
+    table.itemDelegate().initStyleOption(option, model.index(0, 0))
+    assert option.text == model.index(0, 0).data()
+    assert option.displayAlignment & Qt.AlignmentFlag.AlignRight
     producer = model.index(0, 3).data()
     qtbot.mouseClick(
         table.viewport(),

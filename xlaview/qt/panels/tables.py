@@ -6,7 +6,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QModelIndex,
+    QModelRoleData,
+    QModelRoleDataSpan,
+    QPersistentModelIndex,
+    Qt,
+)
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QAbstractItemView, QTableView, QTableWidget, QWidget
 
@@ -69,6 +76,19 @@ class RowsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole and index.column() in self.whole:
             return tooltip(row[0][index.column()])
         return None
+
+    def multiData(  # noqa: N802
+        self,
+        index: Index,
+        roleDataSpan: QModelRoleDataSpan | QModelRoleData,  # noqa: N803
+    ) -> None:
+        """Every role a cell is asked for, in one call: a view asks each cell
+        for seven or more roles, and each call from Qt into Python waits for a
+        worker to let go of the interpreter (a 40-row table took 118 ms to
+        paint beside a worker making lists in C, 9 ms alone; 38 ms so)."""
+        data = self.data
+        for role_data in roleDataSpan:  # type: ignore[union-attr]  # (a span iterates)
+            role_data.setData(data(index, role_data.role()))
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
