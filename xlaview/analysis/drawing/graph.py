@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from itertools import chain, compress, repeat
+from itertools import chain, compress, filterfalse, repeat
 from operator import and_, eq, is_, itemgetter, not_
 from typing import NamedTuple
 
@@ -18,6 +18,7 @@ from xlaview.analysis.kinds import Kind, op_label, opcode_kind
 from xlaview.hlo import Computation, Instruction, Module, Span
 from xlaview.hlo.attributes import split_attributes
 from xlaview.hlo.model import called_in, op_name_in
+from xlaview.turns import dict_of, listed
 
 SHARED_OPCODES = frozenset(("parameter", "constant", "iota"))
 
@@ -92,18 +93,18 @@ def build_graph(
     # step keeps all but a few of 50,000 ops, and a loop in Python over
     # them all took longer than drawing those few.
     instructions = comp.instructions
-    names = list(map(_NAME, instructions))
+    names = listed(map(_NAME, instructions))
     if previous is not None and _unchanged(previous, comp.name, names, instructions):
         # The graph given is this one, which the folding and the picture
         # made of it know by identity too.
         return previous
-    by_name = dict(zip(names, instructions, strict=True))
+    by_name = dict_of(zip(names, instructions, strict=True))
     cheap = {
         i.name
         for i in instructions
         if (i.opcode in SHARED_OPCODES or i.opcode == "broadcast") and _is_cheap(i, by_name)
     }
-    operands = list(map(_OPERANDS, instructions))
+    operands = listed(map(_OPERANDS, instructions))
     users: dict[str, list[str]] = {}
     if cheap:
         reading = map(not_, map(cheap.isdisjoint, operands))
@@ -122,13 +123,13 @@ def build_graph(
     redrawn: set[str] = set()
     made: list[_Made]  # in text order (a tolerant parse may repeat a name)
     if old:
-        made = list(map(old.get, names, repeat(_NOT_MADE)))
-        if len(old) > len(names) - sum(map(is_, made, repeat(_NOT_MADE))):
-            redrawn = old.keys() - by_name.keys()  # some are gone
-        before = list(map(_INSTR, made))
+        made = listed(map(old.get, names, repeat(_NOT_MADE)))
+        if len(old) > len(names) - sum(listed(map(is_, made, repeat(_NOT_MADE)))):
+            redrawn = set(listed(filterfalse(by_name.__contains__, old)))  # some are gone
+        before = listed(map(_INSTR, made))
         # `_same`, for all at once: then by hand where it says more (a copy's
         # users, an async-start) than these fields.
-        kept = list(
+        kept = listed(
             map(
                 and_,
                 map(eq, map(_DRAWN, before), map(_DRAWN, instructions)),
@@ -139,14 +140,16 @@ def build_graph(
         if copied is None:  # a graph made otherwise
             copied = {name for name, one in old.items() if one.drawn_for}
         mind = shared | (copied & by_name.keys())
-        for k in compress(range(len(names)), map(mind.__contains__, names)):
+        for k in listed(compress(range(len(names)), map(mind.__contains__, names))):
             name = names[k]
             kept[k] = made[k].drawn_for == _drawn_for(name, users, shared) and _same(
                 before[k], instructions[k]
             )
-        for k in compress(range(len(names)), map(eq, map(_OPCODE, instructions), repeat(ASYNC))):
+        for k in listed(
+            compress(range(len(names)), map(eq, map(_OPCODE, instructions), repeat(ASYNC)))
+        ):
             kept[k] = False
-        for k in compress(range(len(names)), map(not_, kept)):
+        for k in listed(compress(range(len(names)), map(not_, kept))):
             instr = instructions[k]
             name = names[k]
             made[k] = _made(instr, module, _drawn_for(name, users, shared), by_name, shared)
@@ -178,12 +181,12 @@ def build_graph(
             _made(instr, module, _drawn_for(name, users, shared), by_name, shared)
             for instr, name in zip(instructions, names, strict=True)
         ]
-    nodes = tuple(chain.from_iterable(map(_NODES, made)))
+    nodes = tuple(listed(chain.from_iterable(map(_NODES, made))))
     # A copied broadcast draws no edge: it is drawn without its input.
-    edges = tuple(chain.from_iterable(map(_EDGES, made)))
-    op_names = dict(zip(names, map(_OP_NAME, made), strict=True))
+    edges = tuple(listed(chain.from_iterable(map(_EDGES, made))))
+    op_names = dict_of(zip(names, map(_OP_NAME, made), strict=True))
     if unique:
-        keys_of = dict(zip(names, map(_KEYS, made), strict=True))
+        keys_of = dict_of(zip(names, map(_KEYS, made), strict=True))
     else:
         keys_of = {}
         for name, one in zip(names, made, strict=True):
@@ -210,10 +213,10 @@ def _unchanged(
         or len(drawings) != len(names)
     ):
         return False
-    made = list(map(drawings.get, names, repeat(_NOT_MADE)))
+    made = listed(map(drawings.get, names, repeat(_NOT_MADE)))
     if made != list(drawings.values()):  # the drawings compare by identity
         return False
-    before = list(map(_INSTR, made))
+    before = listed(map(_INSTR, made))
     return (
         all(map(is_, map(_SHAPE_OF, before), map(_SHAPE_OF, instructions)))
         and all(map(eq, map(_DRAWN, before), map(_DRAWN, instructions)))
@@ -258,7 +261,7 @@ class _Drawings(dict[str, _Made]):
     __slots__ = ("copied", "unique")
 
     def __init__(self, made: Iterable[tuple[str, _Made]], copied: set[str], unique: bool) -> None:
-        super().__init__(made)
+        super().__init__(dict_of(made))
         self.copied = copied
         self.unique = unique
 

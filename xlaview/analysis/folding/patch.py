@@ -20,6 +20,7 @@ from dataclasses import replace
 from xlaview.analysis.drawing import ComputationGraph
 from xlaview.analysis.folding.tree import (
     CHEAP_OPCODES,
+    KEY,
     Builder,
     Folding,
     GroupKind,
@@ -28,6 +29,7 @@ from xlaview.analysis.folding.tree import (
     innermost,
     renumber,
 )
+from xlaview.turns import dict_of, listed
 
 # A step placing (or dropping) more than this share of the nodes, patches of
 # earlier steps included, folds afresh; and always below `PATCH_LEAST` nodes.
@@ -49,8 +51,8 @@ def patched(before: Folding, graph: ComputationGraph) -> Folding | None:
     if nodes == before.graph.nodes and graph.edges == before.graph.edges:
         return replace(before, graph=graph)  # mostly the same objects: compared by identity
     known = before.position
-    keys = [n.key for n in nodes]
-    position = dict(zip(keys, range(len(keys)), strict=True))
+    keys = listed(map(KEY, nodes))
+    position = dict_of(zip(keys, range(len(keys)), strict=True))
     new = [i for i, key in enumerate(keys) if key not in known]
     gone = len(known) - (len(nodes) - len(new))
     placed = before.placed + len(new) + gone

@@ -22,6 +22,7 @@ from xlaview.analysis.drawing import ComputationGraph
 from xlaview.analysis.folding.repeats import find_repeats
 from xlaview.analysis.folding.scopes import APART, Phases, phase_of, scope_path
 from xlaview.hlo import Computation, ShapeSyntaxError, parse_shape
+from xlaview.turns import dict_of, listed
 
 Grouping = Literal["scope", "repeats", "none"]
 GROUPINGS: tuple[Grouping, ...] = ("scope", "repeats", "none")
@@ -38,7 +39,7 @@ MOST_CHILDREN = 100
 FAN_IN = 8
 _NUMBER_SUFFIX = re.compile(r"[._]?\d+$")
 _SOURCE, _TARGET, _SHAPE = attrgetter("source"), attrgetter("target"), attrgetter("shape")
-_KEY = attrgetter("key")
+KEY = attrgetter("key")  # a node's
 
 
 class GroupKind(Enum):
@@ -177,7 +178,7 @@ def fold_graph(
     only; ``none`` makes no group. ``phases``: forward and backward of a JAX
     scope apart or together (`xlaview.analysis.folding.scopes`)."""
     nodes = graph.nodes
-    position = dict(zip(map(_KEY, nodes), range(len(nodes)), strict=True))
+    position = dict_of(zip(map(KEY, nodes), range(len(nodes)), strict=True))
     edge_ends, edge_bytes = edge_positions(graph, position)
     successors: list[list[int]] = [[] for _ in nodes]
     for s, t in edge_ends:
@@ -219,10 +220,10 @@ def edge_positions(
     # Mapped in C: a Python step per edge was half of a pass step's patch.
     edges = graph.edges
     at = position.__getitem__
-    edge_ends = list(zip(map(at, map(_SOURCE, edges)), map(at, map(_TARGET, edges)), strict=True))
-    shapes = list(map(_SHAPE, edges))
+    edge_ends = listed(zip(map(at, map(_SOURCE, edges)), map(at, map(_TARGET, edges)), strict=True))
+    shapes = listed(map(_SHAPE, edges))
     sizes = {shape: _shape_bytes(shape) for shape in set(shapes)}
-    return edge_ends, list(map(sizes.__getitem__, shapes))
+    return edge_ends, listed(map(sizes.__getitem__, shapes))
 
 
 def _shape_bytes(text: str) -> int:
@@ -652,7 +653,7 @@ def finish_folding(
     at: list[list[int]] = [[] for _ in range(count + 1)]
     for i, g in enumerate(group):
         at[g].append(i)
-    key_at = list(map(_KEY, graph.nodes)).__getitem__
+    key_at = listed(map(KEY, graph.nodes)).__getitem__
     own = [tuple(map(key_at, nodes)) for nodes in at[:count]]
     size = list(map(len, own))
     first = [nodes[0] if nodes else len(graph.nodes) for nodes in at[:count]]

@@ -42,6 +42,7 @@ from xlaview.hlo.parse.parsed import (
 from xlaview.hlo.parse.store import ComputationStore, text_key
 from xlaview.hlo.scan import findall_by_lines
 from xlaview.hlo.shape import ShapeSyntaxError, parse_shape
+from xlaview.turns import CHUNK, find, listed
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_.\-]*"
 # ``[ENTRY ]%name (p: f32[2]) -> f32[2] {`` (the signature may be left out; a
@@ -122,7 +123,7 @@ class ComputationEnds:
     def _close_after(self, pos: int) -> int:
         if self._found == -2 or pos < self._searched_from or 0 <= self._found < pos:
             self._searched_from = pos
-            self._found = self.text.find("\n}", pos)
+            self._found = find(self.text, "\n}", pos)
         return self._found
 
 
@@ -274,13 +275,13 @@ def _frame(text: str, pos: int, close: int, end: int) -> tuple[re.Match[str], in
 def _check(rows: list[Row], lines: int) -> tuple[str, ...] | None:
     """What the careful parser would check, over columns of parts (in C): the
     computations the instructions call, or None if anything is wrong."""
-    roots = list(map(_ROOTS, rows))
+    roots = listed(map(_ROOTS, rows))
     if lines - roots.count("") > 1:
         return None  # two ROOTs
-    defined = set(map(_NAMES, rows))
+    defined = set(listed(map(_NAMES, rows)))
     if len(defined) != lines:
         return None  # a name defined twice
-    for shape_text in set(map(_SHAPES, rows)).difference(SHAPES):
+    for shape_text in set(listed(map(_SHAPES, rows))).difference(SHAPES):
         try:
             shape = parse_shape(shape_text)
         except ShapeSyntaxError:
@@ -288,9 +289,9 @@ def _check(rows: list[Row], lines: int) -> tuple[str, ...] | None:
         if len(SHAPES) >= _MAX_SHAPES:
             SHAPES.clear()
         SHAPES[shape_text] = shape
-    opcodes = list(map(_OPCODES, rows))
-    operand_texts = list(map(_OPERANDS, rows))
-    payload_rows = list(map(PAYLOAD_OPCODES.__contains__, opcodes))
+    opcodes = listed(map(_OPCODES, rows))
+    operand_texts = listed(map(_OPERANDS, rows))
+    payload_rows = listed(map(PAYLOAD_OPCODES.__contains__, opcodes))
     for payload in compress(operand_texts, payload_rows):
         if ("{" in payload or "}" in payload) and not balanced_braces(payload):
             return None  # XLA: "unexpected '}'" and the like; the careful path says where
@@ -299,8 +300,10 @@ def _check(rows: list[Row], lines: int) -> tuple[str, ...] | None:
         return None
     # Operands as XLA prints them, "%a, %b": joined, a list that starts
     # otherwise leaves a name with ", " in it, which is not defined.
-    used = ", ".join(filter(None, compress(operand_texts, map(not_, payload_rows))))
-    if used:
+    # (A chunk of lines at a time: the interpreter changes hands between them.)
+    used_texts = listed(filter(None, compress(operand_texts, map(not_, payload_rows))))
+    for k in range(0, len(used_texts), CHUNK):
+        used = ", ".join(used_texts[k : k + CHUNK])
         if "/" in used:  # XLA numbers long operand lists: /*index=5*/
             used = _INDEX_COMMENT.sub("", used)
         if used[0] != "%" or not defined.issuperset(used[1:].split(", %")):

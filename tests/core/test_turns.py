@@ -1,0 +1,68 @@
+"""Long calls into C taken in turns (`xlaview.turns`): the same results as
+the builtins, and another thread gets the interpreter between the turns."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from xlaview import turns
+
+
+@given(st.lists(st.integers(), max_size=3 * turns.CHUNK + 5))
+def test_listed_and_dict_of_are_list_and_dict(items: list[int]) -> None:
+    assert turns.listed(map(abs, items)) == list(map(abs, items))
+    pairs = list(zip(items, range(len(items)), strict=True))
+    assert turns.dict_of(iter(pairs)) == dict(pairs)  # a repeated key keeps its last value
+
+
+@given(
+    st.text(alphabet="ab}\n", max_size=60),
+    st.text(alphabet="ab}\n", max_size=4),
+    st.integers(0, 70),
+    st.one_of(st.none(), st.integers(0, 70)),
+    st.integers(1, 7),
+)
+def test_find_is_str_find(text: str, sub: str, start: int, end: int | None, span: int) -> None:
+    old, turns.SPAN = turns.SPAN, span  # spans of a few characters: every seam is crossed
+    try:
+        assert turns.find(text, sub, start, end) == text.find(sub, start, end)
+    finally:
+        turns.SPAN = old
+
+
+def _longest_wait_beside(work) -> float:
+    """The longest another thread waited for the interpreter while ``work`` ran here."""
+    stop, longest = threading.Event(), [0.0]
+
+    def watch() -> None:
+        while not stop.is_set():
+            t = time.perf_counter()
+            time.sleep(0.0002)  # lets go of the interpreter, then asks for it again
+            longest[0] = max(longest[0], time.perf_counter() - t)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    time.sleep(0.01)
+    try:
+        work()
+    finally:
+        stop.set()
+        watcher.join()
+    return longest[0]
+
+
+def test_another_thread_gets_turns_in_a_long_map() -> None:
+    items = range(400_000)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.0001)  # as the window sets it
+    try:
+        whole = _longest_wait_beside(lambda: list(map(str, items)))
+        chunked = _longest_wait_beside(lambda: turns.listed(map(str, items)))
+    finally:
+        sys.setswitchinterval(interval)
+    assert chunked < whole / 4, (chunked, whole)
