@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QTextCursor
 
 from xlaview.qt.render import documents as text_window
 
@@ -108,3 +108,37 @@ def test_the_lines_in_view_are_coloured_by_their_spans(window, qtbot, gpt_dump) 
                 if colour is not None:
                     assert f.format.foreground().color().name() == QColor(colour).name()
             block = block.next()
+
+
+def test_a_big_texts_window_shows_the_diff_marks_over_its_lines(
+    small_windows, window, qtbot, gpt_dump
+) -> None:
+    """Only the diff's ranges over the window's lines are drawn, each of them,
+    wherever the window moves."""
+    from xlaview.qt import theme
+
+    window.open_dump(gpt_dump)
+    window.wait_idle()
+    view = window.text
+    marked = None
+    for point in window.model.points[1:]:
+        window.select_pass(point.key)
+        window.wait_idle()
+        marked = view.highlighted("diff-added") + view.highlighted("diff-changed")
+        if len(marked) > 3:
+            break
+    assert marked, "a pass that changed lines"
+    colours = {QColor(theme.ADDED_LINE).name(), QColor(theme.CHANGED_LINE).name()}
+    for first_line, _ in marked[:: max(1, len(marked) // 3)]:
+        view.ensure_line(first_line)
+        shown = view.document().blockCount()
+        over = [r for r in marked if r[1] > view.first and r[0] <= view.first + shown]
+        drawn = [
+            s for s in view.extraSelections() if s.format.background().color().name() in colours
+        ]
+        assert len(drawn) == len(over)
+        starts = sorted(
+            view.line_of_cursor(QTextCursor(view.document().findBlock(s.cursor.selectionStart())))
+            for s in drawn
+        )
+        assert starts == sorted(max(first, view.first + 1) for first, _ in over)

@@ -139,9 +139,10 @@ class CodeTabs(QTabWidget):
         self._show_first_change()
         self.text.set_highlights(
             {
-                "diff-added": (list(shown.marks.added_lines), theme.ADDED_LINE),
-                "diff-changed": (list(shown.marks.changed_lines), theme.CHANGED_LINE),
-            }
+                "diff-added": (shown.marks.added_lines, theme.ADDED_LINE),
+                "diff-changed": (shown.marks.changed_lines, theme.CHANGED_LINE),
+            },
+            merged=True,
         )
 
     def _on_selection_changed(self, selection: Selection | None) -> None:

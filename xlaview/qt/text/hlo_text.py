@@ -11,7 +11,10 @@ view, so showing a module costs no more than showing one screen.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from bisect import bisect_left
+from collections.abc import Mapping, Sequence
+from itertools import islice
+from operator import itemgetter
 
 from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import (
@@ -51,6 +54,7 @@ _ORDER = (
 )  # fmt: skip
 
 
+_LAST = itemgetter(1)  # a line range's last line
 # Format ranges kept for reuse (`HloTextView._range_for`), at most.
 MAX_RANGES = 50_000
 
@@ -89,7 +93,7 @@ class HloTextView(QPlainTextEdit):
         self._document: QTextDocument | None = None
         self._formatting = False
         self._moving = False  # a window being put in place: its scroll events are ours
-        self._marks: dict[str, tuple[list[tuple[int, int]], str]] = {}  # by kind, file lines
+        self._marks: dict[str, tuple[Sequence[tuple[int, int]], str]] = {}  # by kind, file lines
         self._numbers = LineNumberArea(self)
         self.blockCountChanged.connect(self._update_margin)
         self.updateRequest.connect(self._on_update_request)
@@ -364,11 +368,14 @@ class HloTextView(QPlainTextEdit):
             max(0, line - 1 - self.first - self._visible_lines() // 3)
         )
 
-    def set_highlights(self, kinds: dict[str, tuple[list[tuple[int, int]], str]]) -> None:
+    def set_highlights(
+        self, kinds: Mapping[str, tuple[Sequence[tuple[int, int]], str]], merged: bool = False
+    ) -> None:
         """Background colour over file line ranges (1-based, inclusive), by kind:
-        ``{kind: (ranges, colour)}``, the kinds not named kept."""
+        ``{kind: (ranges, colour)}``, the kinds not named kept; ``merged``: the
+        ranges come sorted, none overlapping or touching (a diff's marks)."""
         for kind, (lines, colour) in kinds.items():
-            self._marks[kind] = (merged_ranges(lines), colour)
+            self._marks[kind] = (lines if merged else merged_ranges(lines), colour)
         self._refresh_selections()
 
     def highlighted(self, kind: str) -> list[tuple[int, int]]:
@@ -382,10 +389,13 @@ class HloTextView(QPlainTextEdit):
         selections = []
         for kind in _ORDER:
             ranges, colour = self._marks.get(kind, ((), ""))
-            for first, last in ranges:
+            # Only the ranges over the lines in the document (an unfused pass's
+            # diff marks 50,000; a big text's window holds 1,200 lines).
+            start = bisect_left(ranges, self.first + 1, key=_LAST)
+            for first, last in islice(ranges, start, None):
+                if first > self.first + shown:
+                    break
                 lo, hi = max(first - 1 - self.first, 0), min(last - 1 - self.first, shown - 1)
-                if lo > hi:
-                    continue
                 sel = QTextEdit.ExtraSelection()
                 sel.format.setBackground(QColor(colour))
                 sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
