@@ -345,3 +345,24 @@ def test_a_chain_of_one_op_folds_in_blocks_of_two() -> None:
     assert folding.top_level <= 3
     short = _fold(_hlo(lines[:41] + ["  ROOT r = f32[4]{0} negate(a39)"]), "repeats")
     assert short.groups == (), "40 adds in a row is no run worth folding"
+
+
+def test_aggregate_is_every_group_over_its_members(scoped) -> None:
+    """Each group's summary folds exactly the values of the instructions drawn
+    inside it, nested groups included, an instruction drawn twice once."""
+    folding = _fold(scoped)
+    nodes = folding.graph.nodes
+    values = {i.name: k % 7 for k, i in enumerate(scoped.entry.instructions)}
+    for combine in (operator.add, max):
+        got = aggregate(folding, values, combine)
+        for group in folding.groups:
+            inside = {nodes[i].instruction for i in range(len(nodes))
+                      if group.id in _ancestors(folding, i)}  # fmt: skip
+            want = [values[n] for n in inside if n in values]
+            if not want:
+                assert group.id not in got
+                continue
+            expected = want[0]
+            for v in want[1:]:
+                expected = combine(expected, v)
+            assert got[group.id] == expected, group.name

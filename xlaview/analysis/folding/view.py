@@ -118,17 +118,34 @@ def aggregate(
     instructions drawn inside it, folded with ``combine`` (``operator.add``
     sums them, ``max`` keeps the worst). An instruction drawn several times
     (the private copies of a parameter) counts once in each group."""
-    out: dict[int, T] = {}
     nodes_of = folding.graph.nodes_of
     position = folding.position
     group_index = folding.group_index
     groups = folding.groups
+    # Each value into the innermost group drawing it, then each group's sum
+    # into its parent once (children come after their parents): the
+    # instructions times the groups' depth was 40 ms on an unfused pass.
+    # An instruction drawn more than once walks up itself, once per group.
+    acc: dict[int, T] = {}
+    spread: list[tuple[str, T]] = []
     for name, value in values.items():
+        keys = nodes_of.get(name, ())
+        if len(keys) == 1:
+            g = group_index[position[keys[0]]]
+            if g >= 0:
+                acc[g] = combine(acc[g], value) if g in acc else value
+        elif keys:
+            spread.append((name, value))
+    for g in range(len(groups) - 1, -1, -1):
+        parent = groups[g].parent
+        if parent is not None and g in acc:
+            acc[parent] = combine(acc[parent], acc[g]) if parent in acc else acc[g]
+    for name, value in spread:
         seen: set[int] = set()
-        for key in nodes_of.get(name, ()):
-            g: int | None = group_index[position[key]]
-            while g is not None and g >= 0 and g not in seen:
-                seen.add(g)
-                out[g] = combine(out[g], value) if g in out else value
-                g = groups[g].parent
-    return out
+        for key in nodes_of[name]:
+            h: int | None = group_index[position[key]]
+            while h is not None and h >= 0 and h not in seen:
+                seen.add(h)
+                acc[h] = combine(acc[h], value) if h in acc else value
+                h = groups[h].parent
+    return acc
