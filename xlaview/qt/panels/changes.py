@@ -23,8 +23,10 @@ from xlaview.qt.safe_text import esc, steady_label, tooltip
 _ROLE = Qt.ItemDataRole.UserRole
 # Ops listed per kind of change (and absorbed ops per fusion): a U-Net's fusion
 # pass changes 23,000, and 70,000 tree items took half a second on the GUI
-# thread at each step there; the text and the graph mark every one.
-LISTED = 500
+# thread at each step there; the text and the graph mark every one. Each item
+# is a few calls into Qt, each of which waits its turn for the interpreter
+# while a worker runs (a held key on unet: 12-28 ms of the GUI thread here).
+LISTED = 200
 
 
 class ChangesPanel(QWidget):
@@ -104,30 +106,33 @@ class ChangesPanel(QWidget):
             item.setForeground(0, QColor(colour))
             parents[name] = item
             self.tree.addTopLevelItem(item)
+        added: list[QTreeWidgetItem] = []
+        removed: list[QTreeWidgetItem] = []
+        changed: list[QTreeWidgetItem] = []
         for a in diff.added[:LISTED]:
             what = f"{a.opcode} {a.shape}"
             child = QTreeWidgetItem([a.name, what])
             child.setData(0, _ROLE, a.name)
-            for absorbed in a.absorbed[:LISTED]:
-                grandchild = QTreeWidgetItem([absorbed, "absorbed"])
-                child.addChild(grandchild)
+            child.addChildren([QTreeWidgetItem([n, "absorbed"]) for n in a.absorbed[:LISTED]])
             if a.absorbed:
                 child.setText(1, f"{what} — took in {len(a.absorbed)}")
-            parents["Added"].addChild(child)
+            added.append(child)
         for r in diff.removed[:LISTED]:
             child = QTreeWidgetItem(
                 [r.name, f"into {r.absorbed_into}" if r.absorbed_into else f"{r.opcode} {r.shape}"]
             )
             if r.absorbed_into:
                 child.setData(0, _ROLE, r.absorbed_into)
-            parents["Removed"].addChild(child)
+            removed.append(child)
         for c in diff.changed[:LISTED]:
             child = QTreeWidgetItem(
                 [c.name, ", ".join(c.aspects) + (f" (was {c.old_name})" if c.old_name else "")]
             )
             child.setToolTip(1, tooltip(f"before: {c.before}\nafter:  {c.after}"))
             child.setData(0, _ROLE, c.name)
-            parents["Changed"].addChild(child)
+            changed.append(child)
+        for name, items in zip(parents, (added, removed, changed), strict=True):
+            parents[name].addChildren(items)
         counts = dict(zip(parents, map(len, (diff.added, diff.removed, diff.changed)), strict=True))
         for name, count in counts.items():
             if count > LISTED:
