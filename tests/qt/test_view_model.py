@@ -439,6 +439,42 @@ def test_the_worker_runs_the_most_urgent_job_first(qtbot, busy: bool) -> None:
     assert ran == ["slow"] * busy + ["text", "graph", "parse", "other"], ran
 
 
+def test_what_a_job_built_is_not_left_to_a_young_collection(qtbot) -> None:
+    """As a job ends, what it built joins the oldest generation: the first
+    allocation after it does not walk it all with the interpreter held. Its
+    progress reaches the GUI thread only when the fraction changes."""
+    import gc
+
+    from xlaview.qt.model.workers import Worker
+
+    worker = Worker()
+    heard: list[float] = []
+
+    def build(progress) -> list:
+        for k in range(300):
+            progress(0.5 if k < 200 else 1.0)
+        return [[k] for k in range(200_000)]  # tracked objects, each a list
+
+    walked: list[int] = []  # the objects each young collection walks
+
+    def watch(phase: str, info: dict) -> None:
+        if phase == "start" and info["generation"] < 2:
+            walked.append(len(gc.get_objects(generation=info["generation"])))
+
+    got: list[list] = []
+    gc.callbacks.append(watch)
+    try:
+        worker.submit("build", build, on_done=got.append, on_progress=heard.append)
+        assert worker.wait()
+        qtbot.waitUntil(lambda: bool(got))
+        junk = [[k] for k in range(5_000)]  # allocations after the job: collections
+        del junk
+    finally:
+        gc.callbacks.remove(watch)
+    assert walked and max(walked) < 50_000, walked
+    qtbot.waitUntil(lambda: heard == [0.5, 1.0])
+
+
 def test_a_step_draws_its_graph_from_the_text_before_the_parse(
     window, qtbot, gpt_dump, monkeypatch
 ) -> None:
