@@ -23,11 +23,9 @@ from PySide6.QtGui import (
     QMouseEvent,
     QResizeEvent,
     QShortcut,
-    QTextCharFormat,
     QTextCursor,
     QTextDocument,
     QTextFormat,
-    QTextLayout,
 )
 from PySide6.QtWidgets import (
     QPlainTextDocumentLayout,
@@ -45,6 +43,7 @@ from xlaview.qt.render import documents as text_window
 from xlaview.qt.render.documents import TextSource, build_document, text_source
 from xlaview.qt.text.find_bar import FindBar
 from xlaview.qt.text.line_numbers import LineNumberArea
+from xlaview.qt.text.token_formats import TokenFormats
 from xlaview.text.spans import LineSpans
 
 _NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-]")
@@ -55,8 +54,6 @@ _ORDER = (
 
 
 _LAST = itemgetter(1)  # a line range's last line
-# Format ranges kept for reuse (`HloTextView._range_for`), at most.
-MAX_RANGES = 50_000
 
 
 class HloTextView(QPlainTextEdit):
@@ -87,8 +84,7 @@ class HloTextView(QPlainTextEdit):
         self._spans: LineSpans | None = None
         self._spans_first = 0
         self._formatted: set[int] = set()
-        self._formats: dict[str, QTextCharFormat] = {}
-        self._ranges: dict[tuple[int, int, str], QTextLayout.FormatRange] = {}
+        self._colours = TokenFormats()
         self._line_owner: Mapping[int, tuple[str, str | None]] = {}  # file line -> owner
         self._document: QTextDocument | None = None
         self._formatting = False
@@ -259,32 +255,6 @@ class HloTextView(QPlainTextEdit):
             self._move_window(max(0, line - 1 - self._visible_lines() // 3))
 
     # -- colours --------------------------------------------------------------
-    def _format_for(self, token: str) -> QTextCharFormat:
-        fmt = self._formats.get(token)
-        if fmt is None:
-            fmt = QTextCharFormat()
-            for prefix, colour, bold in theme.TOKEN_COLORS:
-                if token.startswith(prefix):
-                    fmt.setForeground(QColor(colour))
-                    if bold:
-                        fmt.setFontWeight(600)
-                    break
-            self._formats[token] = fmt
-        return fmt
-
-    def _range_for(self, span: tuple[int, int, str]) -> QTextLayout.FormatRange:
-        """The format range of one (column, length, token) span, made once: a
-        view formats some 2,000 spans a step, and each range made anew is four
-        calls into Qt, each waiting for the interpreter while a worker runs."""
-        r = self._ranges.get(span)
-        if r is None:
-            if len(self._ranges) >= MAX_RANGES:
-                self._ranges.clear()
-            r = QTextLayout.FormatRange()
-            r.start, r.length, r.format = span[0], span[1], self._format_for(span[2])
-            self._ranges[span] = r
-        return r
-
     def _on_update_request(self, rect: QRect, dy: int) -> None:
         if dy:
             self._numbers.scroll(0, dy)
@@ -312,7 +282,7 @@ class HloTextView(QPlainTextEdit):
             if number in self._formatted or not 0 <= index < len(self._spans):
                 continue
             self._formatted.add(number)
-            ranges = list(map(self._range_for, self._spans[index]))
+            ranges = list(map(self._colours.range_for, self._spans[index]))
             if ranges:
                 block.layout().setFormats(ranges)
                 first = first if first is not None else block.position()
