@@ -484,3 +484,27 @@ def test_the_pass_filter_box_steps_and_enter_goes_to_the_next_match(window, qtbo
     qtbot.keyClick(box, Qt.Key.Key_Left, Qt.KeyboardModifier.ControlModifier)
     window.wait_idle()
     assert window.view_state()["pass"] == first, "Ctrl+Left steps back"
+
+
+def test_the_timeline_repaints_its_marks_as_they_change(window, qtbot, gpt_dump) -> None:
+    """The pass marks are drawn again when what they show changes (hiding the
+    passes that changed nothing), not only when the module does."""
+    from PySide6.QtWidgets import QCheckBox
+
+    window.open_dump(gpt_dump)
+    window.wait_idle()
+    timeline = window.findChild(QWidget, "passTimeline")
+    hide = timeline.findChild(QCheckBox, "hideUnchanged")
+
+    def strip() -> QImage:
+        return timeline.grab().toImage()
+
+    before = strip()
+    assert strip() == before, "nothing changed, the same picture"
+    hide.setChecked(True)
+    window.wait_idle()
+    hidden = strip()
+    assert hidden != before, "the unchanged passes' marks go faint"
+    hide.setChecked(False)
+    window.wait_idle()
+    assert strip() == before
