@@ -17,6 +17,7 @@ from xlaview.analysis.memory import (
     memory_part,
     memory_timeline,
     module_memory,
+    stacked,
 )
 from xlaview.dump.index import index_dump
 from xlaview.dump.readers import read_buffer_assignment, read_memory_usage
@@ -204,3 +205,22 @@ def test_each_allocation_kind_counts_in_one_part(kind: str, part: str) -> None:
 )
 def test_byte_ticks_are_binary_and_labelled_exactly(top: int, labels: list[str]) -> None:
     assert [byte_tick_label(t) for t in byte_ticks(top)] == labels
+
+
+def test_the_chart_stacks_the_allocations_largest_at_the_bottom() -> None:
+    reports = sample_reports()
+    timeline = memory_timeline(reports.live_range, reports.buffer_assignment)
+    bases, total = stacked(timeline)
+    used = {bar.allocation for bar in timeline.buffers}
+    assert set(bases) == used, "every allocation a value sits in, and no other"
+    sizes = dict(timeline.allocation_sizes)
+    for bar in timeline.buffers:
+        sizes.setdefault(bar.allocation, bar.offset + bar.size)
+    order = sorted(used, key=bases.__getitem__)
+    assert [bases[a] for a in order] == [
+        sum(sizes[b] for b in order[:k]) for k in range(len(order))
+    ]
+    assert [sizes[a] for a in order] == sorted((sizes[a] for a in order), reverse=True)
+    assert total == max(1, sum(sizes[a] for a in used))
+    for bar in timeline.buffers:  # every bar inside its allocation's band
+        assert bases[bar.allocation] + bar.offset + bar.size <= total

@@ -235,6 +235,23 @@ class MemoryTimeline:
         return memory_part(kind) if kind is not None else "temp"
 
 
+def stacked(timeline: MemoryTimeline) -> tuple[dict[int | None, int], int]:
+    """The allocations stacked, largest at the bottom, as the memory chart
+    draws them: each allocation's base (a bar stands at its base plus the
+    value's offset, as tall as its size), and the height of the stack."""
+    sizes: dict[int | None, int] = {k: v for k, v in timeline.allocation_sizes.items()}
+    for bar in timeline.buffers:
+        sizes.setdefault(bar.allocation, bar.offset + bar.size)
+    used = {bar.allocation for bar in timeline.buffers}
+    bases: dict[int | None, int] = {}
+    base = 0
+    for allocation, size in sorted(sizes.items(), key=lambda kv: -(kv[1] or 0)):
+        if allocation in used:
+            bases[allocation] = base
+            base += size or 0
+    return bases, max(1, base)
+
+
 def _split_key(key: str) -> tuple[str, str]:
     brace = key.find("{")
     return (key, "{}") if brace < 0 else (key[:brace], key[brace:])

@@ -8,19 +8,20 @@ from functools import partial
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from xlaview.analysis.memory import ModuleMemory, memory_timeline, module_memory
+from xlaview.analysis.memory import ModuleMemory, module_memory
 from xlaview.analysis.passes import change_sizes
 from xlaview.dump.kernels import ModuleLevels, module_levels
 from xlaview.dump.records import DumpModule, unchanged_marks
 from xlaview.dump.reports import ModuleReports
 from xlaview.qt.model import tasks
+from xlaview.qt.model.analyses.memory_shown import memory_shown
 from xlaview.qt.model.host import JobHost, Notices, Shown
 
 CHANGE_SIZES_DELAY_MS = 800  # after a module's first dump shows
 
 
 class ModuleInfo(QObject):
-    memory_ready = Signal(object)  # MemoryTimeline | None
+    memory_ready = Signal(object)  # MemoryShown | None
     memory_shown = Signal(object)  # ModuleMemory | None, of the module shown
     unchanged_ready = Signal(object)  # pass key -> bool
     change_sizes_ready = Signal(object)  # pass key -> lines changed
@@ -103,7 +104,7 @@ class ModuleInfo(QObject):
             self._jobs.submit(
                 "module",
                 "memory",
-                memory_timeline,
+                memory_shown,
                 reports.live_range,
                 reports.buffer_assignment,
                 on_done=self.memory_ready.emit,
