@@ -14,7 +14,7 @@ import functools
 import math
 import statistics
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 
@@ -524,7 +524,7 @@ def test_a_reprinted_computation_draws_alike(gpt_dump: Path) -> None:
         graph, ComputationGraph(graph.computation, graph.nodes[::-1], tuple(edges), graph.nodes_of)
     )
     node = graph.nodes[0]
-    other = replace(node, shape=node.shape + "{1,0}")
+    other = node._replace(shape=node.shape + "{1,0}")
     assert not same_drawing(
         graph,
         ComputationGraph(graph.computation, (other, *graph.nodes[1:]), graph.edges, graph.nodes_of),

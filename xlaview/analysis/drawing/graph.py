@@ -34,8 +34,9 @@ def _is_cheap(instr: Instruction, by_name: Mapping[str, Instruction]) -> bool:
     return False
 
 
-@dataclass(frozen=True, slots=True)
-class GraphNode:
+# Records of a graph are NamedTuples: built 60,000 at a time for a big entry,
+# where a frozen dataclass's __init__ (a setattr per field) cost 2 µs a node.
+class GraphNode(NamedTuple):
     key: str  # unique in the graph; the instruction name, or name@user for a copy
     instruction: str
     opcode: str
@@ -52,8 +53,7 @@ class GraphNode:
     repeats: int = 1  # a folded repeat's node: its instances
 
 
-@dataclass(frozen=True, slots=True)
-class GraphEdge:
+class GraphEdge(NamedTuple):
     source: str  # node keys
     target: str
     shape: str
