@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import pairwise
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from xlaview.hlo.attributes import (
@@ -41,6 +42,7 @@ CALLED_COMPUTATION_ATTRIBUTES = (
     "async_wrapped_computation",
 )
 _CALLED_KEYS = frozenset(CALLED_COMPUTATION_ATTRIBUTES)
+_BUILT = attrgetter("_instructions")  # a Computation's, None until built
 # Instructions `Module.find` looks for in the text before it indexes them all.
 _TEXT_SEARCHES = 4
 # Any of them in an attribute text: a superset of the instructions that call.
@@ -180,6 +182,13 @@ def called_in(attributes: dict[str, str]) -> tuple[str, ...]:
         if value is not None and (value.startswith(("%", "{", "_")) or value[:1].isalpha()):
             names.extend(computation_names(value))
     return tuple(names)
+
+
+def built_flags(computations: Iterable[Computation]) -> Iterator[object]:
+    """Truthy for each of ``computations`` whose instructions are built (an
+    empty one is not, and holds none), in C: a cache asks it of 100,000
+    computations at every step."""
+    return map(_BUILT, computations)
 
 
 def op_name_in(metadata: str | None) -> str | None:
