@@ -6,6 +6,7 @@ from __future__ import annotations
 import gc
 import os
 import random
+import shutil
 import subprocess
 import sys
 import time
@@ -545,3 +546,30 @@ def test_a_held_key_reads_the_graph_of_the_pass_it_stops_on(
     assert window.view_state()["graph_pass"] == window.view_state()["pass"] == int(keys[11])
     assert len(graphs) <= 3 and graphs[-1] == last, graphs
     assert len(texts) >= 3, "the texts show as the key is held"
+
+
+def test_a_folder_is_listed_on_the_worker(window, tmp_path: Path) -> None:
+    """The model's `open_dump` returns before the folder is indexed (a folder
+    of thousands of kernel files took 100 ms of the GUI thread); the open
+    asked last is the one shown; a folder that cannot be read is said;
+    `MainWindow.open_dump` returns with the folder shown."""
+    model = window.model
+    big = tmp_path / "big"
+    shutil.copytree(SAMPLE, big)
+    for k in range(2000):
+        (big / f"module_0001.jit_f.add_fusion.{k}.ir-no-opt.ll").write_text("; ModuleID\n")
+    said: list[str] = []
+    model.status.connect(said.append)
+    model.open_dump(big)
+    assert model.index is None, "indexed on the GUI thread"
+    model.open_dump(SAMPLE)  # asked before the first is listed: it wins
+    assert model.wait_opened(60000) and window.wait_idle()
+    assert model.index is not None and model.index.root == SAMPLE.absolute()
+    assert window.view_state()["text_pass"] == "after"
+    model.open_dump(tmp_path / "missing")
+    assert model.wait_opened(60000)
+    assert any(s.startswith(f"cannot open {tmp_path / 'missing'}") for s in said), said
+    assert model.index.root == SAMPLE.absolute(), "the folder shown stays"
+    window.open_dump(big)
+    assert model.index.root == big.absolute(), "MainWindow.open_dump returns with it shown"
+    assert window.view_state()["module"] is not None

@@ -8,12 +8,33 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Sequence
+from pathlib import Path
 
 from xlaview.analysis.marks import DiffMarks
+from xlaview.dump.main_module import default_module
 from xlaview.dump.records import DumpIndex, DumpModule
+from xlaview.errors import XlaviewError
 from xlaview.hlo import Computation, Instruction, Module
 from xlaview.hlo.lines import find_at_line_start
 from xlaview.text.mlir_locations import MlirOrigin
+
+
+def opened_at(
+    index: DumpIndex, path: Path, module: str | None, pass_: str | None
+) -> tuple[DumpModule, str | None, XlaviewError | None]:
+    """The module and pass to show when ``path`` is opened (a folder of
+    ``index`` with some module: ``module`` at ``pass_``, else its main one;
+    one HLO file: the module and pass it is), and why ``module`` is not
+    shown (None: it is, or none was asked)."""
+    if path.is_file() and (target := index.module_of(path)) is not None:
+        found = next((p for p in target.points() if p.file.path == path.absolute()), None)
+        return target, found.key if found else None, None
+    if module is not None:
+        try:
+            return index.module(module), pass_, None
+        except XlaviewError as err:
+            return default_module(index), None, err
+    return default_module(index), None, None
 
 
 def locate(

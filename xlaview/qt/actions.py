@@ -136,14 +136,14 @@ class Menus:
             self.window, "Open an XLA dump folder", self._start()
         )
         if folder:
-            self.window.open_dump(folder)
+            self.window.model.open_dump(folder)
 
     def open_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
             self.window, "Open an HLO text", self._start(), "HLO text (*.txt *.hlo);;All files (*)"
         )
         if path:
-            self.window.open_dump(path)
+            self.window.model.open_dump(path)
 
     def compare_folder(self) -> None:
         folder = QFileDialog.getExistingDirectory(
@@ -200,5 +200,5 @@ class Menus:
         self.recent_menu.clear()
         for folder in self.recent_folders():
             act = self.recent_menu.addAction(folder)
-            act.triggered.connect(lambda _=False, f=folder: self.window.open_dump(f))
+            act.triggered.connect(lambda _=False, f=folder: self.window.model.open_dump(f))
         self.recent_menu.setEnabled(bool(self.recent_folders()))

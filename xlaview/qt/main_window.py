@@ -199,8 +199,11 @@ class MainWindow(QMainWindow):
         self, path: str | Path, *, module: str | None = None, point: str | None = None
     ) -> None:
         """Open a dump folder (or one HLO file of it) and show its main module
-        (or ``module`` at pass ``point``)."""
+        (or ``module`` at pass ``point``); returns once it is shown. The folder
+        is indexed on the worker, the window live meanwhile (the window's own
+        menus ask the model, which returns at once)."""
         self.model.open_dump(path, module, point)
+        self.model.wait_opened()
 
     def select_module(self, key: str | int, point: str | int | None = None) -> None:
         """Show a module by name, id or ``module_NNNN`` (at pass ``point``)."""
@@ -331,7 +334,7 @@ class MainWindow(QMainWindow):
         model = self.model
         if model.index is not None:
             module = model.module.key if model.module else None
-            self.open_dump(model.index.root, module=module, point=model.pass_key)
+            model.open_dump(model.index.root, module, model.pass_key)
 
     def recent_folders(self) -> list[str]:
         return self.menus.recent_folders()
@@ -379,7 +382,7 @@ class MainWindow(QMainWindow):
     def dropEvent(self, event: QDropEvent) -> None:
         urls: list[QUrl] = event.mimeData().urls()
         if urls and urls[0].isLocalFile():
-            self.open_dump(urls[0].toLocalFile())
+            self.model.open_dump(urls[0].toLocalFile())
             event.acceptProposedAction()
 
     @property
@@ -479,5 +482,5 @@ def main_window_for(path: str | Path | None) -> MainWindow:
     from xlaview.resources import sample_dump
 
     window = MainWindow()
-    window.open_dump(path if path else sample_dump())
+    window.model.open_dump(path if path else sample_dump())
     return window

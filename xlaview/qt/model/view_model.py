@@ -29,7 +29,6 @@ from PySide6.QtCore import QObject, Signal
 
 from xlaview.analysis import navigation
 from xlaview.analysis.kinds import kind_of
-from xlaview.dump.index import index_dump, index_file
 from xlaview.dump.main_module import default_module, pick_module
 from xlaview.dump.modules import LoadedModule, ModuleCache
 from xlaview.dump.points import ModulePoint
@@ -176,13 +175,21 @@ class ViewModel(QObject):
     def open_dump(
         self, path: str | Path, module: str | None = None, pass_: str | None = None
     ) -> None:
-        """Index a dump folder (or the folder of one HLO file) and show a module."""
+        """Index a dump folder (or the folder of one HLO file) and show a
+        module. The index is made on the worker (thousands of file names:
+        the window stays live); `wait_opened` waits for it."""
         path = Path(path).expanduser()
-        try:
-            index = index_file(path) if path.is_file() else index_dump(path)
-        except (OSError, XlaviewError) as err:
-            self.notices.cannot(f"cannot open {path}: {err}", str(path))
-            return
+        self.folder.open(
+            path,
+            partial(self._opened, path, module, pass_),
+            lambda err: self.notices.cannot(f"cannot open {path}: {err}", str(path)),
+        )
+
+    def wait_opened(self, timeout_ms: int = 120000) -> bool:
+        """Process events until the folder asked for is shown (or cannot be)."""
+        return self.folder.wait_opened(timeout_ms)
+
+    def _opened(self, path: Path, module: str | None, pass_: str | None, index: DumpIndex) -> None:
         self.jobs.bump("folder")
         self.index = index
         self.cache.clear()
@@ -195,18 +202,10 @@ class ViewModel(QObject):
             self._set_module(None)
             self.notices.say(f"{index.root}: no XLA module files found")
             return
-        target = index.module_of(path) if path.is_file() else None
-        point = None
-        if target is not None:
-            found = next((p for p in target.points() if p.file.path == path.absolute()), None)
-            point = found.key if found else None
-        elif module is not None:
-            try:
-                target = index.module(module)
-                point = pass_
-            except XlaviewError as err:
-                self.notices.cannot(f"{err}: showing the main module", str(index.root))
-        self.select_module(target or default_module(index), point)
+        target, point, missing = navigation.opened_at(index, path, module, pass_)
+        if missing is not None:
+            self.notices.cannot(f"{missing}: showing the main module", str(index.root))
+        self.select_module(target, point)
         self.notices.say(index.summary())
 
     def module_entries(self) -> list[ModuleEntry]:

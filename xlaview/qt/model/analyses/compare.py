@@ -7,9 +7,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal
 
-from xlaview.analysis.compare import compare_dumps
+from xlaview.analysis.compare import ModuleComparison, compare_dumps
 from xlaview.dump.index import index_dump
 from xlaview.dump.modules import ModuleCache
+from xlaview.dump.records import DumpIndex
 from xlaview.qt.model.host import JobHost, Shown
 
 
@@ -27,16 +28,22 @@ class Compare(QObject):
         left = self._shown.index
         if left is None:
             return
-        other = index_dump(folder)
         self._jobs.bump("compare")
         self._jobs.submit(
             "compare",
             "compare",
-            compare_dumps,
+            compare_with_folder,
             left,
-            other,
+            Path(folder),
             self._cache,
-            on_done=lambda results: self.compare_ready.emit(
-                str(left.root), str(other.root), results
-            ),
+            on_done=lambda done: self.compare_ready.emit(str(left.root), *done),
         )
+
+
+def compare_with_folder(
+    left: DumpIndex, folder: Path, cache: ModuleCache
+) -> tuple[str, list[ModuleComparison]]:
+    """The other folder's root and `compare_dumps` of ``left`` with it, indexed
+    here (the worker's job: thousands of file names)."""
+    right = index_dump(folder)
+    return str(right.root), compare_dumps(left, right, cache)

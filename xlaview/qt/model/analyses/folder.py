@@ -1,21 +1,25 @@
-"""The open folder's health while a program may still be writing it: broken
-files sniffed in the helper process, parse problems reported once a file has
-settled (a file being written is cut short, not broken), and a re-index when
-something changed."""
+"""The folder: indexed on the worker when it is opened (thousands of file
+names; the window stays live), and its health while a program may still be
+writing it: broken files sniffed in the helper process, parse problems
+reported once a file has settled (a file being written is cut short, not
+broken), and a re-index when something changed."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QCoreApplication, QObject, QTimer, Signal
 
 from xlaview.dump.checks import sniff
 from xlaview.dump.files import SETTLE_SECONDS, recently_written
-from xlaview.dump.index import index_dump
+from xlaview.dump.index import index_dump, index_file
 from xlaview.dump.modules import LoadedModule, load_module
 from xlaview.dump.records import DumpFile, DumpIndex
-from xlaview.errors import Problem
+from xlaview.errors import Problem, XlaviewError
 from xlaview.qt.model.host import JobHost, Notices, Shown
+from xlaview.qt.model.workers import TEXT_FIRST
 
 SNIFF_AGAIN_MS = 2000  # a file that looked broken while it was being written
 
@@ -30,6 +34,39 @@ class Folder(QObject):
         super().__init__(parent)
         self._jobs, self._notices, self._shown = jobs, notices, shown
         self.refresh_requested.connect(self.reindex)
+        self.opening = False  # a folder asked for is being indexed
+
+    def open(
+        self, path: Path, then: Callable[[DumpIndex], None], cannot: Callable[[Exception], None]
+    ) -> None:
+        """Index ``path`` (a folder, or one HLO file of one) on the worker, then
+        ``then(index)``; ``cannot(error)`` if it cannot be read. It goes
+        before the jobs queued for the folder shown (which ``then`` makes
+        stale); an open asked meanwhile replaces this one."""
+        self.opening = True
+
+        def done(index: DumpIndex) -> None:
+            self.opening = False
+            then(index)
+
+        def failed(err: BaseException) -> None:
+            self.opening = False
+            if isinstance(err, OSError | XlaviewError):
+                cannot(err)
+            else:  # a bug, listed as one
+                self._notices.job_failed(err)
+
+        self._jobs.submit(
+            "folder", "open", index_path, path, on_done=done, on_error=failed, urgency=TEXT_FIRST
+        )
+
+    def wait_opened(self, timeout_ms: int) -> bool:
+        """Process events until the folder asked for is shown (or cannot be)."""
+        deadline = time.monotonic() + timeout_ms / 1000
+        while self.opening and time.monotonic() < deadline:
+            QCoreApplication.processEvents()
+            time.sleep(0.001)
+        return not self.opening
 
     def sniff(self, index: DumpIndex) -> None:
         self._jobs.submit(
@@ -92,3 +129,8 @@ class Folder(QObject):
             "folder", f"settle-{dump_file.rel}", load_module, changed.path,
             on_done=lambda again: self.report_parse_problems(again, changed),
         )  # fmt: skip
+
+
+def index_path(path: Path) -> DumpIndex:
+    """The index of a dump folder, or of the folder of one HLO file (the worker's job)."""
+    return index_file(path) if path.is_file() else index_dump(path)
