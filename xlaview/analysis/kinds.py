@@ -159,6 +159,9 @@ def _custom_fusion_name(text: str) -> str | None:
     return match.group(1) if match else None
 
 
+_CUSTOM_CALLS = ("custom-call", "custom-call-start")
+
+
 def kind_name(instr: Instruction, module: Module | None = None) -> str:
     """The short kind a table shows for an op: the fusion kind (``kLoop``), a
     kCustom fusion's name (``__ynn_fusion``), a custom call's target
@@ -167,7 +170,7 @@ def kind_name(instr: Instruction, module: Module | None = None) -> str:
     op = instr.opcode
     if op == "fusion":
         return custom_fusion_kind(instr) or fusion_kind(instr) or "fusion"
-    if op in ("custom-call", "custom-call-start"):
+    if op in _CUSTOM_CALLS:
         return custom_call_target(instr) or op
     if op == "async-start" and module is not None:
         wrapped = wrapped_root(instr, module)
@@ -178,17 +181,22 @@ def kind_name(instr: Instruction, module: Module | None = None) -> str:
     return op
 
 
-def op_label(instr: Instruction, module: Module | None = None) -> str:
+def op_label(
+    instr: Instruction, module: Module | None = None, attributes: dict[str, str] | None = None
+) -> str:
     """Opcode and kind together, for a graph node or an inspector title:
     ``custom-call __cublas$lt$matmul``, ``fusion kCustom __ynn_fusion``,
-    ``fusion kLoop``, ``dot``."""
+    ``fusion kLoop``, ``dot``. ``attributes``: the instruction's, split
+    already (a graph splits those of 60,000 ops: not searched again here)."""
     op = instr.opcode
     if op == "fusion":
-        kind = fusion_kind(instr)
+        kind = attributes.get("kind") if attributes is not None else fusion_kind(instr)
         if kind == "kCustom":
             name = _custom_fusion_name(instr.attribute_text)
             return f"fusion kCustom {name}" if name else "fusion kCustom"
         return f"fusion {kind}" if kind else "fusion"
+    if attributes is not None and op != "async-start" and op not in _CUSTOM_CALLS:
+        return op  # its kind is its opcode
     kind = kind_name(instr, module)
     return op if kind == op else f"{op} {kind}"
 

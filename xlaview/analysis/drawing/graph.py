@@ -323,7 +323,7 @@ def _made(
     op = instr.opcode
     kind = opcode_kind(op, attributes.get("kind") if op == "fusion" else None)
     called = called_in(attributes) if "=" in text else ()
-    label = op_label(instr, module)
+    label = op_label(instr, module, attributes)
     shape = str(instr.shape)
     name = instr.name
     is_root = instr.is_root
