@@ -244,6 +244,40 @@ class _Stop(Exception):
     pass
 
 
+def test_a_parse_is_asked_to_stop_after_the_header_and_inside_a_check(gpt_dump) -> None:
+    """A step away stops a pass's parse within milliseconds: the check is
+    asked once the module's header is read (a scanned model's takes 11 ms)
+    before any computation, and between the columns the fast path checks
+    (20 ms of a 30,000-line body went on after a step away)."""
+    from xlaview.hlo.parse import printed
+
+    text = max(timeline_texts(gpt_dump), key=lambda lt: len(lt[1]))[1]
+    store = ComputationStore(1 << 30)
+
+    def stop() -> None:
+        raise _Stop
+
+    with pytest.raises(_Stop):
+        parse_module_tolerant(text, store=store, check=stop)
+    assert len(store) == 0, "stopped after the header, before any computation"
+    entry = parse_module(text).entry
+    assert entry is not None and entry.parsed is not None
+    start = entry.span.offset
+    found = printed.ComputationEnds(text).end(start)
+    assert found is not None
+    close, _ = found
+    asked = 0
+
+    def count() -> None:
+        nonlocal asked
+        asked += 1
+
+    body = text.index("\n", start) + 1  # the line after the header
+    rows = printed.findall_by_lines(printed._LINE, text, body, close)
+    assert printed._check(rows, len(rows), count) == printed._check(rows, len(rows))
+    assert asked >= 3, f"asked {asked} times over {len(rows)} lines"
+
+
 def test_a_parse_stopped_midway_leaves_its_work_in_the_store(gpt_dump, monkeypatch) -> None:
     """The window stops a pass's parse when the user steps on (its ``check``
     raises); what it parsed stays in the store, and the next parse of the text

@@ -169,6 +169,8 @@ class _Parser(CarefulParser):
             if text.startswith("HloModule", pos) and not self._ident_continues(pos + 9):
                 has_header = True
                 pos, name, attribute_text = self.parse_header(pos)
+                if self.check is not None:  # (a scanned model's header: 11 ms)
+                    self.check()
             elif self._is_single_instruction(pos):
                 return self.parse_single_instruction(pos)
             entry_seen = False

@@ -172,7 +172,7 @@ def parse_fast_computation(
         return None
     rows = findall_by_lines(_LINE, text, body, close, check)
     lines = text.count("\n", body, close) + 1 if close >= body else 0
-    calls = _check(rows, lines) if len(rows) == lines else None
+    calls = _check(rows, lines, check) if len(rows) == lines else None
     if calls is None or bad_values(text, body, close):
         return None
     signature = (m.group(3) or "").strip()
@@ -272,15 +272,21 @@ def _frame(text: str, pos: int, close: int, end: int) -> tuple[re.Match[str], in
     return m, body, trailer[:attr_end], rest + attr_end
 
 
-def _check(rows: list[Row], lines: int) -> tuple[str, ...] | None:
+def _check(
+    rows: list[Row], lines: int, check: Callable[[], None] | None = None
+) -> tuple[str, ...] | None:
     """What the careful parser would check, over columns of parts (in C): the
-    computations the instructions call, or None if anything is wrong."""
+    computations the instructions call, or None if anything is wrong.
+    ``check`` is called between columns (it may raise to stop: 20 ms of a
+    30,000-line body went on after the user had stepped away)."""
+    check = check or _nothing
     roots = listed(map(_ROOTS, rows))
     if lines - roots.count("") > 1:
         return None  # two ROOTs
     defined = set(listed(map(_NAMES, rows)))
     if len(defined) != lines:
         return None  # a name defined twice
+    check()
     for shape_text in set(listed(map(_SHAPES, rows))).difference(SHAPES):
         try:
             shape = parse_shape(shape_text)
@@ -289,6 +295,7 @@ def _check(rows: list[Row], lines: int) -> tuple[str, ...] | None:
         if len(SHAPES) >= _MAX_SHAPES:
             SHAPES.clear()
         SHAPES[shape_text] = shape
+    check()
     opcodes = listed(map(_OPCODES, rows))
     operand_texts = listed(map(_OPERANDS, rows))
     payload_rows = listed(map(PAYLOAD_OPCODES.__contains__, opcodes))
@@ -303,6 +310,7 @@ def _check(rows: list[Row], lines: int) -> tuple[str, ...] | None:
     # (A chunk of lines at a time: the interpreter changes hands between them.)
     used_texts = listed(filter(None, compress(operand_texts, map(not_, payload_rows))))
     for k in range(0, len(used_texts), CHUNK):
+        check()
         used = ", ".join(used_texts[k : k + CHUNK])
         if "/" in used:  # XLA numbers long operand lists: /*index=5*/
             used = _INDEX_COMMENT.sub("", used)
@@ -316,6 +324,10 @@ def _check(rows: list[Row], lines: int) -> tuple[str, ...] | None:
     if "={" in calling and _INLINE_AFTER_COMMA.search(calling):
         return None
     return tuple(named_calls(calling))
+
+
+def _nothing() -> None:
+    pass
 
 
 def _numbered_from_zero(numbers: list[str]) -> bool:
