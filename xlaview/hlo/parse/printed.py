@@ -17,7 +17,7 @@ errors) makes `parse_fast_computation` return None, and the careful parser
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import compress
 from operator import not_
 from typing import Protocol
@@ -56,6 +56,7 @@ SHAPE_PATTERN = (
     r"|\((?:[^()\n]|\((?:[^()\n]|\((?:[^()\n]|\([^()\n]*\))*\))*\))*\)"
 )
 _PARAMETER_NUMBER = re.compile(r"\d{1,9}")
+_IN_ORDER = [str(k) for k in range(64)]  # parameter numbers as printed, in order
 _STRING = r'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"'
 # One instruction line: ROOT, %, name, shape, opcode, operands (no brackets,
 # '#' or parentheses: operand shapes and compact GTEs go the careful way), the
@@ -280,17 +281,27 @@ def _check(
     ``check`` is called between columns (it may raise to stop: 20 ms of a
     30,000-line body went on after the user had stepped away)."""
     check = check or _nothing
-    # A column in one call when it is one turn's worth (most of a module's
-    # computations: 7-24 lines on a mixture of experts or a U-Net).
-    column = list if len(rows) <= CHUNK else listed
-    roots = column(map(_ROOTS, rows))
+    if not rows:
+        return ()
+    roots: Sequence[str]
+    names: Sequence[str]
+    shapes: Sequence[str]
+    opcodes: Sequence[str]
+    operand_texts: Sequence[str]
+    if len(rows) <= CHUNK:
+        # One turn's worth (most of a module's computations: 7-24 lines on a
+        # mixture of experts or a U-Net): every column in one call.
+        roots, names, shapes, opcodes, operand_texts, _ = zip(*rows, strict=True)
+    else:
+        roots, names, shapes = (listed(map(get, rows)) for get in (_ROOTS, _NAMES, _SHAPES))
+        opcodes, operand_texts = listed(map(_OPCODES, rows)), listed(map(_OPERANDS, rows))
     if lines - roots.count("") > 1:
         return None  # two ROOTs
-    defined = set(column(map(_NAMES, rows)))
+    defined = set(names)
     if len(defined) != lines:
         return None  # a name defined twice
     check()
-    for shape_text in set(column(map(_SHAPES, rows))).difference(SHAPES):
+    for shape_text in set(shapes).difference(SHAPES):
         try:
             shape = parse_shape(shape_text)
         except ShapeSyntaxError:
@@ -299,9 +310,7 @@ def _check(
             SHAPES.clear()
         SHAPES[shape_text] = shape
     check()
-    opcodes = column(map(_OPCODES, rows))
-    operand_texts = column(map(_OPERANDS, rows))
-    payload_rows = column(map(PAYLOAD_OPCODES.__contains__, opcodes))
+    payload_rows = list(map(PAYLOAD_OPCODES.__contains__, opcodes))
     for payload in compress(operand_texts, payload_rows):
         if ("{" in payload or "}" in payload) and not balanced_braces(payload):
             return None  # XLA: "unexpected '}'" and the like; the careful path says where
@@ -311,7 +320,7 @@ def _check(
     # Operands as XLA prints them, "%a, %b": joined, a list that starts
     # otherwise leaves a name with ", " in it, which is not defined.
     # (A chunk of lines at a time: the interpreter changes hands between them.)
-    used_texts = column(filter(None, compress(operand_texts, map(not_, payload_rows))))
+    used_texts = list(filter(None, compress(operand_texts, map(not_, payload_rows))))
     for k in range(0, len(used_texts), CHUNK):
         check()
         used = ", ".join(used_texts[k : k + CHUNK])
@@ -335,6 +344,8 @@ def _nothing() -> None:
 
 def _numbered_from_zero(numbers: list[str]) -> bool:
     """Whether parameter numbers as printed are 0 to n - 1, each once."""
+    if numbers == _IN_ORDER[: len(numbers)]:
+        return True  # as XLA mostly prints them
     if not all(map(_PARAMETER_NUMBER.fullmatch, numbers)):
         return False
     return sorted(map(int, numbers)) == list(range(len(numbers)))
