@@ -77,3 +77,57 @@ def test_a_real_dumps_attributes_split_alike(gpt_dump, monkeypatch) -> None:
         assert fast == careful, text
         fast, careful = both_splits(text, monkeypatch)
         assert fast == careful, f"split_attributes({text!r})"
+
+
+def heads_against_splits(paths) -> tuple[int, int]:
+    """(fusions `fusion_head` read, fusions it declined) over the files
+    ``paths``, each it read checked against a split of its attributes."""
+    from xlaview.dump.modules import load_module
+    from xlaview.hlo.attributes import fusion_head
+    from xlaview.hlo.model import called_in, op_name_in
+
+    read = declined = 0
+    for path in paths:
+        module = load_module(path).module
+        for comp in module.computations:
+            for instr in comp.instructions:
+                if instr.opcode != "fusion":
+                    continue
+                head = fusion_head(instr.attribute_text)
+                if head is None:
+                    declined += 1
+                    continue
+                read += 1
+                split = split_attributes(instr.attribute_text)
+                op_name = op_name_in(split.get("metadata")) or ""
+                assert head == (split["kind"], *called_in(split), op_name), instr.attribute_text
+    return read, declined
+
+
+def test_a_fusions_head_is_what_its_split_says(gpt_dump) -> None:
+    """`fusion_head` (one anchored match) gives the kind, the computation and
+    the op_name a split of the whole attribute list gives, for every fusion of
+    real dumps (CPU with and without its library fusions, a GPT step), and
+    declines what it does not read (then the graph splits them)."""
+    from xlaview.hlo.attributes import fusion_head
+    from xlaview.resources import sample_dump, sample_dump_default_flags
+
+    paths = sorted(gpt_dump.glob("*after_optimizations.txt"))
+    for folder in (sample_dump(), sample_dump_default_flags()):
+        paths += sorted(folder.glob("*.txt"))
+    read, declined = heads_against_splits(paths)
+    assert read > 200 and read > 3 * declined, (read, declined)
+    assert fusion_head(', kind=kLoop, calls=%f, metadata={op_type="T" op_name="x"}') is None
+    assert fusion_head(", kind=kLoop, calls=%f, frontend_attributes={a=b}") is None
+    assert fusion_head(", kind=kInput, calls=%f") == ("kInput", "f", "")
+    assert fusion_head(', kind=kLoop, calls=%f, metadata={op_name="a\\"b"}') == (
+        "kLoop", "f", 'a"b',
+    )  # fmt: skip
+
+
+def test_the_corpus_fusions_heads_are_what_their_splits_say(corpus) -> None:
+    """The same on the peer corpus's dumps (GPU, ROCm, TPU, TensorFlow: its
+    op_type first, declined)."""
+    paths = sorted(corpus.glob("real_dumps/**/*after_optimizations.txt"))
+    read, declined = heads_against_splits(paths[:60])
+    assert read > 0, (read, declined)

@@ -191,6 +191,29 @@ def split_attributes(text: str) -> dict[str, str]:
     return {name: value for name, value, _ in items}
 
 
+# A fusion's attributes as XLA prints them: its kind, the computation it calls,
+# then its metadata, op_name first (JAX's; TensorFlow's puts op_type first:
+# split then), or nothing more.
+_FUSION_HEAD = re.compile(
+    r", kind=(k[A-Za-z]+), calls=%?([A-Za-z_][\w.\-]*)"
+    r'(?:, metadata=\{op_name="((?:[^"\\\n]|\\.)*)"(?=[ }])|\Z)'
+)
+
+
+def fusion_head(attribute_text: str) -> tuple[str, str, str] | None:
+    """A fusion's kind, the computation it calls and its op_name, when its
+    attributes start as XLA prints them (``, kind=kLoop, calls=%f,
+    metadata={op_name="..."``), read with one match anchored at the start;
+    None otherwise (`split_attributes` then). A graph reads these of every
+    fusion of a 60,000-op entry: splitting all of each's attributes took 6 µs
+    of a node's 17."""
+    m = _FUSION_HEAD.match(attribute_text)
+    if m is None:
+        return None
+    op_name = m.group(3) or ""  # (none: the attributes end after calls)
+    return m.group(1), m.group(2), unquote(f'"{op_name}"') if "\\" in op_name else op_name
+
+
 _META_ITEM = re.compile(r'([A-Za-z_]\w*)=("(?:[^"\\]|\\.)*"|[^\s}]+)')
 
 

@@ -16,7 +16,7 @@ from typing import NamedTuple
 from xlaview.analysis.drawing.records import LayoutNode
 from xlaview.analysis.kinds import Kind, op_label, opcode_kind
 from xlaview.hlo import Computation, Instruction, Module, Span
-from xlaview.hlo.attributes import split_attributes
+from xlaview.hlo.attributes import fusion_head, split_attributes
 from xlaview.hlo.model import called_in, op_name_in
 from xlaview.turns import dict_of, listed
 
@@ -319,11 +319,19 @@ def _made(
     # calls and its op_name are read from them, and not each through
     # properties that look the split up again (half of a 16,000-op graph).
     text = instr.attribute_text
-    attributes = split_attributes(text) if text else {}
     op = instr.opcode
-    kind = opcode_kind(op, attributes.get("kind") if op == "fusion" else None)
-    called = called_in(attributes) if "=" in text else ()
-    label = op_label(instr, module, attributes)
+    head = fusion_head(text) if op == "fusion" else None
+    if head is not None:  # most of an optimized entry: read without a split
+        fusion, callee, op_name = head
+        kind = opcode_kind(op, fusion)
+        called: tuple[str, ...] = (callee,)
+        label = op_label(instr, module, {"kind": fusion})
+    else:
+        attributes = split_attributes(text) if text else {}
+        kind = opcode_kind(op, attributes.get("kind") if op == "fusion" else None)
+        called = called_in(attributes) if "=" in text else ()
+        label = op_label(instr, module, attributes)
+        op_name = op_name_in(attributes.get("metadata")) or ""
     shape = str(instr.shape)
     name = instr.name
     is_root = instr.is_root
@@ -338,7 +346,7 @@ def _made(
         nodes = (GraphNode(name, name, op, shape, kind, is_root, False, called, label),)
         keys = (name,)
         edges = _edges(instr, by_name, shared)
-    return _Made(instr, nodes, keys, edges, drawn_for, op_name_in(attributes.get("metadata")) or "")
+    return _Made(instr, nodes, keys, edges, drawn_for, op_name)
 
 
 NODE_HEIGHT = 46.0
