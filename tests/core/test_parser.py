@@ -337,6 +337,33 @@ def test_deeply_nested_tuple_shapes_are_located_errors_or_parse(depth: int) -> N
         assert module.entry.root.shape.is_tuple
 
 
+@pytest.mark.parametrize(
+    ("elements", "error"),
+    [
+        ("f32[2,3]{1,0}, s32[]", None),
+        ("f32[2]{0}, (f32[2]{0}, u8[4]{0}), pred[]", None),
+        ("f32[2]{0 , s32[]", "expects '}' at the end of the layout"),
+        ("f32[2]{1}, s32[]", "not an order"),
+        ("f32[2]{0}, q32[4]", "unknown element type"),
+    ],
+)
+def test_a_tuples_elements_parse_as_shapes_of_their_own(elements: str, error: str | None) -> None:
+    """A tuple's array elements are the (cached) parses of their texts: a
+    train step's parameter tuple repeats a few dozen shapes 3,000 times. The
+    same shapes, and the same located errors, as parsed element by element."""
+    text = f"({elements})"
+    if error is not None:
+        with pytest.raises(ValueError, match=error):
+            parse_shape(text)
+        return
+    tuple_shape = parse_shape(text)
+    assert str(tuple_shape) == text
+    again = parse_shape(f"({elements}, {elements})")
+    assert again.elements == tuple_shape.elements * 2
+    flat = [e for e in tuple_shape.elements if not e.is_tuple]
+    assert all(e is parse_shape(str(e)) for e in flat), "the element is the cached shape"
+
+
 @pytest.mark.parametrize("what", ["instructions", "computations"])
 def test_deep_nesting_of_instructions_and_computations_is_an_error(what: str) -> None:
     depth = 2000
