@@ -41,7 +41,7 @@ from xlaview.qt.model.analyses.boundaries import BoundariesJob
 from xlaview.qt.model.analyses.changes import PassChanges
 from xlaview.qt.model.analyses.compare import Compare
 from xlaview.qt.model.analyses.costing import Costing
-from xlaview.qt.model.analyses.folder import Folder
+from xlaview.qt.model.analyses.folder import Folder, Opened
 from xlaview.qt.model.analyses.history import History
 from xlaview.qt.model.analyses.kernels import Kernels
 from xlaview.qt.model.analyses.module_info import ModuleInfo
@@ -181,7 +181,9 @@ class ViewModel(QObject):
         path = Path(path).expanduser()
         self.folder.open(
             path,
-            partial(self._opened, path, module, pass_),
+            module,
+            pass_,
+            self._opened,
             lambda err: self.notices.cannot(f"cannot open {path}: {err}", str(path)),
         )
 
@@ -189,23 +191,23 @@ class ViewModel(QObject):
         """Process events until the folder asked for is shown (or cannot be)."""
         return self.folder.wait_opened(timeout_ms)
 
-    def _opened(self, path: Path, module: str | None, pass_: str | None, index: DumpIndex) -> None:
+    def _opened(self, opened: Opened) -> None:
+        index = opened.index
         self.jobs.bump("folder")
         self.index = index
         self.cache.clear()
         self.views.clear()
-        self.module_info.reset()
+        self.module_info.reset(opened.module, opened.levels)
         self.index_changed.emit(index)
         self.problems_reset.emit(list(index.problems))
         self.folder.sniff(index)
-        if not index.modules:
+        if opened.module is None:
             self._set_module(None)
             self.notices.say(f"{index.root}: no XLA module files found")
             return
-        target, point, missing = navigation.opened_at(index, path, module, pass_)
-        if missing is not None:
-            self.notices.cannot(f"{missing}: showing the main module", str(index.root))
-        self.select_module(target, point)
+        if opened.missing is not None:
+            self.notices.cannot(f"{opened.missing}: showing the main module", str(index.root))
+        self.select_module(opened.module, opened.point)
         self.notices.say(index.summary())
 
     def module_entries(self) -> list[ModuleEntry]:

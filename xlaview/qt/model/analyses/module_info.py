@@ -35,15 +35,18 @@ class ModuleInfo(QObject):
         self._jobs, self._notices, self._shown = jobs, notices, shown
         self._reports: dict[tuple, ModuleReports] = {}
         self.levels: ModuleLevels | None = None
+        self._known: tuple[DumpModule, ModuleLevels] | None = None  # (see `reset`)
         self.memory: ModuleMemory | None = None  # the module shown's (`module_memory`)
         self._sizes_timer = QTimer(self)
         self._sizes_timer.setSingleShot(True)
         self._sizes_timer.setInterval(CHANGE_SIZES_DELAY_MS)
         self._sizes_timer.timeout.connect(self._request_change_sizes)
 
-    def reset(self) -> None:
-        """A new folder."""
+    def reset(self, module: DumpModule | None = None, levels: ModuleLevels | None = None) -> None:
+        """A new folder; ``levels``: those of its ``module`` about to show, found
+        on the worker as the folder was indexed."""
         self._reports.clear()
+        self._known = (module, levels) if module is not None and levels is not None else None
 
     def flush_timers(self) -> None:
         if self._sizes_timer.isActive():
@@ -53,7 +56,13 @@ class ModuleInfo(QObject):
     def module_shown(self, module: DumpModule | None) -> None:
         index = self._shown.index
         loose = index.unrecognized if index is not None else ()
-        self.levels = module_levels(module, loose) if module is not None else None
+        known = self._known
+        if module is None:
+            self.levels = None
+        elif known is not None and known[0] is module:
+            self.levels = known[1]
+        else:
+            self.levels = module_levels(module, loose)
         self.levels_changed.emit(self.levels, module)
         self._set_memory(None)
         if module is None:
