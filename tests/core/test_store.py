@@ -244,11 +244,14 @@ class _Stop(Exception):
     pass
 
 
-def test_a_parse_is_asked_to_stop_after_the_header_and_inside_a_check(gpt_dump) -> None:
+def test_a_parse_is_asked_to_stop_after_the_header_and_inside_a_check(
+    gpt_dump, monkeypatch
+) -> None:
     """A step away stops a pass's parse within milliseconds: the check is
     asked once the module's header is read (a scanned model's takes 11 ms)
-    before any computation, and between the columns the fast path checks
-    (20 ms of a 30,000-line body went on after a step away)."""
+    before any computation, and between the columns the fast path checks of
+    a big computation (20 ms of a 30,000-line body went on after a step
+    away; here "big" is made small)."""
     from xlaview.hlo.parse import printed
 
     text = max(timeline_texts(gpt_dump), key=lambda lt: len(lt[1]))[1]
@@ -274,6 +277,9 @@ def test_a_parse_is_asked_to_stop_after_the_header_and_inside_a_check(gpt_dump) 
 
     body = text.index("\n", start) + 1  # the line after the header
     rows = printed.findall_by_lines(printed._LINE, text, body, close)
+    assert printed._check(rows, len(rows), count) == printed._check(rows, len(rows))
+    assert asked == 0, "a small computation is checked without asking"
+    monkeypatch.setattr(printed, "CHUNK", 16)
     assert printed._check(rows, len(rows), count) == printed._check(rows, len(rows))
     assert asked >= 3, f"asked {asked} times over {len(rows)} lines"
 

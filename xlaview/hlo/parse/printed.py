@@ -280,9 +280,10 @@ def _check(
     computations the instructions call, or None if anything is wrong.
     ``check`` is called between columns (it may raise to stop: 20 ms of a
     30,000-line body went on after the user had stepped away)."""
-    check = check or _nothing
     if not rows:
         return ()
+    if check is None or len(rows) <= CHUNK:
+        check = _nothing  # (a small one is checked in less time than a report takes)
     roots: Sequence[str]
     names: Sequence[str]
     shapes: Sequence[str]
