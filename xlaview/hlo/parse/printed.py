@@ -282,8 +282,6 @@ def _check(
     30,000-line body went on after the user had stepped away)."""
     if not rows:
         return ()
-    if check is None or len(rows) <= CHUNK:
-        check = _nothing  # (a small one is checked in less time than a report takes)
     roots: Sequence[str]
     names: Sequence[str]
     shapes: Sequence[str]
@@ -291,9 +289,12 @@ def _check(
     operand_texts: Sequence[str]
     if len(rows) <= CHUNK:
         # One turn's worth (most of a module's computations: 7-24 lines on a
-        # mixture of experts or a U-Net): every column in one call.
+        # mixture of experts or a U-Net): every column in one call, and no
+        # stop asked (it is checked in less time than a report takes).
+        check = _nothing
         roots, names, shapes, opcodes, operand_texts, _ = zip(*rows, strict=True)
     else:
+        check = check or _nothing
         roots, names, shapes = (listed(map(get, rows)) for get in (_ROOTS, _NAMES, _SHAPES))
         opcodes, operand_texts = listed(map(_OPCODES, rows)), listed(map(_OPERANDS, rows))
     if lines - roots.count("") > 1:
