@@ -7,6 +7,7 @@ a module with 20k instructions typically has a few hundred distinct shapes.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import re
 from dataclasses import dataclass, field
@@ -256,17 +257,15 @@ def _parse_at(text: str, pos: int, depth: int = 0) -> tuple[Shape, int]:
             # An array element is the cached parse of its text: a train
             # step's parameter tuple repeats a few dozen shapes 3,000 times
             # (69 ms parsed one by one, on the graph's path at open).
+            # Anything else (a layout cut short, a bad element) is parsed in
+            # place, where its error is located.
             pos = _SKIP.match(text, pos).end()  # type: ignore[union-attr]
             m = _ARRAY_ON_ONE_LINE.match(text, pos)
-            if m is not None and text[m.end() : m.end() + 1] not in _AFTER_ELEMENT:
-                m = None  # (a layout cut short, say: parsed below, the error located)
-            try:
-                element = parse_shape(m.group()) if m is not None else None
-            except ShapeSyntaxError:
-                element = None  # parsed below, where the error is located
-            if element is not None and m is not None:
-                pos = m.end()
-            else:
+            element = None
+            if m is not None and text[m.end() : m.end() + 1] in _AFTER_ELEMENT:
+                with contextlib.suppress(ShapeSyntaxError):
+                    element, pos = parse_shape(m.group()), m.end()
+            if element is None:
                 element, pos = _parse_at(text, pos, depth + 1)
             elements.append(element)
             pos = _SKIP.match(text, pos).end()  # type: ignore[union-attr]
