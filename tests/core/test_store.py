@@ -4,6 +4,7 @@ module parsed alone, spans included; the cache keeps within its budget."""
 from __future__ import annotations
 
 from pathlib import Path
+from unittest import mock
 
 import pytest
 from hypothesis import given, settings
@@ -14,6 +15,7 @@ from xlaview.dump.index import index_dump
 from xlaview.dump.modules import ModuleCache, load_module
 from xlaview.dump.settings import SettingError
 from xlaview.hlo import Module, parse_module, parse_module_tolerant
+from xlaview.hlo.parse import reuse
 from xlaview.hlo.parse.store import ComputationStore
 from xlaview.resources import sample_dump
 
@@ -227,6 +229,70 @@ def test_edited_passes_parse_alike_with_or_without_what_they_share(data: st.Data
         cut = data.draw(st.integers(0, 3))
         edited = edited[:at] + piece + edited[at + cut :]
     assert tolerant_model(edited, store=store, previous=before) == tolerant_model(edited)
+
+
+def calls_model(module: Module) -> list[tuple]:
+    """What each computation of the fast path calls, as a multiset."""
+    return [(c.name, sorted(c.parsed.calls)) for c in module.computations if c.parsed]
+
+
+def test_an_edited_computation_parses_as_its_text_alone(passes) -> None:
+    """A computation a pass edited is parsed from its version in the pass
+    before and the lines that changed: every line, span, check and call is
+    the parse of the text alone (every computation here counts as big)."""
+    previous = None
+    edited = 0
+    with mock.patch.object(reuse, "EDITED_FROM", 1):
+        for label, text in passes:
+            module = parse_module(text, previous=previous)
+            alone = parse_module(text)
+            assert model(module) == model(alone), f"pass {label} differs"
+            assert calls_model(module) == calls_model(alone), f"pass {label} calls otherwise"
+            if previous is not None:
+                before = {id(c.parsed) for c in previous.computations}
+                edited += sum(
+                    c.parsed is not None and c.parsed.built and id(c.parsed) not in before
+                    for c in module.computations
+                )
+            for comp in module.computations:  # what an edit is made from
+                comp.instructions
+            previous = module
+    assert edited, "passes edit computations"
+
+
+@settings(max_examples=80, deadline=None)
+@given(data=st.data())
+def test_any_edit_of_a_computation_parses_as_its_text_alone(data: st.DataObject) -> None:
+    """Lines replaced, inserted, removed, swapped, or characters changed
+    anywhere: a parse from the previous version gives the parse of the text
+    alone, refusals (the careful parser's diagnostics) included."""
+    (path,) = sample_dump().glob("*cpu_after_optimizations.txt")
+    original = path.read_text()
+    with mock.patch.object(reuse, "EDITED_FROM", 1):
+        before = parse_module_tolerant(original).module
+        for comp in before.computations:
+            comp.instructions
+        lines = original.split("\n")
+        for _ in range(data.draw(st.integers(1, 4))):
+            at = data.draw(st.integers(0, len(lines) - 1))
+            how = data.draw(st.sampled_from(["drop", "copy", "swap", "char", "rename"]))
+            if how == "drop":
+                del lines[at]
+            elif how == "copy":
+                lines.insert(data.draw(st.integers(0, len(lines))), lines[at])
+            elif how == "swap":
+                other = data.draw(st.integers(0, len(lines) - 1))
+                lines[at], lines[other] = lines[other], lines[at]
+            elif how == "rename":
+                lines[at] = lines[at].replace("%", "%x", 1)
+            else:
+                column = data.draw(st.integers(0, len(lines[at])))
+                piece = data.draw(st.sampled_from(["", "{", "}", " ", "%", "x", "1", ", ", "ROOT "]))
+                lines[at] = lines[at][:column] + piece + lines[at][column + 1 :]
+        edited = "\n".join(lines)
+        result = parse_module_tolerant(edited, previous=before)
+        assert tolerant_model(edited, previous=before) == tolerant_model(edited)
+        assert calls_model(result.module) == calls_model(parse_module_tolerant(edited).module)
 
 
 def test_a_name_not_written_anywhere_is_absent_at_once(passes) -> None:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import re
 from collections.abc import Callable
+from functools import partial
 from typing import NamedTuple
 
 from xlaview.collector import gc_paused
@@ -34,6 +35,7 @@ from xlaview.hlo.model import (
     Module,
     StackFrames,
 )
+from xlaview.hlo.parse.edited import parse_fast_edit
 from xlaview.hlo.parse.inference import infer_shapes
 from xlaview.hlo.parse.parsed import ParsedComputation
 from xlaview.hlo.parse.printed import (
@@ -190,6 +192,19 @@ class _Parser(CarefulParser):
                     self.report(self.error(pos, "unexpected '}': no computation is open here"))
                     pos += 1
                     continue
+                if self.previous is not None and (pos == 0 or text[pos - 1] == "\n"):
+                    run = self.previous.run_at(pos, self.lines.locate(pos).line)
+                    if run:
+                        entry_seen = self._take_run(run, names, computations, entry_seen)
+                        last = run[-1]
+                        parsed = last.parsed
+                        assert parsed is not None
+                        self.lines.note(
+                            last.span.offset + parsed.closing_offset,
+                            last.span.line + parsed.closing_line,
+                        )
+                        pos = last.span.end
+                        continue
                 start = pos
                 try:
                     comp, pos = self.parse_computation(pos)
@@ -203,27 +218,7 @@ class _Parser(CarefulParser):
                         names.add(inline.name)
                         computations.append(inline)
                     self.inline.clear()
-                if comp.name in names:
-                    self.report(
-                        self.error(comp.span.offset, f"computation {comp.name!r} is defined twice")
-                    )
-                    continue
-                if comp.is_entry:
-                    if entry_seen:
-                        self.report(
-                            self.error(comp.span.offset, "expects only one ENTRY computation")
-                        )
-                        comp = Computation(
-                            comp.name,
-                            False,
-                            comp.instructions,
-                            comp.span,
-                            comp.signature,
-                            comp.attribute_text,
-                        )
-                    entry_seen = True
-                names.add(comp.name)
-                computations.append(comp)
+                entry_seen = self._take(comp, names, computations, entry_seen)
         except Abort:
             pass
         if not computations and not self.tolerant:
@@ -247,6 +242,49 @@ class _Parser(CarefulParser):
             tuple(self.diagnostics),
             has_header,
         )
+
+    def _take(
+        self, comp: Computation, names: set[str], computations: list[Computation], entry_seen: bool
+    ) -> bool:
+        """Add ``comp`` to the module unless its name is taken; whether an
+        ENTRY was seen now (a second one is reported and made an ordinary one)."""
+        if comp.name in names:
+            self.report(self.error(comp.span.offset, f"computation {comp.name!r} is defined twice"))
+            return entry_seen
+        if comp.is_entry:
+            if entry_seen:
+                self.report(self.error(comp.span.offset, "expects only one ENTRY computation"))
+                comp = Computation(
+                    comp.name,
+                    False,
+                    comp.instructions,
+                    comp.span,
+                    comp.signature,
+                    comp.attribute_text,
+                )
+            entry_seen = True
+        names.add(comp.name)
+        computations.append(comp)
+        return entry_seen
+
+    def _take_run(
+        self,
+        run: list[Computation],
+        names: set[str],
+        computations: list[Computation],
+        entry_seen: bool,
+    ) -> bool:
+        """`_take` each of a run of the previous module's computations (whose
+        names differ: they did there), at once when none of the names is taken."""
+        run_names = [c.name for c in run]
+        entries = sum(c.is_entry for c in run)
+        if entries > (0 if entry_seen else 1) or not names.isdisjoint(run_names):
+            for comp in run:
+                entry_seen = self._take(comp, names, computations, entry_seen)
+            return entry_seen
+        names.update(run_names)
+        computations.extend(run)
+        return entry_seen or entries > 0
 
     def _is_single_instruction(self, pos: int) -> bool:
         """Text that is one instruction (``[name =] shape opcode(...)``), no computation."""
@@ -404,17 +442,9 @@ class _Parser(CarefulParser):
         return self.check_computation(comp), pos
 
     def fast_computation(self, pos: int) -> tuple[Computation, int] | None:
-        """The computation at ``pos`` from the previous module, the store or
-        the fast path, if it is laid out as XLA prints it (None: parse it
-        carefully)."""
+        """The computation at ``pos`` from the store or the fast path, if it
+        is laid out as XLA prints it (None: parse it carefully)."""
         line = self.lines.locate(pos).line
-        if self.previous is not None:
-            comp = self.previous.computation_at(pos, line)
-            if comp is not None:
-                parsed = comp.parsed
-                assert parsed is not None
-                self.lines.note(pos + parsed.closing_offset, line + parsed.closing_line)
-                return comp, comp.span.end
         found = self.ends.end(pos)
         if found is None:
             return None
@@ -425,7 +455,23 @@ class _Parser(CarefulParser):
                 self.deferred.append(parsed)
                 self.lines.note(pos + parsed.closing_offset, line + parsed.closing_line)
                 return Computation.from_parsed(parsed, parsed.span), parsed.span.end
-        stored = stored_computation(self.text, pos, close, end, line, self.store, self.check)
+        edit = None
+        previous = self.previous
+        old = previous.edited(pos) if previous is not None else None
+        if previous is not None and old is not None:
+            text = self.text
+            edit = partial(
+                parse_fast_edit,
+                text,
+                pos,
+                close,
+                end,
+                line,
+                old,
+                previous.previous.text,
+                self.check,
+            )
+        stored = stored_computation(self.text, pos, close, end, line, self.store, self.check, edit)
         if stored is None:
             return None
         parsed, span = stored

@@ -48,7 +48,8 @@ def estimate_bytes(instructions: int, characters: int) -> int:
 class ParsedComputation:
     """One computation parsed from its text, as found at ``span``.
 
-    ``calls`` names the computations its instructions call, so that a module
+    ``calls`` names the computations its instructions call (once per call, in
+    no particular order), so that a module
     checks them without reading attributes. The closing line is
     ``closing_line`` lines below the header and starts ``closing_offset``
     characters after it. Its instructions are built on first access, from the
@@ -98,6 +99,34 @@ class ParsedComputation:
         self._instructions: tuple[Instruction, ...] | None = None
         self._source: tuple[str, int, Callable[[], ParsedComputation | None]] | None = None
         self.nbytes = estimate_bytes(len(rows), span.end - span.offset)
+
+    @classmethod
+    def of_instructions(
+        cls,
+        name: str,
+        is_entry: bool,
+        signature: str,
+        attribute_text: str,
+        span: Span,
+        calls: tuple[str, ...],
+        instructions: tuple[Instruction, ...],
+        body: int,
+        closing_offset: int,
+    ) -> ParsedComputation:
+        """A parse whose instructions are built already (`xlaview.hlo.parse.edited`)."""
+        parsed = cls(
+            name, is_entry, signature, attribute_text, span, calls, [], body, closing_offset
+        )
+        parsed.closing_line = len(instructions) + 1
+        parsed.nbytes = estimate_bytes(len(instructions), span.end - span.offset)
+        parsed._rows = None
+        parsed._instructions = instructions
+        return parsed
+
+    @property
+    def body_offset(self) -> int:
+        """Where the first instruction's line starts, from the header's start."""
+        return self._body
 
     def leave_unread(
         self, lines: int, text: str, close: int, reader: Callable[[], ParsedComputation | None]
@@ -155,7 +184,7 @@ class ParsedComputation:
                 if instructions is None:
                     rows = self._pending()
                     assert rows is not None
-                    instructions = _build_paused(
+                    instructions = build_paused(
                         rows, self.name, self.span.line + 1, self.span.offset + self._body
                     )
                     self._instructions = instructions
@@ -196,30 +225,37 @@ class ParsedComputation:
             return self.instructions
         rows = self._pending()
         if rows is not None:
-            return _build_paused(rows, self.name, span.line + 1, span.offset + self._body)
-        new = tuple.__new__
-        with gc_paused(settle=True):
-            return tuple(
-                new(
-                    Instruction,
-                    (
-                        i[0],
-                        i[1],
-                        i[2],
-                        i[3],
-                        i[4],
-                        i[5],
-                        new(Span, (s[0] + dl, s[1], s[2] + do, s[3] + do)),
-                        i[7],
-                        i[8],
-                    ),
-                )
-                for i in self.instructions
-                for s in (i[6],)
+            return build_paused(rows, self.name, span.line + 1, span.offset + self._body)
+        return moved(self.instructions, dl, do)
+
+
+def moved(instructions: tuple[Instruction, ...], dl: int, do: int) -> tuple[Instruction, ...]:
+    """``instructions`` with their spans ``dl`` lines and ``do`` characters further on."""
+    if not dl and not do:
+        return instructions
+    new = tuple.__new__
+    with gc_paused(settle=True):
+        return tuple(
+            new(
+                Instruction,
+                (
+                    i[0],
+                    i[1],
+                    i[2],
+                    i[3],
+                    i[4],
+                    i[5],
+                    new(Span, (s[0] + dl, s[1], s[2] + do, s[3] + do)),
+                    i[7],
+                    i[8],
+                ),
             )
+            for i in instructions
+            for s in (i[6],)
+        )
 
 
-def _build_paused(rows: list[Row], comp: str, line: int, offset: int) -> tuple[Instruction, ...]:
+def build_paused(rows: list[Row], comp: str, line: int, offset: int) -> tuple[Instruction, ...]:
     """`_build` without the garbage collector (see `xlaview.collector`)."""
     with gc_paused(settle=True):
         return _build(rows, comp, line, offset)

@@ -17,7 +17,7 @@ errors) makes `parse_fast_computation` return None, and the careful parser
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from itertools import compress
 from operator import not_
 from typing import Protocol
@@ -136,12 +136,17 @@ def stored_computation(
     line: int,
     store: ComputationStore | None,
     check: Callable[[], None] | None = None,
+    edit: Callable[[], ParsedComputation | None] | None = None,
 ) -> tuple[ParsedComputation, Span] | None:
     """`parse_fast_computation`, through ``store`` (the computation's text
     parsed once, whichever module or pass asks), and where the computation
-    stands in this ``text`` (a stored parse may come from elsewhere in another)."""
+    stands in this ``text`` (a stored parse may come from elsewhere in another).
+    ``edit``, if given, is tried first on a text the store lacks: the same
+    parse, from an earlier version of the computation."""
     key = text_key(text, pos, end) if store is not None else b""
     parsed = store.get(key) if store is not None else None
+    if parsed is None and edit is not None:
+        parsed = edit()
     if parsed is None:
         parsed = parse_fast_computation(text, pos, close, end, line, check)
         if parsed is None:
@@ -163,10 +168,10 @@ def parse_fast_computation(
     Reads nothing outside ``text[pos:end]``: the result depends on that text
     alone, and is shared by every module holding the same text (see
     `xlaview.hlo.parse.store`)."""
-    frame = _frame(text, pos, close, end)
-    if frame is None:
+    framed = frame(text, pos, close, end)
+    if framed is None:
         return None
-    m, body, attribute_text, span_end = frame
+    m, body, attribute_text, span_end = framed
     # Braces that open on one line and close on another: an attribute value
     # going over lines, which the line pattern cannot see.
     if text.count("{", body, close) != text.count("}", body, close):
@@ -216,10 +221,10 @@ def defer_computation(
     None when its frame needs the careful parser. Whoever defers a body
     vouches that the fast path takes it (`ParsedComputation.read` says
     whether it does): another process has read it (`xlaview.analysis.cost.two_processes`)."""
-    frame = _frame(text, pos, close, end)
-    if frame is None:
+    framed = frame(text, pos, close, end)
+    if framed is None:
         return None
-    m, body, attribute_text, span_end = frame
+    m, body, attribute_text, span_end = framed
     parsed = ParsedComputation(
         m.group(2),
         m.group(1) is not None,
@@ -250,7 +255,7 @@ def settle(deferred: list[ParsedComputation], deferral: Deferral) -> str | None:
     return None
 
 
-def _frame(text: str, pos: int, close: int, end: int) -> tuple[re.Match[str], int, str, int] | None:
+def frame(text: str, pos: int, close: int, end: int) -> tuple[re.Match[str], int, str, int] | None:
     """(the header's match, where the body starts, the attributes after the
     closing brace, where they end) of the computation at ``pos``; None when
     the careful parser must frame it."""
@@ -303,36 +308,63 @@ def _check(
     if len(defined) != lines:
         return None  # a name defined twice
     check()
+    if not shapes_read(shapes):
+        return None
+    check()
+    payload_rows = list(map(PAYLOAD_OPCODES.__contains__, opcodes))
+    if not payloads_read(compress(operand_texts, payload_rows)):
+        return None
+    numbers = list(compress(operand_texts, map("parameter".__eq__, opcodes)))
+    if numbers and not numbered_from_zero(numbers):
+        return None
+    used_texts = list(filter(None, compress(operand_texts, map(not_, payload_rows))))
+    if not operands_defined(defined, used_texts, check):
+        return None
+    return calls_of(compress(map(_ATTRIBUTES, rows), map(CALLING_OPCODES.__contains__, opcodes)))
+
+
+def shapes_read(shapes: Iterable[str]) -> bool:
+    """Whether every shape text reads (each new one parsed once, into `SHAPES`)."""
     for shape_text in set(shapes).difference(SHAPES):
         try:
             shape = parse_shape(shape_text)
         except ShapeSyntaxError:
-            return None
+            return False
         if len(SHAPES) >= _MAX_SHAPES:
             SHAPES.clear()
         SHAPES[shape_text] = shape
-    check()
-    payload_rows = list(map(PAYLOAD_OPCODES.__contains__, opcodes))
-    for payload in compress(operand_texts, payload_rows):
+    return True
+
+
+def payloads_read(payloads: Iterable[str]) -> bool:
+    """Whether the braces of constants' and parameters' payloads balance."""
+    for payload in payloads:
         if ("{" in payload or "}" in payload) and not balanced_braces(payload):
-            return None  # XLA: "unexpected '}'" and the like; the careful path says where
-    numbers = list(compress(operand_texts, map("parameter".__eq__, opcodes)))
-    if numbers and not _numbered_from_zero(numbers):
-        return None
+            return False  # XLA: "unexpected '}'" and the like; the careful path says where
+    return True
+
+
+def operands_defined(
+    defined: set[str], used_texts: list[str], check: Callable[[], None] = lambda: None
+) -> bool:
+    """Whether the operand lists (as printed, none empty) name only ``defined`` names."""
     # Operands as XLA prints them, "%a, %b": joined, a list that starts
     # otherwise leaves a name with ", " in it, which is not defined.
     # (A chunk of lines at a time: the interpreter changes hands between them.)
-    used_texts = list(filter(None, compress(operand_texts, map(not_, payload_rows))))
     for k in range(0, len(used_texts), CHUNK):
         check()
         used = ", ".join(used_texts[k : k + CHUNK])
         if "/" in used:  # XLA numbers long operand lists: /*index=5*/
             used = _INDEX_COMMENT.sub("", used)
         if used[0] != "%" or not defined.issuperset(used[1:].split(", %")):
-            return None
-    calling = "\n".join(
-        compress(map(_ATTRIBUTES, rows), map(CALLING_OPCODES.__contains__, opcodes))
-    )
+            return False
+    return True
+
+
+def calls_of(attribute_texts: Iterable[str]) -> tuple[str, ...] | None:
+    """The computations the attribute lists of calling instructions name, in
+    order; None if one writes a computation inline (the careful path's)."""
+    calling = "\n".join(attribute_texts)
     if not calling:
         return ()
     if "={" in calling and _INLINE_AFTER_COMMA.search(calling):
@@ -344,7 +376,7 @@ def _nothing() -> None:
     pass
 
 
-def _numbered_from_zero(numbers: list[str]) -> bool:
+def numbered_from_zero(numbers: list[str]) -> bool:
     """Whether parameter numbers as printed are 0 to n - 1, each once."""
     if numbers == _IN_ORDER[: len(numbers)]:
         return True  # as XLA mostly prints them

@@ -1,0 +1,231 @@
+"""A big computation a pass edited, parsed from its previous parse.
+
+Most passes that change the entry of a big module change a few of its lines:
+the 14,000 to 40,000 lines around them read as before. The lines both
+versions share at the start and at the end of the body are found by comparing
+the two texts (in C) and taken from the previous version's instructions,
+moved to where they now stand; only the lines between are read by the fast
+path's line pattern. The checks of the fast path (`xlaview.hlo.parse.printed`)
+then run over the whole computation again, over columns of parts in C, so the
+result is the one a parse of the text alone gives, or None where the fast
+path would refuse the text (the caller then parses it afresh).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from itertools import accumulate, chain, compress
+from operator import itemgetter, not_
+
+from xlaview.collector import gc_paused
+from xlaview.hlo.interpreted import bad_values
+from xlaview.hlo.model import Computation, Instruction, Span
+from xlaview.hlo.parse.parsed import (
+    _OPCODES,
+    _OPERANDS,
+    _SHAPES,
+    PAYLOAD_OPCODES,
+    ParsedComputation,
+    Row,
+    build_paused,
+)
+from xlaview.hlo.parse.printed import (
+    _LINE,
+    _PARAMETER_NUMBER,
+    CALLING_OPCODES,
+    calls_of,
+    frame,
+    numbered_from_zero,
+    payloads_read,
+    shapes_read,
+)
+
+_NAME_OF, _OPCODE_OF, _OPERANDS_OF, _IS_ROOT, _ATTRIBUTES_OF, _PAYLOAD_OF = (
+    itemgetter(k) for k in (0, 1, 3, 4, 7, 8)
+)
+
+
+def parse_fast_edit(
+    text: str,
+    pos: int,
+    close: int,
+    end: int,
+    line: int,
+    old: Computation,
+    old_text: str,
+    check: Callable[[], None] | None = None,
+) -> ParsedComputation | None:
+    """`xlaview.hlo.parse.printed.parse_fast_computation` of the computation
+    at ``pos`` (its header on ``line``, its closing brace after the newline at
+    ``close``), given ``old``: an earlier version of it in ``old_text``, parsed
+    by the fast path, its instructions built. None when the fast path refuses
+    the text or ``old`` is not of the same name."""
+    framed = frame(text, pos, close, end)
+    old_parsed = old.parsed
+    if framed is None or old_parsed is None or close < pos:
+        return None
+    m, body, attribute_text, span_end = framed
+    if m.group(2) != old.name or close < body:
+        return None
+    old_body = old.span.offset + old_parsed.body_offset
+    old_close = old.span.offset + old_parsed.closing_offset - 1
+    old_instructions = old.instructions
+    old_lines = old_text[old_body:old_close].split("\n")
+    if len(old_lines) != len(old_instructions):
+        return None
+    check = check or _nothing
+    lines = text[body:close].split("\n")
+    # Each line the previous version holds, by its text: its instruction.
+    found = list(map({text: k for k, text in enumerate(old_lines)}.get, lines))
+    changed = [j for j, k in enumerate(found) if k is None]
+    kept = len(lines) - len(changed)
+    gone = set(range(len(old_lines))).difference(found)
+    if len(old_lines) - len(gone) != kept:
+        return None  # a line twice: a name defined twice
+    check()
+    # The old body's braces balanced: the new one's do if what came balances what went.
+    came = "\n".join(lines[j] for j in changed)
+    went = "\n".join(old_lines[k] for k in gone)
+    if came.count("{") - came.count("}") != went.count("{") - went.count("}"):
+        return None  # an attribute going over lines
+    rows: list[Row] = _LINE.findall(came) if came else []
+    if len(rows) != len(changed) or (rows and bad_values(came, 0, len(came))):
+        return None
+    check()
+    if not _rows_read(rows):
+        return None
+    starts = list(accumulate(map((1).__add__, map(len, lines)), initial=body))
+    instructions, new = _placed(found, old_instructions, rows, changed, starts, line + 1, old.name)
+    check()
+    calls = _checked_calls(
+        old_instructions, old_parsed.calls, [old_instructions[k] for k in gone], new, instructions
+    )
+    if calls is None:
+        return None
+    return ParsedComputation.of_instructions(
+        old.name,
+        m.group(1) is not None,
+        (m.group(3) or "").strip(),
+        attribute_text,
+        Span(line, 1, pos, span_end),
+        calls,
+        instructions,
+        body - pos,
+        close + 1 - pos,
+    )
+
+
+def _rows_read(rows: list[Row]) -> bool:
+    """The checks of the fast path that concern lines read now alone: their
+    shapes, payloads and operand lists as printed."""
+    opcodes = list(map(_OPCODES, rows))
+    operand_texts = list(map(_OPERANDS, rows))
+    if not shapes_read(map(_SHAPES, rows)):
+        return False
+    payload_rows = list(map(PAYLOAD_OPCODES.__contains__, opcodes))
+    if not payloads_read(compress(operand_texts, payload_rows)):
+        return False
+    numbers = list(compress(operand_texts, map("parameter".__eq__, opcodes)))
+    if not all(map(_PARAMETER_NUMBER.fullmatch, numbers)):
+        return False
+    # Operand lists as XLA prints them ("%a, %b"); the names are looked up
+    # once the whole body is known (`_check_all`).
+    used_texts = filter(None, compress(operand_texts, map(not_, payload_rows)))
+    return all(text[0] == "%" for text in used_texts)
+
+
+def _placed(
+    found: list[int | None],
+    old_instructions: tuple[Instruction, ...],
+    rows: list[Row],
+    changed: list[int],
+    starts: list[int],
+    first_line: int,
+    comp: str,
+) -> tuple[tuple[Instruction, ...], list[Instruction]]:
+    """The instructions of the body: the previous version's where ``found``
+    says which, moved to where they now stand, and the ``changed`` lines'
+    built from ``rows`` (``starts``: where each line starts); and the latter alone."""
+    built: dict[int, Instruction] = {}
+    k = 0
+    while k < len(changed):  # a run of changed lines at a time
+        j = changed[k]
+        run = 1
+        while k + run < len(changed) and changed[k + run] == j + run:
+            run += 1
+        for i, instr in enumerate(build_paused(rows[k : k + run], comp, first_line + j, starts[j])):
+            built[j + i] = instr
+        k += run
+    new = tuple.__new__
+    out: list[Instruction] = []
+    append = out.append
+    with gc_paused(settle=True):
+        for j, (k_old, start) in enumerate(zip(found, starts, strict=False)):
+            if k_old is None:
+                append(built[j])
+                continue
+            instr = old_instructions[k_old]
+            name, opcode, shape, operands, root, comp, span, attributes, payload = instr
+            at = start + 2  # after the indentation
+            if span[2] == at and span[0] == first_line + j:
+                append(instr)
+            else:
+                moved = new(Span, (first_line + j, 3, at, at + span[3] - span[2]))
+                append(
+                    new(
+                        Instruction,
+                        (name, opcode, shape, operands, root, comp, moved, attributes, payload),
+                    )
+                )
+    return tuple(out), list(built.values())
+
+
+def _checked_calls(
+    old: tuple[Instruction, ...],
+    old_calls: tuple[str, ...] | None,
+    gone: list[Instruction],
+    new: list[Instruction],
+    instructions: tuple[Instruction, ...],
+) -> tuple[str, ...] | None:
+    """The checks of the fast path over the body now made of ``instructions``
+    (the previous version's, ``old``, checked, calling ``old_calls``, but for
+    those ``gone``, and those ``new``): what it calls (as many times as its
+    instructions do), or None if anything is wrong."""
+    if old_calls is None:
+        return None
+    roots = sum(map(_IS_ROOT, old)) - sum(map(_IS_ROOT, gone)) + sum(map(_IS_ROOT, new))
+    if roots > 1:
+        return None  # two ROOTs
+    new_names = set(map(_NAME_OF, new))
+    gone_names = set(map(_NAME_OF, gone))
+    old_names = set(map(_NAME_OF, old))
+    if len(new_names) != len(new) or any(
+        name in old_names and name not in gone_names for name in new_names
+    ):
+        return None  # a name defined twice
+    if "parameter" in map(_OPCODE_OF, chain(gone, new)):
+        # Parameters: the numbers as printed (checked digits for the new lines).
+        opcodes = map(_OPCODE_OF, instructions)
+        numbers = list(compress(map(_PAYLOAD_OF, instructions), map("parameter".__eq__, opcodes)))
+        if numbers and not numbered_from_zero(numbers):
+            return None
+    for name in chain.from_iterable(map(_OPERANDS_OF, new)):
+        if name not in new_names and (name not in old_names or name in gone_names):
+            return None  # an operand no line defines
+    removed = gone_names - new_names
+    if removed and not removed.isdisjoint(chain.from_iterable(map(_OPERANDS_OF, instructions))):
+        return None  # a line that is gone is used
+    calling = CALLING_OPCODES.__contains__
+    went = calls_of(compress(map(_ATTRIBUTES_OF, gone), map(calling, map(_OPCODE_OF, gone))))
+    came = calls_of(compress(map(_ATTRIBUTES_OF, new), map(calling, map(_OPCODE_OF, new))))
+    if went is None or came is None:
+        return None
+    calls = Counter(old_calls)
+    calls.subtract(went)
+    calls.update(came)
+    return tuple(calls.elements())
+
+
+def _nothing() -> None:
+    pass
