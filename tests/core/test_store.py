@@ -255,7 +255,7 @@ def test_an_edited_computation_parses_as_its_text_alone(passes) -> None:
                     for c in module.computations
                 )
             for comp in module.computations:  # what an edit is made from
-                comp.instructions
+                assert comp.instructions
             previous = module
     assert edited, "passes edit computations"
 
@@ -271,7 +271,7 @@ def test_any_edit_of_a_computation_parses_as_its_text_alone(data: st.DataObject)
     with mock.patch.object(reuse, "EDITED_FROM", 1):
         before = parse_module_tolerant(original).module
         for comp in before.computations:
-            comp.instructions
+            assert comp.instructions
         lines = original.split("\n")
         for _ in range(data.draw(st.integers(1, 4))):
             at = data.draw(st.integers(0, len(lines) - 1))
@@ -287,7 +287,8 @@ def test_any_edit_of_a_computation_parses_as_its_text_alone(data: st.DataObject)
                 lines[at] = lines[at].replace("%", "%x", 1)
             else:
                 column = data.draw(st.integers(0, len(lines[at])))
-                piece = data.draw(st.sampled_from(["", "{", "}", " ", "%", "x", "1", ", ", "ROOT "]))
+                pieces = ["", "{", "}", " ", "%", "x", "1", ", ", "ROOT "]
+                piece = data.draw(st.sampled_from(pieces))
                 lines[at] = lines[at][:column] + piece + lines[at][column + 1 :]
         edited = "\n".join(lines)
         result = parse_module_tolerant(edited, previous=before)
@@ -379,3 +380,32 @@ def test_a_parse_stopped_midway_leaves_its_work_in_the_store(gpt_dump, monkeypat
     assert store.hits >= kept, "the second parse took what the first left"
     assert model(module) == model(parse_module(text))
     assert module.entry.parsed is entry.parsed and tuple(module.entry.span) == tuple(entry.span)
+
+
+def test_the_graphs_computation_is_read_from_its_edit_and_shared(passes) -> None:
+    """A step reads the graph's computation of the next pass alone, before the
+    module; an edited one from its version in the pass before (built, as the
+    graph shown has it): the parse of the text alone, kept in the store so
+    that the module's parse takes that one, and so does the next step when
+    the pass after leaves it as it was."""
+    from xlaview.hlo.parse.early import lone_module, read_computation
+
+    store = ComputationStore(1 << 30)
+    previous = None
+    edited = shared = 0
+    with mock.patch.object(reuse, "EDITED_FROM", 1):
+        for label, text in passes:
+            entry = read_computation(text, None, store, previous=previous)
+            assert entry is not None
+            module = parse_module(text, store=store, previous=previous)
+            alone = parse_module(text).entry
+            assert model(lone_module(text, entry)) == model(lone_module(text, alone)), label
+            assert module.entry.parsed is entry.parsed, f"pass {label}: two parses"
+            if previous is not None:
+                if entry.parsed is previous.entry.parsed:
+                    shared += 1
+                elif entry.parsed.built:
+                    edited += 1
+            assert module.entry.instructions  # built, as the graph shown has it
+            previous = module
+    assert edited and shared, (edited, shared)

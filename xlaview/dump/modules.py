@@ -133,6 +133,14 @@ class ModuleCache:
             del measures[key]
             self.nbytes -= sizes[key]
 
+    def last(self) -> LoadedModule | None:
+        """The module used last: as like as not, a neighbour of the next one asked for."""
+        with self._lock:
+            return self._last()
+
+    def _last(self) -> LoadedModule | None:
+        return next(reversed(self._items.values()), None)
+
     def load(
         self,
         dump_file: DumpFile | str | Path,
@@ -154,8 +162,7 @@ class ModuleCache:
             other = self._loading.get(key)
             if other is None:
                 parsing = self._loading[key] = threading.Event()
-                # The module used last: as like as not, a neighbouring pass.
-                last = next(reversed(self._items.values()), None)
+                last = self._last()
         if other is not None:
             # Another thread is parsing it: wait, then take its result from the cache
             # (or, if that parse failed, fail the same way).

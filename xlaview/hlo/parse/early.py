@@ -12,10 +12,13 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Sequence
+from functools import partial
 
 from xlaview.hlo.lines import find_at_line_start
 from xlaview.hlo.model import Computation, Module, StackFrames
+from xlaview.hlo.parse.edited import parse_fast_edit
 from xlaview.hlo.parse.printed import ComputationEnds, stored_computation
+from xlaview.hlo.parse.reuse import EDITED_FROM
 from xlaview.hlo.parse.store import ComputationStore
 
 
@@ -24,10 +27,13 @@ def read_computation(
     name: str | None,
     store: ComputationStore | None = None,
     starts: Sequence[int] | None = None,
+    previous: Module | None = None,
 ) -> Computation | None:
     """The computation ``name`` of ``text`` (None: the ENTRY computation), or
     None when it is not printed there as XLA prints one. ``starts``: where
-    each line of ``text`` starts, when known (else lines are counted)."""
+    each line of ``text`` starts, when known (else lines are counted). A big
+    computation the store lacks is read from its version in ``previous``
+    (another pass) where that one is built (`xlaview.hlo.parse.edited`)."""
     if name is None:  # XLA prints the entry last
         pos = 0 if text.startswith("ENTRY ") else text.rfind("\nENTRY ") + 1
         pos = pos if pos > 0 or text.startswith("ENTRY ") else -1
@@ -40,7 +46,23 @@ def read_computation(
         return None
     close, end = found
     line = bisect_right(starts, pos) if starts is not None else text.count("\n", 0, pos) + 1
-    stored = stored_computation(text, pos, close, end, line, store)
+    edit = None
+    if previous is not None:
+        old = (
+            previous.entry
+            if name is None
+            else previous.computation(name)
+            if previous.has_computation(name)
+            else None
+        )
+        if (
+            old is not None
+            and old.parsed is not None
+            and old.built
+            and len(old.parsed) >= EDITED_FROM
+        ):
+            edit = partial(parse_fast_edit, text, pos, close, end, line, old, previous.text)
+    stored = stored_computation(text, pos, close, end, line, store, edit=edit)
     if stored is None or (name is not None and stored[0].name != name):
         return None
     return Computation.from_parsed(*stored)

@@ -145,10 +145,10 @@ def stored_computation(
     parse, from an earlier version of the computation."""
     key = text_key(text, pos, end) if store is not None else b""
     parsed = store.get(key) if store is not None else None
-    if parsed is None and edit is not None:
-        parsed = edit()
     if parsed is None:
-        parsed = parse_fast_computation(text, pos, close, end, line, check)
+        parsed = edit() if edit is not None else None
+        if parsed is None:
+            parsed = parse_fast_computation(text, pos, close, end, line, check)
         if parsed is None:
             return None
         if store is not None:

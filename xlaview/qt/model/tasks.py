@@ -320,7 +320,12 @@ def early_graph(
     or it holds an ``async-start`` (labelled by the computation it calls)."""
     read = read_pass_text(dump_file, ahead)
     text = read.source.text
-    comp = read_computation(text, computation, cache.store, read.source.starts)
+    # A big computation the pass edited: read from its version in the module
+    # used last (a neighbour, its graph's instructions built).
+    last = cache.last()
+    comp = read_computation(
+        text, computation, cache.store, read.source.starts, last.module if last else None
+    )
     if comp is None or comp.parsed is None or "async-start" in comp.parsed.opcodes():
         return None
     if shown is not None and shown.source is comp.parsed and shown.graph.computation == comp.name:
