@@ -23,6 +23,7 @@ _INDEX_COMMENT = re.compile(r"/\*index=\d+\*/")  # XLA numbers long operand list
 PAYLOAD_OPCODES = frozenset(("constant", "parameter"))
 _ROOTS, _NAMES, _SHAPES, _OPCODES, _OPERANDS, _ATTRIBUTES = (itemgetter(k) for k in range(6))
 Row = tuple[str, str, str, str, str, str]  # ROOT, name, shape, opcode, operands, attributes
+_NAME_OF, _OPCODE_OF = itemgetter(0), itemgetter(1)  # of an Instruction
 
 # Shapes by their text, shared by every parse: a dump has a few thousand.
 SHAPES: dict[str, Shape] = {}
@@ -203,7 +204,7 @@ class ParsedComputation:
         rows = self._pending()
         if rows is not None:
             return list(map(_NAMES, rows))
-        return tuple(i[0] for i in self.instructions)
+        return tuple(map(_NAME_OF, self.instructions))
 
     def name_at(self, index: int) -> str:
         """The name of the ``index``-th instruction, building nothing."""
@@ -215,7 +216,7 @@ class ParsedComputation:
         rows = self._pending()
         if rows is not None:
             return list(map(_OPCODES, rows))
-        return tuple(i[1] for i in self.instructions)
+        return tuple(map(_OPCODE_OF, self.instructions))
 
     def relocated(self, span: Span) -> tuple[Instruction, ...]:
         """The instructions with their spans moved to a copy of the text at ``span``."""
