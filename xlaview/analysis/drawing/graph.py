@@ -21,6 +21,7 @@ from xlaview.hlo.model import called_in, op_name_in
 from xlaview.turns import dict_of, listed
 
 SHARED_OPCODES = frozenset(("parameter", "constant", "iota"))
+_MAY_BE_CHEAP = SHARED_OPCODES | {"broadcast"}
 
 
 def _is_cheap(instr: Instruction, by_name: Mapping[str, Instruction]) -> bool:
@@ -99,11 +100,9 @@ def build_graph(
         # made of it know by identity too.
         return previous
     by_name = dict_of(zip(names, instructions, strict=True))
-    cheap = {
-        i.name
-        for i in instructions
-        if (i.opcode in SHARED_OPCODES or i.opcode == "broadcast") and _is_cheap(i, by_name)
-    }
+    # (The few that may be, picked in C: a 40,000-op entry has a few hundred.)
+    maybe = compress(instructions, map(_MAY_BE_CHEAP.__contains__, map(_OPCODE, instructions)))
+    cheap = {i.name for i in maybe if _is_cheap(i, by_name)}
     operands = listed(map(_OPERANDS, instructions))
     users: dict[str, list[str]] = {}
     if cheap:
