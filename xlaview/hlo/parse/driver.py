@@ -3,12 +3,14 @@
 The module's header, stack-frame tables and computations. A computation comes
 from the first of: the previous module when this text repeats it
 (`xlaview.hlo.parse.reuse`), a `ComputationStore` that has seen its text
-(`xlaview.hlo.parse.store`), the fast path for computations laid out as XLA prints
-them (`xlaview.hlo.parse.printed`: one regular expression over the whole body, checks
-in C, instructions built on first access), and the careful path
-(`xlaview.hlo.parse.tolerant`: token by token, with located errors) for anything
-else. Attributes are kept as raw text and decoded on demand
-(`xlaview.hlo.attributes`), so the parser never pays for what nobody reads.
+(`xlaview.hlo.parse.store`), its version in the previous module when it is
+big and a pass edited it (`xlaview.hlo.parse.edited`), the fast path for
+computations laid out as XLA prints them (`xlaview.hlo.parse.printed`: one
+regular expression over the whole body, checks in C, instructions built on
+first access), and the careful path (`xlaview.hlo.parse.tolerant`: token by
+token, with located errors) for anything else. Attributes are kept as raw text
+and decoded on demand (`xlaview.hlo.attributes`), so the parser never pays for
+what nobody reads.
 """
 
 from __future__ import annotations
@@ -455,21 +457,14 @@ class _Parser(CarefulParser):
                 self.deferred.append(parsed)
                 self.lines.note(pos + parsed.closing_offset, line + parsed.closing_line)
                 return Computation.from_parsed(parsed, parsed.span), parsed.span.end
-        edit = None
+        # A big computation the pass edited: from its version in the previous module.
         previous = self.previous
         old = previous.edited(pos) if previous is not None else None
+        edit = None
         if previous is not None and old is not None:
-            text = self.text
+            old_text = previous.previous.text
             edit = partial(
-                parse_fast_edit,
-                text,
-                pos,
-                close,
-                end,
-                line,
-                old,
-                previous.previous.text,
-                self.check,
+                parse_fast_edit, self.text, pos, close, end, line, old, old_text, self.check
             )
         stored = stored_computation(self.text, pos, close, end, line, self.store, self.check, edit)
         if stored is None:

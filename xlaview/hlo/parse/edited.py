@@ -1,14 +1,15 @@
 """A big computation a pass edited, parsed from its previous parse.
 
-Most passes that change the entry of a big module change a few of its lines:
-the 14,000 to 40,000 lines around them read as before. The lines both
-versions share at the start and at the end of the body are found by comparing
-the two texts (in C) and taken from the previous version's instructions,
-moved to where they now stand; only the lines between are read by the fast
-path's line pattern. The checks of the fast path (`xlaview.hlo.parse.printed`)
-then run over the whole computation again, over columns of parts in C, so the
-result is the one a parse of the text alone gives, or None where the fast
-path would refuse the text (the caller then parses it afresh).
+Most passes that change the entry of a big module change a few of its lines,
+here and there: the 14,000 to 40,000 lines around them read as before. Each
+line of the new body is looked up by its text among the previous version's
+lines (a dictionary, in C); a line found keeps that version's instruction,
+moved to where it now stands, and only the lines not found are read by the
+fast path's line pattern. The checks of the fast path
+(`xlaview.hlo.parse.printed`) are then made again on what came and what went:
+the previous version passed them, so the result is the one a parse of the
+text alone gives, or None where the fast path would refuse the text (the
+caller then parses it afresh).
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def parse_fast_edit(
     check = check or _nothing
     lines = text[body:close].split("\n")
     # Each line the previous version holds, by its text: its instruction.
-    found = list(map({text: k for k, text in enumerate(old_lines)}.get, lines))
+    found = list(map({old_line: k for k, old_line in enumerate(old_lines)}.get, lines))
     changed = [j for j, k in enumerate(found) if k is None]
     kept = len(lines) - len(changed)
     gone = set(range(len(old_lines))).difference(found)
@@ -130,7 +131,7 @@ def _rows_read(rows: list[Row]) -> bool:
     if not all(map(_PARAMETER_NUMBER.fullmatch, numbers)):
         return False
     # Operand lists as XLA prints them ("%a, %b"); the names are looked up
-    # once the whole body is known (`_check_all`).
+    # once the whole body is known (`_checked_calls`).
     used_texts = filter(None, compress(operand_texts, map(not_, payload_rows)))
     return all(text[0] == "%" for text in used_texts)
 
@@ -166,7 +167,7 @@ def _placed(
                 append(built[j])
                 continue
             instr = old_instructions[k_old]
-            name, opcode, shape, operands, root, comp, span, attributes, payload = instr
+            name, opcode, shape, operands, root, of, span, attributes, payload = instr
             at = start + 2  # after the indentation
             if span[2] == at and span[0] == first_line + j:
                 append(instr)
@@ -175,7 +176,7 @@ def _placed(
                 append(
                     new(
                         Instruction,
-                        (name, opcode, shape, operands, root, comp, moved, attributes, payload),
+                        (name, opcode, shape, operands, root, of, moved, attributes, payload),
                     )
                 )
     return tuple(out), list(built.values())

@@ -18,11 +18,11 @@ import re
 
 from xlaview.hlo.model import Computation, Module, Span
 
-_LARGEST_BLOCK = 1 << 16
 # A computation of this many lines that a pass edited is parsed from its
 # previous parse and the lines that changed; a smaller one afresh (as quick).
 EDITED_FROM = 1024
 _FIRST_BLOCK = 256
+_LARGEST_BLOCK = 1 << 16
 # A computation's header line: ``[ENTRY ]%name (``.
 _HEADER_NAME = re.compile(r"(?:ENTRY[ \t]+)?%?([A-Za-z_][A-Za-z0-9_.\-]*)")
 
@@ -57,6 +57,7 @@ class PreviousModule:
         "_k_named",
         "_new0",
         "_old0",
+        "_prepared",
         "_reach",
         "_shared",
         "previous",
@@ -66,7 +67,8 @@ class PreviousModule:
     def __init__(self, text: str, previous: Module) -> None:
         self.text = text
         self.previous = previous
-        self._comps: list[Computation] | None = None  # made on first use
+        self._prepared = False  # the tables below are made on first use
+        self._comps: list[Computation] = []
         self._reach: list[int] = []
         self._chained: list[bool] = []
         self._k_at: dict[int, int] = {}
@@ -89,14 +91,11 @@ class PreviousModule:
         # The fast path read up to the newline ending the closing line.
         reach = [find("\n", c.span.end) + 1 or len(old_text) for c in comps]
         self._chained = [
-            end == start or not old_text[end:start].strip()
+            end <= start and not old_text[end:start].strip()
             for end, start in zip(reach, starts[1:], strict=False)
-            if end <= start
         ]
-        if len(self._chained) != len(comps) - 1:  # overlapping computations: none chained
-            self._chained = [False] * (len(comps) - 1)
-        self._chained.append(False)
-        self._comps, self._reach = comps, reach
+        self._chained.append(False)  # the last one
+        self._comps, self._reach, self._prepared = comps, reach, True
         self._k_at = {start: k for k, start in enumerate(starts)}
         self._k_named = {c.name: k for k, c in enumerate(comps)}
 
@@ -105,10 +104,9 @@ class PreviousModule:
         (the start of a header on ``line``) on, one after another with only
         blank space between them, each with its span in this text; empty when
         the computation at ``pos`` is not one of them."""
-        if self._comps is None:
+        if not self._prepared:
             self._prepare()
         comps = self._comps
-        assert comps is not None
         k = self._k_at.get(self._old0 + pos - self._new0, -1)
         if k < 0 or not self._repeated(k):
             k = self._realign(pos)
@@ -139,14 +137,13 @@ class PreviousModule:
         """The previous module's computation of the name at ``pos`` (a header
         this text does not repeat as it was), if it is big and its
         instructions are built: what an edit of it can be parsed from
-        (`xlaview.hlo.parse.printed.parse_fast_edit`)."""
-        if self._comps is None:
+        (`xlaview.hlo.parse.edited.parse_fast_edit`)."""
+        if not self._prepared:
             self._prepare()
-        m = _HEADER_NAME.match(self.text, pos)
-        k = self._k_named.get(m.group(1), -1) if m else -1
+        k = self._named(pos)
         if k < 0:
             return None
-        comp = self._comps[k]  # type: ignore[index]
+        comp = self._comps[k]
         parsed = comp.parsed
         assert parsed is not None
         return comp if len(parsed) >= EDITED_FROM and comp.built else None
@@ -154,7 +151,7 @@ class PreviousModule:
     def _repeated(self, k: int) -> bool:
         """Whether the stretch followed holds the ``k``-th computation, up to
         the end of its closing line (the end of both texts: to the end)."""
-        start = self._comps[k].span.offset  # type: ignore[index]
+        start = self._comps[k].span.offset
         reach = self._reach[k]
         shared_end = self._old0 + self._shared
         if start < self._old0 or reach > shared_end:
@@ -166,13 +163,17 @@ class PreviousModule:
     def _realign(self, pos: int) -> int:
         """The previous computation of the name at ``pos``, if the texts agree
         from there on (the stretch followed from now on); -1 if not."""
-        m = _HEADER_NAME.match(self.text, pos)
-        k = self._k_named.get(m.group(1), -1) if m else -1
+        k = self._named(pos)
         if k < 0:
             return -1
-        old0 = self._comps[k].span.offset  # type: ignore[index]
+        old0 = self._comps[k].span.offset
         shared = common_length(self.text, pos, self.previous.text, old0)
         if old0 + shared < self._reach[k]:
             return -1
         self._new0, self._old0, self._shared = pos, old0, shared
         return k if self._repeated(k) else -1
+
+    def _named(self, pos: int) -> int:
+        """Which of the previous computations has the name of the header at ``pos`` (-1: none)."""
+        m = _HEADER_NAME.match(self.text, pos)
+        return self._k_named.get(m.group(1), -1) if m else -1
