@@ -409,3 +409,49 @@ def test_the_graphs_computation_is_read_from_its_edit_and_shared(passes) -> None
             assert module.entry.instructions  # built, as the graph shown has it
             previous = module
     assert edited and shared, (edited, shared)
+
+
+def test_an_edit_reads_its_changed_lines_a_slice_at_a_time(passes, monkeypatch) -> None:
+    """The lines an edit reads go through the line pattern a slice at a time,
+    asking whether to stop between slices (one call over them all held the
+    GIL for 90 ms on a moe step, and the window's GUI thread waited); a
+    computation rewritten more than edited is parsed afresh."""
+    from xlaview.hlo import scan
+    from xlaview.hlo.parse.edited import parse_fast_edit
+    from xlaview.hlo.parse.printed import ComputationEnds
+
+    _, text = passes[-1]
+    old_module = parse_module(text)
+    old = max(old_module.computations, key=len)
+    assert old.instructions
+    start, stop = old.instructions[0].span.offset, old.instructions[-1].span.end
+    body = text[start:stop]
+    # Two names changed where they are defined and used alike.
+    names = [i.name for i in old.instructions if i.opcode != "parameter"][:2]
+    edited_body = body
+    for name in names:
+        edited_body = (
+            edited_body.replace(f"%{name} ", f"%{name}_e ")
+            .replace(f"%{name},", f"%{name}_e,")
+            .replace(f"%{name})", f"%{name}_e)")
+        )
+    edited = text[:start] + edited_body + text[stop:]
+    pos = old.span.offset
+    close, end = ComputationEnds(edited).end(pos)
+    asked = 0
+
+    def check() -> None:
+        nonlocal asked
+        asked += 1
+
+    assert parse_fast_edit(edited, pos, close, end, old.span.line, old, text, check)
+    in_one, asked = asked, 0
+    monkeypatch.setattr(scan, "SLICE", 128)
+    parsed = parse_fast_edit(edited, pos, close, end, old.span.line, old, text, check)
+    assert parsed is not None
+    alone = parse_module(edited).computation(old.name)
+    assert parsed.instructions == alone.instructions
+    assert asked > in_one, f"asked {asked} times in slices, {in_one} in one"
+    rewritten = text[:start] + body.replace(" = ", "  = ") + text[stop:]
+    close, end = ComputationEnds(rewritten).end(pos)
+    assert parse_fast_edit(rewritten, pos, close, end, old.span.line, old, text) is None

@@ -41,6 +41,7 @@ from xlaview.hlo.parse.printed import (
     payloads_read,
     shapes_read,
 )
+from xlaview.hlo.scan import findall_by_lines
 
 _NAME_OF, _OPCODE_OF, _OPERANDS_OF, _IS_ROOT, _ATTRIBUTES_OF, _PAYLOAD_OF = (
     itemgetter(k) for k in (0, 1, 3, 4, 7, 8)
@@ -80,6 +81,8 @@ def parse_fast_edit(
     # Each line the previous version holds, by its text: its instruction.
     found = list(map({old_line: k for k, old_line in enumerate(old_lines)}.get, lines))
     changed = [j for j, k in enumerate(found) if k is None]
+    if len(changed) * 2 > len(lines):
+        return None  # rewritten more than edited: parsed afresh as quickly
     kept = len(lines) - len(changed)
     gone = set(range(len(old_lines))).difference(found)
     if len(old_lines) - len(gone) != kept:
@@ -90,7 +93,8 @@ def parse_fast_edit(
     went = "\n".join(old_lines[k] for k in gone)
     if came.count("{") - came.count("}") != went.count("{") - went.count("}"):
         return None  # an attribute going over lines
-    rows: list[Row] = _LINE.findall(came) if came else []
+    # (A slice of lines at a time: between them the GUI thread gets the GIL.)
+    rows: list[Row] = findall_by_lines(_LINE, came, 0, len(came), check) if came else []
     if len(rows) != len(changed) or (rows and bad_values(came, 0, len(came))):
         return None
     check()
