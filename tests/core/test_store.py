@@ -15,7 +15,7 @@ from xlaview.dump.index import index_dump
 from xlaview.dump.modules import ModuleCache, load_module
 from xlaview.dump.settings import SettingError
 from xlaview.hlo import Module, parse_module, parse_module_tolerant
-from xlaview.hlo.parse import reuse
+from xlaview.hlo.parse import edited as edited_parse
 from xlaview.hlo.parse.store import ComputationStore
 from xlaview.resources import sample_dump
 
@@ -242,7 +242,7 @@ def test_an_edited_computation_parses_as_its_text_alone(passes) -> None:
     the parse of the text alone (every computation here counts as big)."""
     previous = None
     edited = 0
-    with mock.patch.object(reuse, "EDITED_FROM", 1):
+    with mock.patch.object(edited_parse, "EDITED_FROM", 1):
         for label, text in passes:
             module = parse_module(text, previous=previous)
             alone = parse_module(text)
@@ -268,7 +268,7 @@ def test_any_edit_of_a_computation_parses_as_its_text_alone(data: st.DataObject)
     alone, refusals (the careful parser's diagnostics) included."""
     (path,) = sample_dump().glob("*cpu_after_optimizations.txt")
     original = path.read_text()
-    with mock.patch.object(reuse, "EDITED_FROM", 1):
+    with mock.patch.object(edited_parse, "EDITED_FROM", 1):
         before = parse_module_tolerant(original).module
         for comp in before.computations:
             assert comp.instructions
@@ -393,7 +393,7 @@ def test_the_graphs_computation_is_read_from_its_edit_and_shared(passes) -> None
     store = ComputationStore(1 << 30)
     previous = None
     edited = shared = 0
-    with mock.patch.object(reuse, "EDITED_FROM", 1):
+    with mock.patch.object(edited_parse, "EDITED_FROM", 1):
         for label, text in passes:
             entry = read_computation(text, None, store, previous=previous)
             assert entry is not None

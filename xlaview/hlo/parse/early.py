@@ -16,9 +16,8 @@ from functools import partial
 
 from xlaview.hlo.lines import find_at_line_start
 from xlaview.hlo.model import Computation, Module, StackFrames
-from xlaview.hlo.parse.edited import parse_fast_edit
+from xlaview.hlo.parse.edited import editable, parse_fast_edit
 from xlaview.hlo.parse.printed import ComputationEnds, stored_computation
-from xlaview.hlo.parse.reuse import EDITED_FROM
 from xlaview.hlo.parse.store import ComputationStore
 
 
@@ -48,19 +47,11 @@ def read_computation(
     line = bisect_right(starts, pos) if starts is not None else text.count("\n", 0, pos) + 1
     edit = None
     if previous is not None:
-        old = (
-            previous.entry
-            if name is None
-            else previous.computation(name)
-            if previous.has_computation(name)
-            else None
-        )
-        if (
-            old is not None
-            and old.parsed is not None
-            and old.built
-            and len(old.parsed) >= EDITED_FROM
-        ):
+        if name is None:
+            old = previous.entry
+        else:
+            old = previous.computation(name) if previous.has_computation(name) else None
+        if old is not None and editable(old):
             edit = partial(parse_fast_edit, text, pos, close, end, line, old, previous.text)
     stored = stored_computation(text, pos, close, end, line, store, edit=edit)
     if stored is None or (name is not None and stored[0].name != name):

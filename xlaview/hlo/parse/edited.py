@@ -43,9 +43,18 @@ from xlaview.hlo.parse.printed import (
 )
 from xlaview.hlo.scan import findall_by_lines
 
+# A computation of this many lines that a pass edited is parsed from its
+# previous parse and the lines that changed; a smaller one afresh (as quick).
+EDITED_FROM = 1024
 _NAME_OF, _OPCODE_OF, _OPERANDS_OF, _IS_ROOT, _ATTRIBUTES_OF, _PAYLOAD_OF = (
     itemgetter(k) for k in (0, 1, 3, 4, 7, 8)
 )
+
+
+def editable(comp: Computation) -> bool:
+    """Whether an edit of ``comp`` is parsed from it: a big computation of the
+    fast path, its instructions built."""
+    return comp.parsed is not None and comp.built and len(comp.parsed) >= EDITED_FROM
 
 
 def parse_fast_edit(
@@ -108,7 +117,7 @@ def parse_fast_edit(
     )
     if calls is None:
         return None
-    return ParsedComputation.of_instructions(
+    return ParsedComputation(
         old.name,
         m.group(1) is not None,
         (m.group(3) or "").strip(),

@@ -83,10 +83,12 @@ class ParsedComputation:
         attribute_text: str,
         span: Span,
         calls: tuple[str, ...],
-        rows: list[Row],
+        rows: list[Row] | tuple[Instruction, ...],
         body: int,
         closing_offset: int,
     ) -> None:
+        """``rows``: the parts of each line, or the instructions built already
+        (`xlaview.hlo.parse.edited`)."""
         self.name = name
         self.is_entry = is_entry
         self.signature = signature
@@ -96,33 +98,14 @@ class ParsedComputation:
         self.closing_line = len(rows) + 1
         self.closing_offset = closing_offset
         self._body = body  # where the first instruction's line starts, from the header's
-        self._rows: list[Row] | None = rows
+        self._rows: list[Row] | None = None
         self._instructions: tuple[Instruction, ...] | None = None
+        if isinstance(rows, tuple):
+            self._instructions = rows
+        else:
+            self._rows = rows
         self._source: tuple[str, int, Callable[[], ParsedComputation | None]] | None = None
         self.nbytes = estimate_bytes(len(rows), span.end - span.offset)
-
-    @classmethod
-    def of_instructions(
-        cls,
-        name: str,
-        is_entry: bool,
-        signature: str,
-        attribute_text: str,
-        span: Span,
-        calls: tuple[str, ...],
-        instructions: tuple[Instruction, ...],
-        body: int,
-        closing_offset: int,
-    ) -> ParsedComputation:
-        """A parse whose instructions are built already (`xlaview.hlo.parse.edited`)."""
-        parsed = cls(
-            name, is_entry, signature, attribute_text, span, calls, [], body, closing_offset
-        )
-        parsed.closing_line = len(instructions) + 1
-        parsed.nbytes = estimate_bytes(len(instructions), span.end - span.offset)
-        parsed._rows = None
-        parsed._instructions = instructions
-        return parsed
 
     @property
     def body_offset(self) -> int:

@@ -17,10 +17,8 @@ from __future__ import annotations
 import re
 
 from xlaview.hlo.model import Computation, Module, Span
+from xlaview.hlo.parse.edited import editable
 
-# A computation of this many lines that a pass edited is parsed from its
-# previous parse and the lines that changed; a smaller one afresh (as quick).
-EDITED_FROM = 1024
 _FIRST_BLOCK = 256
 _LARGEST_BLOCK = 1 << 16
 # A computation's header line: ``[ENTRY ]%name (``.
@@ -144,9 +142,7 @@ class PreviousModule:
         if k < 0:
             return None
         comp = self._comps[k]
-        parsed = comp.parsed
-        assert parsed is not None
-        return comp if len(parsed) >= EDITED_FROM and comp.built else None
+        return comp if editable(comp) else None
 
     def _repeated(self, k: int) -> bool:
         """Whether the stretch followed holds the ``k``-th computation, up to
