@@ -19,6 +19,7 @@ from xlaview.dump.index import index_dump
 from xlaview.dump.modules import load_module
 from xlaview.dump.points import previous_point
 from xlaview.resources import sample_dump
+from xlaview.text.lines import LineStarts
 
 SCORE_FUSION = "convert_exponential_fusion"
 
@@ -135,11 +136,10 @@ def test_a_step_carries_the_top_line_into_the_text_before_it_is_parsed(gpt_dump)
     for before_point, after_point in zip(points, points[1:], strict=False):
         before = load_module(before_point.file.path).module
         after = load_module(after_point.file.path).module
-        text = after.text
-        starts = [0, *(i + 1 for i, c in enumerate(text) if c == "\n")]
+        starts = LineStarts(after.text)
         for line in range(1, before.text.count("\n") + 2, 7):
             expected = navigation.carried_line(before, line, after)
-            got = navigation.carried_text_line(before, line, text, starts)
+            got = navigation.carried_text_line(before, line, starts)
             assert got == expected, f"{before_point.key} -> {after_point.key}, line {line}"
             checked += expected is not None
     assert checked > 1000

@@ -6,7 +6,6 @@ Pure decisions, kept out of the window so they are tested without Qt.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from xlaview.dump.records import DumpIndex, DumpModule
 from xlaview.errors import XlaviewError
 from xlaview.hlo import Computation, Instruction, Module
 from xlaview.hlo.lines import find_at_line_start
+from xlaview.text.lines import LineStarts
 from xlaview.text.mlir_locations import MlirOrigin
 
 
@@ -133,8 +133,8 @@ def _owner_near(module: Module, line: int) -> tuple[str, str | None] | None:
     return None
 
 
-def carried_text_line(before: Module, line: int, text: str, starts: Sequence[int]) -> int | None:
-    """`carried_line` into a pass's ``text`` not parsed yet (shown while its
+def carried_text_line(before: Module, line: int, starts: LineStarts) -> int | None:
+    """`carried_line` into a pass's text not parsed yet (shown while its
     parse runs; ``starts``: where each of its lines starts): the definition
     of the same instruction in the computation of the same name, as XLA
     prints them, else that computation's header, else None."""
@@ -142,6 +142,7 @@ def carried_text_line(before: Module, line: int, text: str, starts: Sequence[int
     if owner is None:
         return None
     computation, name = owner
+    text = starts.text
     header = find_at_line_start(text, f"%{computation} ", leads=("ENTRY ",))
     if header < 0:
         return None
@@ -151,7 +152,7 @@ def carried_text_line(before: Module, line: int, text: str, starts: Sequence[int
         end = len(text) if close < 0 else close
         definition = find_at_line_start(text, f"%{name} = ", header, end, ("  ROOT ", "  "))
         found = definition if definition >= 0 else header
-    return bisect_right(starts, found)
+    return starts.line_of(found) + 1
 
 
 def first_change_line(marks: DiffMarks) -> int | None:

@@ -4,6 +4,12 @@ window's GUI thread would wait for."""
 
 from __future__ import annotations
 
+import re
+from array import array
+from bisect import bisect_right
+from collections.abc import Sequence
+from typing import overload
+
 CHUNK = 1 << 20  # characters searched in one call
 
 
@@ -27,3 +33,76 @@ def line_offset(text: str, line: int, offset: int = 0, at_line: int = 1) -> int:
             offset = text.index("\n", offset) + 1
             at_line += 1
     return offset
+
+
+_NEWLINE = re.compile("\n")
+
+
+class LineStarts(Sequence[int]):
+    """Where each 0-based line of ``text`` starts (a text ending in a newline
+    ends with an empty line), found a megabyte at a time when first asked.
+
+    Made, it has counted the newlines of each megabyte (in C); the starts of
+    one megabyte's lines are listed when a line there is asked. A pass shows
+    a few windows of its text and looks one computation up: every line's start,
+    a match object each, took 15 ms of each step on a 6 MB pass (100 ms on
+    45 MB), with the GIL held. Safe to share between threads (a megabyte
+    listed twice at once is listed alike)."""
+
+    __slots__ = ("_blocks", "_count", "_first", "_offsets", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        offsets, first = [0], [0]
+        n = len(text)
+        start = line = 0
+        while True:
+            cut = text.find("\n", start + CHUNK) if start + CHUNK < n else -1
+            stop = n if cut < 0 else cut + 1  # each megabyte ends with a line
+            line += text.count("\n", start, stop)
+            if stop >= n:
+                break
+            offsets.append(stop)
+            first.append(line)
+            start = stop
+        self._count = line + 1
+        self._offsets, self._first = offsets, first  # each block's first offset and line
+        self._blocks: list[array[int] | None] = [None] * len(offsets)
+
+    def __len__(self) -> int:
+        return self._count
+
+    @overload
+    def __getitem__(self, index: int) -> int: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[int]: ...
+    def __getitem__(self, index: int | slice) -> int | Sequence[int]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(self._count))]
+        if index < 0:
+            index += self._count
+        if not 0 <= index < self._count:
+            raise IndexError("line out of range")
+        b = bisect_right(self._first, index) - 1
+        return self._block(b)[index - self._first[b]]
+
+    def line_of(self, offset: int) -> int:
+        """The 0-based line holding character ``offset`` (the first line before
+        the text, the last past its end)."""
+        b = max(0, bisect_right(self._offsets, offset) - 1)
+        block = self._blocks[b]
+        if block is None:  # counted, not listed: a fourth of the time
+            start = self._offsets[b]
+            return self._first[b] + self.text.count("\n", start, max(start, offset))
+        return max(0, self._first[b] + bisect_right(block, offset) - 1)
+
+    def _block(self, b: int) -> array[int]:
+        block = self._blocks[b]
+        if block is None:
+            start = self._offsets[b]
+            # (The newline ending a block starts the next one's first line.)
+            end = self._offsets[b + 1] - 1 if b + 1 < len(self._offsets) else len(self.text)
+            block = array("q", [start])
+            block.extend(m.end() for m in _NEWLINE.finditer(self.text, start, end))
+            self._blocks[b] = block
+        return block

@@ -10,8 +10,7 @@ waits for the module.
 
 from __future__ import annotations
 
-from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable
 from functools import partial
 
 from xlaview.hlo.lines import find_at_line_start
@@ -25,12 +24,12 @@ def read_computation(
     text: str,
     name: str | None,
     store: ComputationStore | None = None,
-    starts: Sequence[int] | None = None,
+    line_of: Callable[[int], int] | None = None,
     previous: Module | None = None,
 ) -> Computation | None:
     """The computation ``name`` of ``text`` (None: the ENTRY computation), or
-    None when it is not printed there as XLA prints one. ``starts``: where
-    each line of ``text`` starts, when known (else lines are counted). A big
+    None when it is not printed there as XLA prints one. ``line_of``: the
+    0-based line of an offset in ``text``, when known (else lines are counted). A big
     computation the store lacks is read from its version in ``previous``
     (another pass) where that one is built (`xlaview.hlo.parse.edited`)."""
     if name is None:  # XLA prints the entry last
@@ -44,7 +43,7 @@ def read_computation(
     if found is None:
         return None
     close, end = found
-    line = bisect_right(starts, pos) if starts is not None else text.count("\n", 0, pos) + 1
+    line = line_of(pos) + 1 if line_of is not None else text.count("\n", 0, pos) + 1
     edit = None
     if previous is not None:
         if name is None:

@@ -324,7 +324,7 @@ def early_graph(
     # used last (a neighbour, its graph's instructions built).
     last = cache.last()
     comp = read_computation(
-        text, computation, cache.store, read.source.starts, last.module if last else None
+        text, computation, cache.store, read.source.line_of, last.module if last else None
     )
     if comp is None or comp.parsed is None or "async-start" in comp.parsed.opcodes():
         return None

@@ -78,7 +78,7 @@ class CodeTabs(QTabWidget):
         top = text.top_line() if before is not None else None
         text.set_source(None, read.source, read.document, {})
         if before is not None and top is not None:
-            line = carried_text_line(before, top, read.source.text, read.source.starts)
+            line = carried_text_line(before, top, read.source.starts)
             if line is not None:
                 text.put_on_top(line)
         self._read_ahead = (read.source, top)
