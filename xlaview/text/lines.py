@@ -36,17 +36,20 @@ def line_offset(text: str, line: int, offset: int = 0, at_line: int = 1) -> int:
 
 
 _NEWLINE = re.compile("\n")
+# Characters of a `LineStarts` block: its lines are listed in a millisecond
+# (on the GUI thread, where the view asks a window of a new pass's lines).
+BLOCK = 1 << 18
 
 
 class LineStarts(Sequence[int]):
     """Where each 0-based line of ``text`` starts (a text ending in a newline
-    ends with an empty line), found a megabyte at a time when first asked.
+    ends with an empty line), found a block at a time when first asked.
 
-    Made, it has counted the newlines of each megabyte (in C); the starts of
-    one megabyte's lines are listed when a line there is asked. A pass shows
+    Made, it has counted the newlines of each block (in C); the starts of
+    one block's lines are listed when a line there is asked. A pass shows
     a few windows of its text and looks one computation up: every line's start,
     a match object each, took 15 ms of each step on a 6 MB pass (100 ms on
-    45 MB), with the GIL held. Safe to share between threads (a megabyte
+    45 MB), with the GIL held. Safe to share between threads (a block
     listed twice at once is listed alike)."""
 
     __slots__ = ("_blocks", "_count", "_first", "_offsets", "text")
@@ -57,8 +60,8 @@ class LineStarts(Sequence[int]):
         n = len(text)
         start = line = 0
         while True:
-            cut = text.find("\n", start + CHUNK) if start + CHUNK < n else -1
-            stop = n if cut < 0 else cut + 1  # each megabyte ends with a line
+            cut = text.find("\n", start + BLOCK) if start + BLOCK < n else -1
+            stop = n if cut < 0 else cut + 1  # each block ends with a line
             line += text.count("\n", start, stop)
             if stop >= n:
                 break
