@@ -20,7 +20,7 @@ _SKIP = re.compile(r"(?:\s+|/\*.*?\*/|//[^\n]*)*", re.S)
 _ATTR_NAME = re.compile(r"[A-Za-z_][\w.\-]*")
 # A string may hold raw newlines (XLA prints an origin_recovery_table so):
 # the careful parser checks where an instruction holding one ends.
-STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'', re.S)
+STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"|\'[^\'\\]*+(?:\\.[^\'\\]*+)*+\'', re.S)
 _OPEN = {"{": "}", "(": ")", "[": "]"}
 _PLAIN_RUN = re.compile(r"[^\"'{}()\[\]/]+")
 _BARE_STOP = frozenset(" \t\r\n,)}]")
@@ -196,7 +196,7 @@ def split_attributes(text: str) -> dict[str, str]:
 # split then), or nothing more.
 _FUSION_HEAD = re.compile(
     r", kind=(k[A-Za-z]+), calls=%?([A-Za-z_][\w.\-]*)"
-    r'(?:, metadata=\{op_name="((?:[^"\\\n]|\\.)*)"(?=[ }])|\Z)'
+    r'(?:, metadata=\{op_name="([^"\\\n]*+(?:\\.[^"\\\n]*+)*+)"(?=[ }])|\Z)'
 )
 
 
@@ -214,7 +214,7 @@ def fusion_head(attribute_text: str) -> tuple[str, str, str] | None:
     return m.group(1), m.group(2), unquote(f'"{op_name}"') if "\\" in op_name else op_name
 
 
-_META_ITEM = re.compile(r'([A-Za-z_]\w*)=("(?:[^"\\]|\\.)*"|[^\s}]+)')
+_META_ITEM = re.compile(r'([A-Za-z_]\w*)=("[^"\\]*+(?:\\.[^"\\]*+)*+"|[^\s}]+)')
 
 
 @lru_cache(maxsize=8192)
