@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Iterator, Mapping
+from itertools import islice
+from operator import add, attrgetter, gt, itemgetter
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from xlaview.hlo.model import Computation, Module
 
 Owner = tuple[str, str | None]
+_PARSED, _SPAN, _LINE = attrgetter("parsed"), attrgetter("span"), itemgetter(0)
 
 
 class LineOwners(Mapping[int, Owner]):
@@ -42,6 +45,21 @@ class LineOwners(Mapping[int, Owner]):
         self._build()
 
     def _build(self) -> None:
+        computations = self._computations
+        parsed = list(map(_PARSED, computations))
+        if None not in parsed:  # all of the fast path: a range each, in C
+            starts = list(map(_LINE, map(_SPAN, computations)))
+            self._ends = list(map(add, starts, map(len, parsed)))
+            self._owners = list(computations)
+            # In order when each starts below the one before (none inline).
+            if starts and (starts[0] < 1 or not all(map(gt, islice(starts, 1, None), self._ends))):
+                self._fallback = self._as_dict(starts)
+            self._starts = starts
+            return
+        self._build_ranges()
+
+    def _build_ranges(self) -> None:
+        """`_build` with computations of the careful parse: a range per instruction."""
         starts: list[int] = []
         ends, owners = self._ends, self._owners
         text = self._text
