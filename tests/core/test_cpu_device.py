@@ -74,6 +74,12 @@ def test_the_device_of_the_figures(cache: Path) -> None:
     assert dev.cache_bandwidths == ((32768, 7e10), (1048576, 7e10), (33554432, 6e10))
     assert dev.memory_bandwidth == 2e10
     assert dev.bandwidth_for(1 << 20) == 7e10 and dev.bandwidth_for(1 << 30) == 2e10
+    # between two tiers' sizes, on the way from one rate to the other (log-linear)
+    middle = dev.bandwidth_for(round(2**22.5))  # halfway from 1 MiB to 32 MiB, in log
+    assert middle == pytest.approx((7e10 * 6e10) ** 0.5)
+    sizes = [(1 << 20) + k * (1 << 19) for k in range(63)]  # 1 MiB to 32 MiB
+    rates = [dev.bandwidth_for(size) for size in sizes]
+    assert rates == sorted(rates, reverse=True) and min(rates) >= 6e10 and max(rates) <= 7e10
     assert dev.measured.startswith("measured on this machine 2026-12-01")
     assert "\n" not in dev.measured
 

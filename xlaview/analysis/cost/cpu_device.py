@@ -21,7 +21,8 @@ so a figure is exactly what the roofline divides by:
   per core and over all cores), bytes counted as the cost model counts them
   (an f32[N] updated in place: 8N). A tier's bandwidth is the best
   rate measured at that working set or any larger one, so the tiers never
-  rise with size and each bounds what an op of its working set reached.
+  rise with size; between two tiers' sizes an op is priced on the way from
+  one rate to the other (`Device.bandwidth_for`), not at the larger one's.
 
 Peaks are upper bounds: the best of several runs, never a mean. A trace of
 the same machine should find every op at or under its roofline.
