@@ -37,8 +37,11 @@ class TextSource:
     """A text and where each of its lines starts (0-based line i starts at
     ``starts[i]``)."""
 
-    text: str
     starts: LineStarts
+
+    @property
+    def text(self) -> str:
+        return self.starts.text
 
     @property
     def lines(self) -> int:
@@ -73,7 +76,7 @@ def _cut(line: str) -> str:
 def text_source(text: str) -> TextSource:
     """Index ``text`` by line (its newlines counted a block at a time: 7 ms for
     a 45 MB text; each block's lines listed when first asked)."""
-    return TextSource(text, LineStarts(text))
+    return TextSource(LineStarts(text))
 
 
 def build_document(text: str) -> QTextDocument:
