@@ -295,6 +295,25 @@ def test_string_escapes_decode_like_c_and_unknown_ones_stay() -> None:
 # -- hostile text: long lines, deep nesting, marks (issues 15 and 16) ---------
 
 
+def test_a_header_line_is_scanned_once_and_a_long_one_each_time(monkeypatch) -> None:
+    """Every pass prints the same header: its attributes' scan is kept by the
+    line, but not a line longer than the bound (a text on one line), which is
+    scanned each time and gives the same module."""
+    from xlaview.hlo.parse import driver
+    from xlaview.resources import sample_dump
+
+    (path,) = sample_dump().glob("*cpu_after_optimizations.txt")
+    text = path.read_text()
+    header = text[: text.index("\n")]
+    driver._HEADER_SCANS.clear()
+    first, again = parse_module(text), parse_module(text)
+    assert len(driver._HEADER_SCANS) == 1 and again.attribute_text == first.attribute_text
+    driver._HEADER_SCANS.clear()
+    monkeypatch.setattr(driver, "_MAX_HEADER_LINE", len(header) // 2)
+    assert parse_module(text).attribute_text == first.attribute_text
+    assert not driver._HEADER_SCANS, "a header line past the bound is not kept"
+
+
 def test_a_module_written_on_one_line_parses_like_the_original() -> None:
     from xlaview.resources import sample_dump
 

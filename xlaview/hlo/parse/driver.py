@@ -79,6 +79,7 @@ CHECK_CHARS = 1 << 17
 # of layouts) took 20 ms to scan, each pass.
 _HEADER_SCANS: dict[str, int] = {}
 _MAX_HEADER_SCANS = 64
+_MAX_HEADER_LINE = 1 << 22  # characters of a header line kept: at most 64 x 4 M
 
 
 class ParseResult(NamedTuple):
@@ -354,9 +355,12 @@ class _Parser(CarefulParser):
             self.report(self.error(pos, "expects a module name after HloModule"))
             return pos, "", ""
         name, attr_start = found
-        line_end = text.find("\n", attr_start)
-        line = text[attr_start : len(text) if line_end < 0 else line_end]
-        scanned = _HEADER_SCANS.get(line)
+        line_end = text.find("\n", attr_start, attr_start + _MAX_HEADER_LINE + 1)
+        if line_end < 0 and len(text) - attr_start <= _MAX_HEADER_LINE:
+            line_end = len(text)
+        # (A longer line, a text on one line say, is scanned each time, and not copied.)
+        line = text[attr_start:line_end] if line_end >= 0 else ""
+        scanned = _HEADER_SCANS.get(line) if line else None
         if scanned is not None:
             return attr_start + scanned, name, line[:scanned]
         try:
@@ -364,7 +368,7 @@ class _Parser(CarefulParser):
         except ValueSyntaxError as err:
             self.report(self.error(err.offset, f"in the HloModule line: {err}"))
             return self.next_line(attr_start), name, ""
-        if end - attr_start <= len(line):  # read within the line: its scan holds for it
+        if line and end - attr_start <= len(line):  # read within the line: its scan holds for it
             if len(_HEADER_SCANS) >= _MAX_HEADER_SCANS:
                 _HEADER_SCANS.clear()
             _HEADER_SCANS[line] = end - attr_start
