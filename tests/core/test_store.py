@@ -395,7 +395,7 @@ def test_the_graphs_computation_is_read_from_its_edit_and_shared(passes) -> None
     edited = shared = 0
     with mock.patch.object(edited_parse, "EDITED_FROM", 1):
         for label, text in passes:
-            entry = read_computation(text, None, store, previous=previous)
+            entry = read_computation(text, None, store, previous=[previous] if previous else [])
             assert entry is not None
             module = parse_module(text, store=store, previous=previous)
             alone = parse_module(text).entry
@@ -409,6 +409,56 @@ def test_the_graphs_computation_is_read_from_its_edit_and_shared(passes) -> None
             assert module.entry.instructions  # built, as the graph shown has it
             previous = module
     assert edited and shared, (edited, shared)
+
+
+def test_a_step_reads_from_the_computation_read_last_until_a_module_is_used(
+    passes, tmp_path
+) -> None:
+    """While the user scrubs, each step's parse is stopped by the next one: the
+    module used last may be the pass the window opened on, far away. The
+    step's read edits the version the step before read alone instead (the
+    nearest), once that one is built; a module used since is nearer."""
+    from xlaview.hlo.parse.early import lone_module, read_computation
+
+    files = []
+    for k, (_label, text) in enumerate(passes):
+        files.append(tmp_path / f"{k:04d}.txt")
+        files[-1].write_text(text)
+    cache = ModuleCache(budget=1 << 30)
+    far = cache.load(files[-1]).module
+    assert far.entry.instructions  # built: the window's graph read them
+    assert cache.nearest() == (far,)
+    text = passes[5][1]
+    read = read_computation(text, None, cache.store, previous=cache.nearest())
+    assert read is not None
+    alone = lone_module(text, read)
+    cache.note_read(alone)
+    assert cache.nearest() == (alone, far)
+    olds = []
+    real = edited_parse.parse_fast_edit
+
+    def edit(*args, **kwargs):
+        olds.append(args[5])
+        return real(*args, **kwargs)
+
+    with (
+        mock.patch.object(edited_parse, "EDITED_FROM", 1),
+        mock.patch("xlaview.hlo.parse.early.parse_fast_edit", edit),
+    ):
+        entry = text.split("\nENTRY")[-1]
+        next_text = next(t for _label, t in passes[6:] if t.split("\nENTRY")[-1] != entry)
+        read_computation(next_text, None, ComputationStore(1 << 20), previous=cache.nearest())
+        assert olds[-1] is far.entry, "a version not built yet is not edited"
+        assert read.instructions  # built, as the graph drawn of it
+        again = read_computation(
+            next_text, None, ComputationStore(1 << 20), previous=cache.nearest()
+        )
+        assert olds[-1] is read, "the version read last is edited"
+        assert model(lone_module(next_text, again)) == model(
+            lone_module(next_text, parse_module(next_text).entry)
+        )
+    cache.load(files[0])
+    assert cache.nearest() == (cache.last().module,), "a module used since is the nearest"
 
 
 def test_an_edit_reads_its_changed_lines_a_slice_at_a_time(passes, monkeypatch) -> None:

@@ -93,6 +93,10 @@ class ModuleCache:
         self._measures: dict[tuple[str, int, int], ModuleBytes] = {}  # of the modules kept
         self._lock = threading.Lock()
         self._loading: dict[tuple[str, int, int], threading.Event] = {}
+        # The computation a step read alone last (`note_read`), and the module
+        # used last then: that read is the nearer until another module is used.
+        self._read: Module | None = None
+        self._read_after: LoadedModule | None = None
 
     def set_budget(self, budget: int) -> None:
         """Change the memory budget (a setting), dropping what no longer fits."""
@@ -141,6 +145,28 @@ class ModuleCache:
     def _last(self) -> LoadedModule | None:
         return next(reversed(self._items.values()), None)
 
+    def note_read(self, module: Module) -> None:
+        """``module``: a computation a step read alone, before its pass was
+        parsed (`xlaview.hlo.parse.early.lone_module`). While the user
+        scrubs, each step's parse is stopped by the next step, and the module
+        used last may lie many passes away: on a mixture of experts every
+        step's entry was read as an edit of the last pass's (where the window
+        opened), 180-280 ms, where its neighbour's differs by a few lines.
+        Kept (one, beside the modules) until another module is used."""
+        with self._lock:
+            self._read, self._read_after = module, self._last()
+
+    def nearest(self) -> tuple[Module, ...]:
+        """The versions of a pass's computations a step reads the next pass's
+        from (`xlaview.hlo.parse.early.read_computation`), the most recently
+        used first: the computation read alone last, the module used last."""
+        with self._lock:
+            last = self._last()
+            if self._read is not None and self._read_after is not last:
+                self._read = self._read_after = None  # a module used since
+            found = [] if self._read is None else [self._read]
+            return (*found, *([] if last is None else [last.module]))
+
     def load(
         self,
         dump_file: DumpFile | str | Path,
@@ -186,6 +212,7 @@ class ModuleCache:
 
     def clear(self) -> None:
         with self._lock:
+            self._read = self._read_after = None
             self._items.clear()
             self._measures.clear()
             self.nbytes = 0

@@ -10,7 +10,7 @@ waits for the module.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 
 from xlaview.hlo.lines import find_at_line_start
@@ -25,13 +25,14 @@ def read_computation(
     name: str | None,
     store: ComputationStore | None = None,
     line_of: Callable[[int], int] | None = None,
-    previous: Module | None = None,
+    previous: Sequence[Module] = (),
 ) -> Computation | None:
     """The computation ``name`` of ``text`` (None: the ENTRY computation), or
     None when it is not printed there as XLA prints one. ``line_of``: the
     0-based line of an offset in ``text``, when known (else lines are counted). A big
-    computation the store lacks is read from its version in ``previous``
-    (another pass) where that one is built (`xlaview.hlo.parse.edited`)."""
+    computation the store lacks is read from its version in the first of
+    ``previous`` (other passes, the nearest first) where that one is built
+    (`xlaview.hlo.parse.edited`)."""
     if name is None:  # XLA prints the entry last
         pos = 0 if text.startswith("ENTRY ") else text.rfind("\nENTRY ") + 1
         pos = pos if pos > 0 or text.startswith("ENTRY ") else -1
@@ -45,13 +46,14 @@ def read_computation(
     close, end = found
     line = line_of(pos) + 1 if line_of is not None else text.count("\n", 0, pos) + 1
     edit = None
-    if previous is not None:
+    for other in previous:
         if name is None:
-            old = previous.entry
+            old = other.entry
         else:
-            old = previous.computation(name) if previous.has_computation(name) else None
+            old = other.computation(name) if other.has_computation(name) else None
         if old is not None and editable(old):
-            edit = partial(parse_fast_edit, text, pos, close, end, line, old, previous.text)
+            edit = partial(parse_fast_edit, text, pos, close, end, line, old, other.text)
+            break
     stored = stored_computation(text, pos, close, end, line, store, edit=edit)
     if stored is None or (name is not None and stored[0].name != name):
         return None

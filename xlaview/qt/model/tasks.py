@@ -320,19 +320,19 @@ def early_graph(
     or it holds an ``async-start`` (labelled by the computation it calls)."""
     read = read_pass_text(dump_file, ahead)
     text = read.source.text
-    # A big computation the pass edited: read from its version in the module
-    # used last (a neighbour, its graph's instructions built).
-    last = cache.last()
-    comp = read_computation(
-        text, computation, cache.store, read.source.line_of, last.module if last else None
-    )
+    # A big computation the pass edited: read from its version read or parsed
+    # last (a neighbour, its graph's instructions built).
+    comp = read_computation(text, computation, cache.store, read.source.line_of, cache.nearest())
     if comp is None or comp.parsed is None or "async-start" in comp.parsed.opcodes():
         return None
     if shown is not None and shown.source is comp.parsed and shown.graph.computation == comp.name:
-        return replace(shown, step=None, transition=None)  # the pass left it as it was
+        # The pass left it as it was: the version read before, built, stays the nearest.
+        return replace(shown, step=None, transition=None)
+    alone = lone_module(text, comp)
+    cache.note_read(alone)
     if shown is not None and shown.graph.computation != comp.name:
         shown = None  # (an entry renamed: laid out afresh, as the module's would be)
-    return graph_and_layout(lone_module(text, comp), comp.name, shown, fold, progress)
+    return graph_and_layout(alone, comp.name, shown, fold, progress)
 
 
 @dataclass
