@@ -110,24 +110,32 @@ class GraphCanvas(QGraphicsItem):
     # -- what is marked ---------------------------------------------------------
     def set_marks(self, selected: str | None, operands: set[str], users: set[str]) -> None:
         """The selected instruction, and its operands and users."""
+        if (selected, operands, users) == (self.selected, self.operands, self.users):
+            return  # (a step that left the picture alone: nothing to paint again)
         self.selected, self.operands, self.users = selected, operands, users
         self.update()
 
     def set_diff(self, status: dict[str, str], ghosts: list[tuple[str, QRectF]]) -> None:
         """Instructions the pass added or changed, and removed ones (drawn faint
         where they stood)."""
+        if status == self.diff and ghosts == self.ghosts:
+            return
         self.diff, self.ghosts = status, ghosts
         self.update()
 
     def set_emphasis(self, names: set[str] | frozenset[str]) -> None:
         """Instructions a panel points at (a boundary's producer and readers,
         the ops that show why): drawn with a border of their own."""
+        if names == self.emphasis:
+            return
         self.emphasis = frozenset(names)
         self.update()
 
     def set_fills(self, fills: dict[str, str]) -> None:
         """Fill colours by instruction (a heat scale: estimated or measured
         time), over the colours of their kinds; empty: the kinds' colours."""
+        if fills == self.fills:
+            return
         self.fills = fills
         self._fill_paths = None
         self.update()
@@ -154,6 +162,8 @@ class GraphCanvas(QGraphicsItem):
 
     def set_traffic(self, widths: dict[tuple[str, str], float]) -> None:
         """Edge widths for the bytes each edge moves (empty: none drawn)."""
+        if widths == self.traffic:
+            return
         self.traffic = widths
         self.update()
 

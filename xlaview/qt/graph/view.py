@@ -138,7 +138,10 @@ class GraphView(QGraphicsView):
     def set_legend(self, title: str | None, stops: Sequence[tuple[str, str]] = ()) -> None:
         """A legend in the view's corner for the node colours (a heat scale);
         None: no legend."""
-        self._legend = (title, list(stops)) if title else None
+        legend = (title, list(stops)) if title else None
+        if legend == self._legend:
+            return
+        self._legend = legend
         self.viewport().update()
 
     def legend(self) -> tuple[str, list[tuple[str, str]]] | None:
@@ -151,6 +154,8 @@ class GraphView(QGraphicsView):
 
     def set_key(self, items: list[KeyItem]) -> None:
         """The graph's key in the view's bottom left corner (empty: none)."""
+        if items == self.key:
+            return
         self.key = items
         self.viewport().update()
 
