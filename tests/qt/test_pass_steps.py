@@ -242,6 +242,39 @@ def test_a_scrub_prices_only_the_pass_it_stays_on(window, qtbot, gpt_dump, monke
     assert len(started) == 1
 
 
+def test_steps_in_a_row_parse_only_the_pass_stayed_on(window, qtbot, gpt_dump, monkeypatch) -> None:
+    """A step asked as soon as the one before shows (a scrub, clicks in a row)
+    starts no parse of the pass it leaves: each would be stopped by the next
+    step, which waited for it to reach a point where it could stop. The pass
+    stayed on is parsed."""
+    from xlaview.qt.model import tasks
+
+    started: list[str] = []
+    prepare = tasks.prepare_pass
+
+    def counted(cache, dump_file, *args, **kwargs):
+        started.append(dump_file.path.name)
+        return prepare(cache, dump_file, *args, **kwargs)
+
+    monkeypatch.setattr(tasks, "prepare_pass", counted)
+    window.open_dump(gpt_dump)
+    window.wait_idle()
+    points = window.timeline.points[-8:]
+    started.clear()
+    for point in points:
+        window.select_pass(point.key)
+        want = int(point.key) if point.key.isdigit() else point.key
+        qtbot.waitUntil(
+            lambda w=want: (
+                window.view_state()["text_pass"] == w and window.view_state()["graph_pass"] == w
+            ),
+            timeout=60_000,
+        )
+    assert started == [], f"passes stepped away from were parsed: {started}"
+    window.wait_idle()
+    assert started == [points[-1].file.path.name]
+
+
 def test_a_step_that_leaves_the_graph_alone_paints_it_not_again(window, gpt_dump) -> None:
     """A pass that prints the graph's computation as it was keeps its picture,
     and the view is not painted again for it (5 ms of every such step on a

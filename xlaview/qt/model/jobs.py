@@ -93,6 +93,10 @@ class Jobs(QObject):
     def release(self) -> None:
         self.worker.release()
 
+    def release_after_stay(self) -> None:
+        """`release` once the user stayed a moment on what a step showed."""
+        self.worker.release_after_stay()
+
     def after_paint(self, scope: str, key: str, work: Callable[[], None]) -> None:
         """Run ``work`` once the window has painted (the newest of each ``key``),
         unless the user moved on from what ``scope`` shows by then."""

@@ -36,6 +36,11 @@ GRAPH_FIRST = 2  # its graph (from that text alone, or from the module)
 URGENT = 1  # its parse, a fusion's body: before anything else once the step shows
 # A hold that nobody released (a step whose graph never came) lets go after this.
 HOLD_AT_MOST_MS = 5000
+# A step on screen lets the jobs held start once no other step came for this
+# long (`Worker.release_after_stay`): steps in a row, each asked as the one
+# before shows, stopped the parse each one started, and waited for it to
+# reach a point where it could stop (15-40 ms of every step on the remat and moe).
+STAY_SHOWN_MS = 50
 
 
 class _Relay(QObject):
@@ -223,6 +228,10 @@ class Worker(QObject):
         self._hold_timer.setSingleShot(True)
         self._hold_timer.setInterval(HOLD_AT_MOST_MS)
         self._hold_timer.timeout.connect(self.release)
+        self._stay_timer = QTimer(self)
+        self._stay_timer.setSingleShot(True)
+        self._stay_timer.setInterval(STAY_SHOWN_MS)
+        self._stay_timer.timeout.connect(self.release)
 
     @property
     def busy(self) -> bool:
@@ -288,12 +297,19 @@ class Worker(QObject):
     def hold(self) -> None:
         """Start only a step's text and graph until `release` (or `HOLD_AT_MOST_MS`)."""
         self._held = True
+        self._stay_timer.stop()
         self._hold_timer.start()
+
+    def release_after_stay(self) -> None:
+        """`release` once no `hold` came for `STAY_SHOWN_MS`: a step is on
+        screen, and the next one may be on its way."""
+        self._stay_timer.start()
 
     def release(self) -> None:
         """Start the jobs held, in the order they came."""
         self._held = False
         self._hold_timer.stop()
+        self._stay_timer.stop()
         waiting, self._waiting = self._waiting, []
         for job, urgency in waiting:
             _start(job, urgency)
