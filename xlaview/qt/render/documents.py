@@ -19,11 +19,12 @@ from PySide6.QtGui import QTextCursor, QTextDocument
 from xlaview.text.lines import LineStarts
 
 MAX_LINE_CHARS = 4000  # a longer line is cut in the view (messages and search see it whole)
-# Lines of a big text in the view's document at once: twenty screens. A window
+# Lines of a big text in the view's document at once: ten screens. A window
 # is built on the GUI thread when a step shows it (and when a scroll leaves
 # it), 2.5 us a line and more while the worker holds the interpreter: 4,000
-# lines took 10 ms a step, up to 70 ms with a graph drawn meanwhile.
-WINDOW_LINES = 1200
+# lines took 10 ms a step, up to 70 ms with a graph drawn meanwhile, and
+# 1,200 lines 9 ms of a 47 ms step on the remat (600: 6 ms).
+WINDOW_LINES = 600
 # A text of at most this many lines (and FULL_CHARS) is shown whole: its
 # document is built on the worker, and Qt lays it all out on the GUI thread
 # (a 35,000-line pass: 95 ms and 20-40 ms of each step).
