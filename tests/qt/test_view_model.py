@@ -440,6 +440,35 @@ def test_the_worker_runs_the_most_urgent_job_first(qtbot, busy: bool) -> None:
     assert ran == ["slow"] * busy + ["text", "graph", "parse", "other"], ran
 
 
+def test_a_held_job_superseded_is_let_go_and_the_held_ones_start_after_a_stay(qtbot) -> None:
+    """While steps come in a row the jobs they hold wait: one superseded by a
+    newer job of its slot is let go at once (each step's parse holds its
+    pass's text), and the newest starts once no step came for a moment."""
+    import gc
+    import weakref
+
+    from xlaview.qt.model.workers import STAY_SHOWN_MS, Worker
+
+    class Text:  # what a held parse holds: its pass's text
+        pass
+
+    worker = Worker()
+    ran: list[int] = []
+    texts = [Text() for _ in range(5)]
+    gone = [weakref.ref(t) for t in texts]
+    for k in range(5):
+        worker.hold()
+        worker.submit("parse", lambda k, _text: ran.append(k), k, texts[k], on_done=lambda _r: None)
+        worker.release_after_stay()
+    del texts
+    gc.collect()
+    assert [ref() is None for ref in gone] == [True] * 4 + [False], "the superseded ones let go"
+    assert ran == []
+    qtbot.wait(STAY_SHOWN_MS * 3)
+    assert worker.wait()
+    assert ran == [4], ran
+
+
 def test_what_a_job_built_is_not_left_to_a_young_collection(qtbot) -> None:
     """As a job ends, what it built joins the oldest generation: the first
     allocation after it does not walk it all with the interpreter held. Its

@@ -272,6 +272,10 @@ class Worker(QObject):
         if process is None:
             job = _Job(token, fn, args, self._relay, on_progress is not None, still_wanted)
             if self._held and urgency < GRAPH_FIRST:
+                # What a newer job of its slot superseded goes: steps in a row
+                # hold the jobs for as long as they come, and each step's parse
+                # holds its pass's text (15 MB a U-Net pass).
+                self._waiting = [w for w in self._waiting if w[0].token in callbacks]
                 self._waiting.append((job, urgency))
             else:
                 _start(job, urgency)
