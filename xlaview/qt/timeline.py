@@ -48,6 +48,7 @@ class _Strip(QWidget):
     """The painted marks; the timeline owns the state."""
 
     MARGIN = 10
+    BAND_TOP, BAND_H = 14.0, 14.0  # the pipelines' band
 
     def __init__(self, timeline: PassTimeline) -> None:
         super().__init__(timeline)
@@ -72,8 +73,6 @@ class _Strip(QWidget):
             return None
         usable = self.width() - 2 * self.MARGIN
         return max(0, min(n - 1, int((x - self.MARGIN) / usable * n)))
-
-    BAND_TOP, BAND_H = 14.0, 14.0
 
     def paintEvent(self, event: QPaintEvent) -> None:
         t = self.timeline
@@ -112,7 +111,9 @@ class _Strip(QWidget):
             self.height(),
             ratio,
             theme.PAPER,
+            self.font().toString(),
             tuple(p.key for p in t.points),
+            tuple(map(band_of, t.points)),
             tuple(map(t.is_visible, range(n))),
             tuple(t.unchanged.get(p.key, False) for p in t.points),
             tuple(t.change_sizes.get(p.key) for p in t.points),
@@ -159,7 +160,7 @@ class _Strip(QWidget):
                 )
             start = i
         # One tick per dump; filtered-out ones faint, unchanged ones hollow.
-        _, _, _, _, _, visible, unchanged, sizes, colours, _ = key
+        visible, unchanged, sizes, colours = key[7:11]
         ticks, bars = self._marks(step, band_top + band_h + 2, visible, unchanged, sizes, colours)
         for pen, lines in ticks:
             painter.setPen(pen)
