@@ -124,8 +124,7 @@ class ViewModel(QObject):
         self.pass_changed.connect(boundaries.pass_changed)
         self.pass_shown.connect(lambda _shown: costing.pass_shown())
         self.pass_shown.connect(lambda _shown: self.kernels.pass_shown())
-        # A step is on screen once its graph is: the jobs held meanwhile start
-        # unless the next step comes at once.
+        # A step is on screen once its graph is: the jobs held start unless the next comes at once.
         self.graph_shown.connect(lambda _shown: self.jobs.release_after_stay())
         self.graph_shown.connect(lambda _shown: self.changes.graph_shown())
         # Priced once the pass's graph is drawn: the worker lays that out first.
