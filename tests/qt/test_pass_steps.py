@@ -320,3 +320,45 @@ def test_a_step_that_leaves_the_graph_alone_paints_it_not_again(window, gpt_dump
         int(pair[1].key) if pair[1].key.isdigit() else pair[1].key
     )
     assert paints == [], "the picture kept was painted again"
+
+
+def test_a_step_builds_its_graph_from_the_one_built_last_when_none_showed_since(
+    qapp, gpt_dump, monkeypatch
+) -> None:
+    """Steps asked faster than they show stop each job once its graph is built:
+    the next builds from that graph (a pass away), not from the graph shown
+    (many passes back); once another graph shows, from that one. Either way
+    the graph is the one built afresh."""
+    from xlaview.analysis.drawing.graph import LastBuilt, build_graph
+    from xlaview.qt.model import tasks
+
+    module = max(index_dump(gpt_dump).modules, key=lambda m: len(m.passes))
+    cache = ModuleCache()
+    loaded = [cache.load(p.file).module for p in module.points()[-4:]]
+    entry = loaded[0].entry.name
+    bases = []
+
+    def recorded(module, computation, previous=None):
+        bases.append(previous)
+        return build_graph(module, computation, previous)
+
+    monkeypatch.setattr(tasks, "build_graph", recorded)
+    built = LastBuilt()
+    shown = tasks.graph_and_layout(loaded[0], entry, None, built=built)
+
+    class Stop(Exception):
+        pass
+
+    def stop(fraction: float) -> None:
+        if fraction >= 0.2:
+            raise Stop  # the user stepped on: the job ends once its graph is built
+
+    with pytest.raises(Stop):
+        tasks.graph_and_layout(loaded[1], entry, shown, progress=stop, built=built)
+    stopped = built.graph
+    assert bases[-1] is shown.full_graph
+    result = tasks.graph_and_layout(loaded[2], entry, shown, built=built)
+    assert bases[-1] is stopped, "built from the graph built last"
+    assert result.full_graph.nodes == build_graph(loaded[2], entry).nodes
+    tasks.graph_and_layout(loaded[3], entry, result, built=built)
+    assert bases[-1] is result.full_graph, "a graph shown since: built from that one"
