@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from xlaview.hlo import HloSyntaxError, parse_module, parse_module_tolerant, parse_shape
 from xlaview.hlo.shape import describe_dimension_order
@@ -512,3 +514,31 @@ def test_a_pattern_read_a_slice_of_lines_at_a_time_finds_what_one_read_does() ->
     found = findall_by_lines(pattern, text, start, end)
     assert found == pattern.findall(text, start, end)
     assert len(found) == 20_000
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(
+                ["calls", "to_apply", "body", "condition", "branch_computations", "kind"]
+            ),
+            st.text(alphabet="ab%_.-1{}, =x", max_size=10),
+        ),
+        max_size=4,
+    )
+)
+def test_the_calls_of_an_attribute_list_are_the_names_its_values_hold(items) -> None:
+    """`named_calls` reads a value taken as one name (``calls=%f``) without a
+    second search: the names are those every value's search finds."""
+    from xlaview.hlo.attributes import computation_names
+    from xlaview.hlo.parse.printed import _CALL_ATTRIBUTE, named_calls
+
+    text = "".join(f", {key}={value}" for key, value in items)
+    searched = [n for v in _CALL_ATTRIBUTE.findall(text) for n in computation_names(v)]
+    assert named_calls(text) == searched
+    assert named_calls(", calls=%f, to_apply=g, branch_computations={%a, %b}") == [
+        "f",
+        "g",
+        "a",
+        "b",
+    ]
