@@ -194,28 +194,6 @@ def build_graph(
     return ComputationGraph(comp.name, nodes, edges, keys_of, op_names, drawn)
 
 
-class LastBuilt:
-    """The graph a step's job built last, and the graph shown when it did.
-    Steps asked faster than they show (a held-down arrow key) stop each job
-    once its graph is built; the next one builds from that graph, a pass or
-    two away, not from the one shown, many passes back (the last step of a
-    held key on the U-Net: 220 ms from the graph shown). Only one thread
-    uses it (the window's worker)."""
-
-    __slots__ = ("graph", "shown")
-
-    def __init__(self) -> None:
-        self.graph: ComputationGraph | None = None
-        self.shown: ComputationGraph | None = None
-
-    def base(self, computation: str, shown: ComputationGraph | None) -> ComputationGraph | None:
-        """What to build the graph of ``computation`` from, ``shown`` on screen."""
-        graph = self.graph
-        if graph is not None and graph.computation == computation and self.shown is shown:
-            return graph  # built since that was shown
-        return shown
-
-
 def _unchanged(
     previous: ComputationGraph,
     name: str,

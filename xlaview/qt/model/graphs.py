@@ -14,7 +14,6 @@ from dataclasses import replace
 from PySide6.QtCore import QObject, Signal
 
 from xlaview.analysis import navigation
-from xlaview.analysis.drawing.graph import LastBuilt
 from xlaview.analysis.folding import (
     APART,
     GROUPINGS,
@@ -64,13 +63,11 @@ class Graphs(QObject):
         self.main_result: GraphResult | None = None  # the main graph drawn
         # The graph of the pass asked, drawn from its text before its parse landed.
         self._early: GraphResult | None = None
-        self.built = LastBuilt()  # the worker's: what a step's graph is built from
         # The groups `groups_state` listed, and of which folding.
         self._groups_of: tuple[tasks.Folded, list[dict[str, object]]] | None = None
 
     # -- what the view model says -----------------------------------------------
     def module_shown(self) -> None:
-        self.built = LastBuilt()  # (the last module's graph let go)
         self.path = []
         self.graph_pass = None
         self._open.clear()
@@ -85,14 +82,13 @@ class Graphs(QObject):
         """The path carried over to the pass shown: as far as it still exists."""
         self.path = navigation.carry_graph_path(self.path, module)
 
-    def early_request(self) -> tuple[str | None, GraphResult | None, Fold, LastBuilt]:
+    def early_request(self) -> tuple[str | None, GraphResult | None, Fold]:
         """What `tasks.early_graph` needs for the pass asked: the computation
-        (None: the entry), the graph of it shown now, how to fold it, and
-        the graph built last."""
+        (None: the entry), the graph of it shown now, and how to fold it."""
         path = self.path
         target = path[-1] if len(path) > 1 else None
         shown = self._views.shown_result(path[-1]) if path else None
-        return target, shown, self._fold_for(path[-1] if path else ""), self.built
+        return target, shown, self._fold_for(path[-1] if path else "")
 
     def show_early(self, result: GraphResult | None, file_key: str) -> None:
         """The main graph of the pass asked, from its text alone (None: it waits

@@ -59,7 +59,7 @@ def _graph_and_parse(
     on_parsed: Callable[[tasks.PreparedPass], None],
     on_failed: Callable[[BaseException], None],
 ) -> None:
-    target, shown, fold, built = graphs.early_request()
+    target, shown, fold = graphs.early_request()
     jobs.submit(
         "graph",
         "early-graph",
@@ -70,7 +70,6 @@ def _graph_and_parse(
         target,
         shown,
         fold,
-        built,
         on_done=partial(graphs.show_early, file_key=str(dump_file.path)),
         on_error=lambda _error: graphs.show_early(None, ""),  # the module's graph says why
         # (Reporting progress lets a step away stop it, as the parse below.)

@@ -11,7 +11,7 @@ from PySide6.QtCore import QPointF
 from PySide6.QtGui import QTextDocument
 
 from xlaview.analysis.drawing import GraphLayout, LayoutStep
-from xlaview.analysis.drawing.graph import ComputationGraph, LastBuilt, build_graph, same_drawing
+from xlaview.analysis.drawing.graph import ComputationGraph, build_graph, same_drawing
 from xlaview.analysis.drawing.pass_layout import step_layout
 from xlaview.analysis.drawing.step.incremental import SMALL_CHANGE, SMALL_CHANGE_SHARE
 from xlaview.analysis.folding import (
@@ -157,22 +157,16 @@ def graph_and_layout(
     shown: GraphResult | None,
     fold: Fold | None = None,
     progress=None,
-    built: LastBuilt | None = None,
 ) -> GraphResult:
     """The graph of ``computation``, laid out from ``shown`` (its graph shown
     now, at another pass: what the pass did not touch stays where it is, and
     its picture is drawn again only where it changed; None: a fresh layout),
     folded as ``fold`` says (None: as ``shown`` was, `next_fold`). ``progress``
-    hears each part done (and may raise there to stop the work). ``built``:
-    the graph built last, built from and noted."""
+    hears each part done (and may raise there to stop the work)."""
     fold = fold if fold is not None else next_fold(shown)
     previous = shown.layout if shown is not None else None
     report = progress if progress is not None else _no_progress
-    shown_graph = shown.full_graph if shown is not None else None
-    base = built.base(computation, shown_graph) if built is not None else shown_graph
-    full = build_graph(module, computation, base)
-    if built is not None:
-        built.graph, built.shown = full, shown_graph
+    full = build_graph(module, computation, shown.full_graph if shown is not None else None)
     report(0.2)
     source = text_identity(module, computation)
     reuse = None
@@ -316,13 +310,12 @@ def early_graph(
     computation: str | None,
     shown: GraphResult | None,
     fold: Fold,
-    built: LastBuilt | None = None,
     progress=None,
 ) -> GraphResult | None:
     """The graph of ``computation`` (None: the entry) of the pass whose text
     ``ahead`` holds, read from that text alone before the pass is parsed (its
-    parse shared with the module's through ``cache``'s store); ``shown``,
-    ``fold`` and ``built`` as for `graph_and_layout`. None when it must wait for the module:
+    parse shared with the module's through ``cache``'s store); ``shown`` and
+    ``fold`` as for `graph_and_layout`. None when it must wait for the module:
     the computation is not printed as XLA prints one,
     or it holds an ``async-start`` (labelled by the computation it calls)."""
     read = read_pass_text(dump_file, ahead)
@@ -339,7 +332,7 @@ def early_graph(
     cache.note_read(alone)
     if shown is not None and shown.graph.computation != comp.name:
         shown = None  # (an entry renamed: laid out afresh, as the module's would be)
-    return graph_and_layout(alone, comp.name, shown, fold, progress, built)
+    return graph_and_layout(alone, comp.name, shown, fold, progress)
 
 
 @dataclass
