@@ -457,8 +457,8 @@ def test_a_step_reads_from_the_computation_read_last_until_a_module_is_used(
         assert model(lone_module(next_text, again)) == model(
             lone_module(next_text, parse_module(next_text).entry)
         )
-    cache.load(files[0])
-    assert cache.nearest() == (cache.last().module,), "a module used since is the nearest"
+    used = cache.load(files[0]).module
+    assert cache.nearest() == (used,), "a module used since is the nearest"
 
 
 def test_an_edit_reads_its_changed_lines_a_slice_at_a_time(passes, monkeypatch) -> None:

@@ -137,12 +137,8 @@ class ModuleCache:
             del measures[key]
             self.nbytes -= sizes[key]
 
-    def last(self) -> LoadedModule | None:
-        """The module used last: as like as not, a neighbour of the next one asked for."""
-        with self._lock:
-            return self._last()
-
     def _last(self) -> LoadedModule | None:
+        """The module used last: as like as not, a neighbour of the next one asked for."""
         return next(reversed(self._items.values()), None)
 
     def note_read(self, module: Module) -> None:
