@@ -242,13 +242,20 @@ def test_a_scrub_prices_only_the_pass_it_stays_on(window, qtbot, gpt_dump, monke
     assert len(started) == 1
 
 
-def test_steps_in_a_row_parse_only_the_pass_stayed_on(window, qtbot, gpt_dump, monkeypatch) -> None:
+def test_steps_in_a_row_parse_only_the_pass_stayed_on(qtbot, gpt_dump, monkeypatch) -> None:
     """A step asked as soon as the one before shows (a scrub, clicks in a row)
     starts no parse of the pass it leaves: each would be stopped by the next
     step, which waited for it to reach a point where it could stop. The pass
     stayed on is parsed."""
-    from xlaview.qt.model import tasks
+    from xlaview.qt.main_window import MainWindow
+    from xlaview.qt.model import tasks, workers
 
+    # A stay longer than a loaded machine takes from one step shown to the next asked.
+    monkeypatch.setattr(workers, "STAY_SHOWN_MS", 2000)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1600, 1000)
+    window.show()
     started: list[str] = []
     prepare = tasks.prepare_pass
 
