@@ -142,3 +142,15 @@ def test_a_big_texts_window_shows_the_diff_marks_over_its_lines(
             for s in drawn
         )
         assert starts == sorted(max(first, view.first + 1) for first, _ in over)
+
+
+def test_an_overlong_line_in_a_window_says_how_much_is_left_out(qapp) -> None:
+    """A big text's window cuts an overlong line once, saying how many characters
+    it left out (cut twice, it said 26: the first cut's own note)."""
+    from xlaview.qt.render.documents import build_document, text_source
+
+    text = "a\n" + "x" * (text_window.MAX_LINE_CHARS + 6000) + "\nb\n"
+    document = build_document(text_source(text).excerpt(0, 3))
+    line = document.findBlockByNumber(1).text()
+    assert line == "x" * text_window.MAX_LINE_CHARS + " … [6,000 more characters]"
+    assert document.findBlockByNumber(2).text() == "b"

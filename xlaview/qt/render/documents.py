@@ -58,14 +58,15 @@ class TextSource:
         return self.starts.line_of(offset)
 
     def excerpt(self, first: int, count: int) -> str:
-        """Lines ``first`` .. ``first + count - 1`` (0-based) as the view shows
-        them: an overlong line cut, with how much is left out."""
+        """Lines ``first`` .. ``first + count - 1`` (0-based), as the text has
+        them: `build_document` cuts an overlong one (cut here too, it said how
+        much the first cut left out: "[26 more characters]")."""
         last = min(self.lines, first + count)
         if first >= last:
             return ""
         start = self.starts[first]
         end = self.starts[last] - 1 if last < self.lines else len(self.text)
-        return "\n".join(_cut(line) for line in self.text[start:end].split("\n"))
+        return self.text[start:end]
 
 
 def _cut(line: str) -> str:
