@@ -106,6 +106,11 @@ class _Strip(QWidget):
         t = self.timeline
         n = len(t.points)
         ratio = self.devicePixelRatioF()
+        visible = tuple(map(t.is_visible, range(n)))
+        unchanged = tuple(t.unchanged.get(p.key, False) for p in t.points)
+        sizes = tuple(t.change_sizes.get(p.key) for p in t.points)
+        bands = tuple(map(band_of, t.points))
+        colours = tuple(map(t.pipeline_colour, bands))
         key = (
             self.width(),
             self.height(),
@@ -113,11 +118,11 @@ class _Strip(QWidget):
             theme.PAPER,
             self.font().toString(),
             tuple(p.key for p in t.points),
-            tuple(map(band_of, t.points)),
-            tuple(map(t.is_visible, range(n))),
-            tuple(t.unchanged.get(p.key, False) for p in t.points),
-            tuple(t.change_sizes.get(p.key) for p in t.points),
-            tuple(map(t.pipeline_colour, map(band_of, t.points))),
+            bands,
+            visible,
+            unchanged,
+            sizes,
+            colours,
             frozenset(t.changed_marks),
         )
         if self._drawn is not None and self._drawn[0] == key:
@@ -137,14 +142,14 @@ class _Strip(QWidget):
         font.setPointSizeF(max(7.0, font.pointSizeF() - 1.5))
         painter.setFont(font)
         for i in range(1, n + 1):
-            if i < n and band_of(t.points[i]) == band_of(t.points[start]):
+            if i < n and bands[i] == bands[start]:
                 continue
-            colour = QColor(t.pipeline_colour(band_of(t.points[start])))
+            colour = QColor(colours[start])
             x0, x1 = self.x_of(start) - step / 2, self.x_of(i - 1) + step / 2
             painter.fillRect(QRectF(x0 + 0.5, band_top, x1 - x0 - 1, band_h), colour.lighter(135))
             if x1 - x0 > 60:
                 painter.setPen(QColor(theme.STRONG))
-                label = band_of(t.points[start])
+                label = bands[start]
                 if i == n and not any(p.key.isdigit() for p in t.points):
                     label += (
                         "  (this dump has no pass dumps: XLA writes one per pass with "
@@ -160,7 +165,6 @@ class _Strip(QWidget):
                 )
             start = i
         # One tick per dump; filtered-out ones faint, unchanged ones hollow.
-        visible, unchanged, sizes, colours = key[7:11]
         ticks, bars = self._marks(step, band_top + band_h + 2, visible, unchanged, sizes, colours)
         for pen, lines in ticks:
             painter.setPen(pen)
