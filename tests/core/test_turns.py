@@ -20,6 +20,18 @@ def test_listed_and_dict_of_are_list_and_dict(items: list[int]) -> None:
     assert turns.dict_of(iter(pairs)) == dict(pairs)  # a repeated key keeps its last value
 
 
+@given(st.lists(st.integers(0, 9), max_size=40), st.integers(1, 6))
+def test_dict_of_is_dict_across_chunks_with_keys_met_again(keys: list[int], chunk: int) -> None:
+    # Chunks of a few pairs, keys from ten: a chunk whose keys repeat adds
+    # fewer than a chunk's worth, and must not end the dict there.
+    old, turns.CHUNK = turns.CHUNK, chunk
+    try:
+        pairs = list(zip(keys, range(len(keys)), strict=True))
+        assert turns.dict_of(iter(pairs)) == dict(pairs)
+    finally:
+        turns.CHUNK = old
+
+
 @given(
     st.text(alphabet="ab}\n", max_size=60),
     st.text(alphabet="ab}\n", max_size=4),
