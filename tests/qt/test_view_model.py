@@ -311,6 +311,42 @@ def test_scrubbing_prepares_each_pass_once(window, qtbot, gpt_dump, monkeypatch,
     assert not hooked
 
 
+def test_a_pass_kept_parsed_is_shown_without_reading_its_file(
+    window, qtbot, gpt_dump, monkeypatch, hooked
+) -> None:
+    """Going back and forth between two passes (comparing them) shows the
+    text of the module kept parsed: its file is not read again, and the text
+    shown is that module's own."""
+    from xlaview.qt.model import tasks
+
+    reads: list[str] = []
+    real = tasks.read_text
+
+    def counted(path, *args, **kwargs):
+        reads.append(Path(path).name)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(tasks, "read_text", counted)
+    module = opened(window, gpt_dump)
+    keys = [p.key for p in module.points()]
+    there, back = keys[len(keys) // 2], keys[len(keys) // 2 + 1]
+    for key in (there, back):
+        window.select_pass(key)
+        window.wait_idle()
+    reads.clear()
+    shown: list[str] = []
+    window.model.text_read.connect(lambda read: shown.append(read.source.text))
+    for key in (there, back, there, back):
+        shown.clear()
+        window.select_pass(key)
+        window.wait_idle()
+        want = int(key) if key.isdigit() else key
+        assert window.view_state()["text_pass"] == window.view_state()["graph_pass"] == want
+        assert shown and all(text is window.model.loaded.module.text for text in shown)
+    assert not reads, f"read again: {reads}"
+    assert not hooked
+
+
 def test_a_step_back_shows_the_layout_it_came_from(
     window, qtbot, gpt_dump, monkeypatch, hooked
 ) -> None:

@@ -37,6 +37,7 @@ def read_pass(
         "pass",
         "pass-text",
         tasks.read_pass_text,
+        cache,
         dump_file,
         ahead,
         on_done=on_text,
