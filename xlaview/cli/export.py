@@ -181,7 +181,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    from xlaview.analysis.folding import GROUPINGS
+    from xlaview.analysis.groupings import GROUPINGS
 
     p = sub.add_parser("export", help="render the window (PNG) or the graph (SVG) headless")
     p.add_argument("dir", type=Path, help="a dump folder, or an HLO file of one")

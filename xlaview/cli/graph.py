@@ -133,7 +133,7 @@ def _draw(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    from xlaview.analysis.folding import GROUPINGS
+    from xlaview.analysis.groupings import GROUPINGS
 
     p = sub.add_parser(
         "graph", help="a computation's graph folded by op_name scope and repeated blocks"

@@ -29,14 +29,7 @@ from xlaview.analysis.folding.drawn import (
 )
 from xlaview.analysis.folding.patch import crowded, patched
 from xlaview.analysis.folding.scopes import APART, TOGETHER, Phases, scope_path
-from xlaview.analysis.folding.tree import (
-    GROUPINGS,
-    Folding,
-    Group,
-    Grouping,
-    GroupKind,
-    fold_graph,
-)
+from xlaview.analysis.folding.tree import Folding, Group, GroupKind, fold_graph
 from xlaview.analysis.folding.view import (
     FOLDED_BOXES,
     SMALL_GRAPH_NODES,
@@ -47,6 +40,7 @@ from xlaview.analysis.folding.view import (
     default_open,
     folded_view,
 )
+from xlaview.analysis.groupings import GROUPINGS, Grouping
 
 __all__ = [
     "APART", "FOLDED_BOXES", "GROUPINGS", "GROUP_KEY", "SMALL_GRAPH_NODES", "TOGETHER", "Box",

@@ -16,16 +16,13 @@ from collections import Counter
 from dataclasses import dataclass
 from enum import Enum
 from operator import attrgetter
-from typing import Literal
 
 from xlaview.analysis.drawing import ComputationGraph
 from xlaview.analysis.folding.repeats import find_repeats
 from xlaview.analysis.folding.scopes import APART, Phases, phase_of, scope_path
+from xlaview.analysis.groupings import Grouping
 from xlaview.hlo import Computation, ShapeSyntaxError, parse_shape
 from xlaview.turns import dict_of, listed
-
-Grouping = Literal["scope", "repeats", "none"]
-GROUPINGS: tuple[Grouping, ...] = ("scope", "repeats", "none")
 
 # The opcodes of cheap values, with `GraphNode.is_copy`: placed by their users.
 CHEAP_OPCODES = frozenset(("parameter", "constant", "iota"))
