@@ -289,10 +289,7 @@ def _absorptions(
     """
     shapes = [str(i.shape) for i in gone]
     if not any(a.opcode == "fusion" for a in added):
-        return added, [
-            Removed(old.name, i.name, i.opcode, shape)
-            for i, shape in zip(gone, shapes, strict=True)
-        ]
+        return added, _removed(old, gone, shapes, {})
     removed_names = {i.name for i in gone}
     users: dict[str, list[Instruction]] = {}
     for instr in new.instructions:
@@ -344,11 +341,18 @@ def _absorptions(
             stack.extend(old.instruction(name).operand_names)
         absorbed.sort(key=lambda n: order.get(n, 0))
         out_added.append(Added(a.computation, a.name, a.opcode, a.shape, tuple(absorbed)))
-    out_removed = [
+    return out_added, _removed(old, gone, shapes, taken)
+
+
+def _removed(
+    old: Computation, gone: list[Instruction], shapes: list[str], taken: dict[str, str]
+) -> list[Removed]:
+    """The instructions ``gone`` from ``old`` (their ``shapes`` as text), each
+    with the fusion that ``taken`` says took it in, if one did."""
+    return [
         Removed(old.name, i.name, i.opcode, shape, taken.get(i.name))
         for i, shape in zip(gone, shapes, strict=True)
     ]
-    return out_added, out_removed
 
 
 def _body_root(fusion: Instruction, comps: dict[str, Computation]) -> Instruction | None:
