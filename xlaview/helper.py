@@ -34,7 +34,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import IO, Any, BinaryIO
 
-from xlaview.collector import release_memory
+from xlaview.collector import gc_paused, release_memory
 from xlaview.errors import XlaviewError
 
 NICENESS = 10
@@ -84,7 +84,11 @@ def _receive(stream: IO[bytes]) -> Any:
     data = stream.read(size)
     if len(data) < size:
         raise EOFError
-    return pickle.loads(data)
+    # A U-Net pass's boundaries are 330,000 records: loaded with the collector
+    # on, their allocations set off a full collection of the window's heap
+    # (855 ms with the GIL held, on this reader thread: the window stalled).
+    with gc_paused(settle=True):
+        return pickle.loads(data)
 
 
 def _die_with_parent() -> None:

@@ -3,6 +3,7 @@ spans it sends back."""
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 import subprocess
@@ -55,6 +56,37 @@ def fail_on_purpose(message: str) -> None:
 def print_and_return(value: int) -> int:
     print("a job that prints must not disturb the results")
     return value
+
+
+COLLECTOR_ON: list[bool] = []  # whether the collector ran as each result was loaded
+
+
+def _loaded() -> str:
+    COLLECTOR_ON.append(gc.isenabled())
+    return "loaded"
+
+
+class NotesItsLoading:
+    """A result that, unpickled in the window, notes whether the collector was on."""
+
+    def __reduce__(self):
+        return (_loaded, ())
+
+
+def make_noting_result() -> NotesItsLoading:
+    return NotesItsLoading()
+
+
+def test_a_result_is_loaded_with_the_collector_paused(helper) -> None:
+    """A big result's hundreds of thousands of records, loaded with the
+    collector on, set off a full collection of the window's heap on the
+    helper's reader thread: 855 ms with the GIL held on a U-Net pass's boundaries."""
+    out = Outcomes()
+    COLLECTOR_ON.clear()
+    helper.submit(make_noting_result, (), out.deliver)
+    assert out.next() == (True, "loaded", "")
+    assert COLLECTOR_ON == [False], "the result was loaded with the collector on"
+    assert gc.isenabled(), "and it runs again after"
 
 
 def test_a_job_runs_in_the_helper_and_matches_the_same_job_here(helper) -> None:
