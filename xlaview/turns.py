@@ -40,6 +40,17 @@ def listed(items: Iterable[T]) -> list[T]:
             return out
 
 
+def every(items: Iterable[object]) -> bool:
+    """``all(items)``, a chunk at a time."""
+    it = iter(items)
+    while True:
+        chunk = list(islice(it, CHUNK))
+        if not all(chunk):
+            return False
+        if len(chunk) < CHUNK:
+            return True
+
+
 def dict_of(pairs: Iterable[tuple[K, V]]) -> dict[K, V]:
     """``dict(pairs)``, a chunk at a time. Each chunk goes into the dict
     straight from the iterator: made into a list first, 48,000 pairs took

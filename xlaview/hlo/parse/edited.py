@@ -14,7 +14,7 @@ caller then parses it afresh).
 
 from __future__ import annotations
 
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from itertools import accumulate, chain, compress, count, repeat
 from operator import add, is_, is_not, itemgetter, ne, not_, sub
@@ -93,7 +93,7 @@ def parse_fast_edit(
     check = check or _nothing
     lines = text[body:close].split("\n")
     # Each line the previous version holds, by its text: its instruction.
-    found = list(map({old_line: k for k, old_line in enumerate(old_lines)}.get, lines))
+    found = listed(map({old_line: k for k, old_line in enumerate(old_lines)}.get, lines))
     changed = listed(compress(count(), map(is_, found, repeat(None))))
     if len(changed) * 2 > len(lines):
         return None  # rewritten more than edited: parsed afresh as quickly
@@ -186,9 +186,12 @@ def _placed(
     olds = cast(list[int], listed(map(found.__getitem__, kept)))  # (none None)
     moved_from = listed(map(old_instructions.__getitem__, olds))
     with gc_paused(settle=True):
+        # (Placed a chunk at a time, as everything here: in one call, the
+        # 40,000 kept instructions of a mixture of experts' entry held the
+        # GIL for 15-80 ms of the GUI thread's wait.)
         new = listed(_moved(made, changed, starts, first_line))
-        deque(map(out.__setitem__, kept, _moved(moved_from, kept, starts, first_line)), maxlen=0)
-        deque(map(out.__setitem__, changed, new), maxlen=0)
+        listed(map(out.__setitem__, kept, _moved(moved_from, kept, starts, first_line)))
+        listed(map(out.__setitem__, changed, new))
     return tuple(out), new  # type: ignore[arg-type]
 
 
