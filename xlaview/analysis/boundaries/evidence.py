@@ -8,6 +8,7 @@ xlaview.analysis.boundaries.explain.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xlaview.analysis.boundaries.body_flow import MEMORY_SPACE_MOVE, OperandUse
@@ -81,7 +82,10 @@ class Fact:
 class ReasonFinder:
     """Gathers the facts of every boundary of one step computation."""
 
-    def __init__(self, module: Module, flow: Flow, index: OpIndex) -> None:
+    def __init__(
+        self, module: Module, flow: Flow, index: OpIndex, check: Callable[[], None] | None = None
+    ) -> None:
+        """``check``: called as the computation's ops are read (it may raise to stop)."""
         self.module = module
         self.flow = flow
         self.index = index
@@ -89,7 +93,7 @@ class ReasonFinder:
         self.multi_pass: dict[ValueKey, list[tuple[int, TwoPass]]] = {}
         self.groups: dict[ValueKey, list[TwoPass]] = {}  # by the value read twice
         self._patterns: dict[ValueKey, str | None] = {}
-        self._add_two_pass(TwoPassFinder(flow, index).find())
+        self._add_two_pass(TwoPassFinder(flow, index).find(check))
 
     def facts_of(self, name: str) -> OpFacts | None:
         instr = self.flow.producer((name, None))

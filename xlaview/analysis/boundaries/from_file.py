@@ -62,16 +62,20 @@ def fusion_callers(module: Module, boundaries: Boundaries) -> dict[str, str]:
     return callers
 
 
-def explained(module: Module, traffic: Traffic) -> FileBoundaries:
+def explained(
+    module: Module, traffic: Traffic, progress: Callable[[float], None] | None = None
+) -> FileBoundaries:
     """The boundaries of ``module`` given its ``traffic``, with their fusions,
-    their sums made (`Boundaries.warm`)."""
-    found = _found(module, traffic)
+    their sums made (`Boundaries.warm`); ``progress`` as for `module_boundaries`."""
+    found = _found(module, traffic, progress)
     found.boundaries.warm()
     return found
 
 
-def _found(module: Module, traffic: Traffic) -> FileBoundaries:
-    boundaries = module_boundaries(module, traffic)
+def _found(
+    module: Module, traffic: Traffic, progress: Callable[[float], None] | None = None
+) -> FileBoundaries:
+    boundaries = module_boundaries(module, traffic, progress=progress)
     return FileBoundaries(boundaries, fusion_callers(module, boundaries))
 
 
@@ -106,7 +110,8 @@ def file_boundaries(
     """The boundaries of the module in ``path`` given its ``traffic``;
     ``stamp`` (size, mtime in ns) is the file the traffic was found in: a file
     rewritten since (a folder being written) raises `DumpReadError`.
-    ``progress`` hears once the file is read (a job no longer wanted stops there)."""
+    ``progress`` hears once the file is read, then as the values are explained
+    (a job no longer wanted stops at a report)."""
     path = Path(path)
     try:
         status = path.stat()
@@ -115,6 +120,8 @@ def file_boundaries(
     if (status.st_size, status.st_mtime_ns) != tuple(stamp):
         raise DumpReadError(path, "the file changed since it was shown; step to it again")
     module = load_module(path).module
-    if progress is not None:
-        progress(0.1)
-    return shared(_found(module, traffic))  # which makes the sums, once
+    if progress is None:
+        return shared(_found(module, traffic))  # which makes the sums, once
+    report = progress  # (named again for the closure: mypy keeps it not None)
+    report(0.1)
+    return shared(_found(module, traffic, lambda fraction: report(0.1 + 0.9 * fraction)))

@@ -14,6 +14,7 @@ Two shapes are found, at the level of top-level ops (``Flow``):
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from xlaview.analysis.boundaries.op_facts import OpFacts, OpIndex
@@ -27,6 +28,8 @@ DERIVE_DEPTH = 3  # element-wise ops between a value and the reduced value compu
 # Reads kept per value: backward passes read one activation in two passes many
 # ways over (thousands of reads on a big model); a few explain it.
 ENOUGH = 8
+# Ops read between two calls of `TwoPassFinder.find`'s check.
+CHECK_EVERY = 256
 
 
 def value_label(key: ValueKey) -> str:
@@ -177,11 +180,15 @@ class TwoPassFinder:
             and not facts.control_flow
         )
 
-    def find(self) -> list[TwoPass]:
+    def find(self, check: Callable[[], None] | None = None) -> list[TwoPass]:
         """The two-pass reads, at least ENOUGH for each value they explain when
-        there are that many (at most ENOUGH more than that)."""
+        there are that many (at most ENOUGH more than that). ``check`` is
+        called every `CHECK_EVERY` ops (it may raise to stop: a 40,000-op entry
+        takes a second)."""
         found: list[TwoPass] = []
-        for name, values in self.flow.operands.items():
+        for seen, (name, values) in enumerate(self.flow.operands.items()):
+            if check is not None and seen % CHECK_EVERY == 0:
+                check()
             facts = self.facts(name)
             if facts is None:
                 continue

@@ -103,7 +103,10 @@ class BoundariesJob(QObject):
         def done(result):
             return self._explained(key, pass_key, traffic, result)
 
+        notices = self._notices
         if module.instruction_count <= IN_HELPER_ABOVE:
+            # (Its progress reports let a step away stop it: 3 s of a 40,000-value
+            # pass, which the next pass's text and graph waited for.)
             self._jobs.submit(
                 "pass",
                 "boundaries",
@@ -112,9 +115,11 @@ class BoundariesJob(QObject):
                 traffic,
                 on_done=done,
                 on_error=self._failed,
+                on_progress=lambda f: notices.report_progress(
+                    "finding why each value is materialized", f
+                ),
             )
             return
-        notices = self._notices
         self._jobs.submit(
             "pass",
             "boundaries",
