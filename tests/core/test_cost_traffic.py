@@ -158,3 +158,34 @@ def test_kinds_name_custom_call_targets_and_custom_fusions(corpus: Path) -> None
     (ynn,) = [i for i in module.instructions() if i.fusion_kind == "kCustom"]
     assert kind_name(ynn) == "__ynn_fusion"
     assert op_label(ynn) == "fusion kCustom __ynn_fusion"
+
+
+class Stop(Exception):
+    """Raised by a progress report, as the window's worker does for a job nobody wants."""
+
+
+def test_traffic_asks_to_go_on_as_it_prices_and_reads_each_top_level_op(monkeypatch) -> None:
+    """The window stops a pass's traffic at a progress report once the user
+    steps away: after its computations were priced, the moe's 40,000-op
+    entry went on 0.7 s with none, and the next pass's text waited for it."""
+    from xlaview.analysis import traffic as traffic_module
+    from xlaview.analysis.cost import totals
+
+    monkeypatch.setattr(totals, "CHECK_EVERY", 1)
+    monkeypatch.setattr(traffic_module, "CHECK_EVERY", 1)
+    (path,) = sample_dump_default_flags().glob("*after_optimizations.txt")
+    module = load_module(path).module
+    told: list[float] = []
+    assert analyze_traffic(module, progress=told.append) == analyze_traffic(module)
+    entry = len(module.entry.instructions)
+    assert len(told) >= 2 * entry, "asked for each op priced and each op read"
+    for stop_at in (entry // 2, entry + entry // 2):  # while pricing, while reading
+        calls: list[float] = []
+
+        def stop_later(fraction: float, calls: list[float] = calls, stop_at: int = stop_at) -> None:
+            calls.append(fraction)
+            if len(calls) > stop_at:
+                raise Stop
+
+        with pytest.raises(Stop):
+            analyze_traffic(module, progress=stop_later)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from xlaview.analysis.cost.model import called_names
-from xlaview.analysis.cost.totals import ModuleCost, module_cost
+from xlaview.analysis.cost.totals import CHECK_EVERY, ModuleCost, module_cost
 from xlaview.analysis.kinds import fusion_kind, kind_name
 from xlaview.analysis.memory_spaces import memory_space, shape_memory_space
 from xlaview.dump.readers import BufferAssignment
@@ -243,7 +243,9 @@ def analyze_traffic(
         # The buffer (producer, element) each operand name reads: a value read
         # by many ops is looked up once.
         keys: dict[str, tuple[str, int | None] | None] = {}
-        for instr in comp.instructions:
+        for seen, instr in enumerate(comp.instructions):
+            if progress is not None and seen % CHECK_EVERY == 0:
+                progress(1.0)  # (the cost told the rest: a step away stops it here too)
             if instr.opcode in ALIASING or instr.opcode in _CONTAINERS:
                 continue
             priced = listed.get(instr.name)

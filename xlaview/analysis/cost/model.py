@@ -116,6 +116,7 @@ class CostModel:
         # caller that raises there stops a long pricing).
         self.progress: Callable[[float], None] | None = None
         self._entered = 0
+        self._said = 0.0  # the share last told `progress`
 
     def parameter_users(self, comp: Computation) -> FusedBody:
         """`fusion_bytes.parameter_users` of ``comp``, built once."""
@@ -299,10 +300,18 @@ class CostModel:
     def _enter(self, name: str) -> None:
         self._entered += 1
         if self.progress is not None and self._entered % 256 == 0:
-            self.progress(min(1.0, self._entered / max(1, len(self.module.computations))))
+            self._said = min(1.0, self._entered / max(1, len(self.module.computations)))
+            self.progress(self._said)
         if self._visiting:
             self.callers.setdefault(name, self._visiting[-1])
         self._visiting.append(name)
+
+    def check(self) -> None:
+        """Tell `progress` again the share last told (raising there stops the
+        work): between the computations it tells on entering, a loop over
+        tens of thousands of instructions asks here."""
+        if self.progress is not None:
+            self.progress(self._said)
 
     def price(self, instr: Instruction, comp: Computation) -> OpProperties:
         """The instruction's properties (computed once per name, then looked up)."""
