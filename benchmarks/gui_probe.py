@@ -129,6 +129,7 @@ def scrub(window, folder: str, beat: Heartbeat, back: int = 8) -> dict:
     wait_until(lambda: not window.busy, 600)
     scrub_stall = beat.stop()
     held = hold_key(window, keys, beat)
+    away = step_away(window, keys, beat)
     sampling.set()
     sampler.join()
     peak.append(tree_rss_mb(os.getpid()))
@@ -139,6 +140,7 @@ def scrub(window, folder: str, beat: Heartbeat, back: int = 8) -> dict:
         "steps_s": steps,
         "scrub_stall_ms": scrub_stall,
         **held,
+        **away,
         "peak_mb": max(peak),
         "peak_mb_by_process": {
             ("window" if p == os.getpid() else f"helper {p}"): round(v) for p, v in parts.items()
@@ -169,6 +171,36 @@ def hold_key(window, keys: list[str], beat: Heartbeat, presses: int = 30) -> dic
     settled = time.perf_counter() - released
     wait_until(lambda: not window.busy, 600)
     return {"held_stall_ms": beat.stop(), "held_settle_s": settled}
+
+
+def step_away(window, keys: list[str], beat: Heartbeat, stay_s: float = 3.0) -> dict:
+    """With the Traffic tab's analyses wanted (its boundaries, as when the tab
+    is shown), stay on a pass while they run, then step to the next one: the
+    longest time until that pass's text and graph show, over three places in
+    the timeline, and the longest GUI stall meanwhile."""
+    window.model.boundaries.set_wanted(True)
+    beat.start()
+    worst = 0.0
+    for at in (len(keys) // 4, len(keys) // 2, 3 * len(keys) // 4):
+        window.select_pass(keys[at])
+        until = time.perf_counter() + stay_s
+        while time.perf_counter() < until:
+            QCoreApplication.processEvents()
+            time.sleep(0.001)
+        asked = keys[min(at + 1, len(keys) - 1)]
+        want = int(asked) if asked.isdigit() else asked
+        t = time.perf_counter()
+        window.select_pass(asked)
+        wait_until(
+            lambda want=want: (
+                shown(window, "text_pass") == want and shown(window, "graph_pass") == want
+            ),
+            600,
+        )
+        worst = max(worst, time.perf_counter() - t)
+        wait_until(lambda: not window.busy, 600)
+    window.model.boundaries.set_wanted(False)
+    return {"away_stall_ms": beat.stop(), "away_step_s": worst}
 
 
 def main() -> None:

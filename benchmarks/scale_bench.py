@@ -311,6 +311,8 @@ def gui_figures(folder: Path, r: float) -> list[Figure]:
     """The window on the dump, in a fresh offscreen process (gui_probe.py
     scale): open it, then visit every pass from the first and back through the
     middle, a step done when the text and the graph of the asked pass show; a
+    held arrow key; a step away from a pass whose analyses run (the Traffic
+    tab's boundaries wanted, 3 s stayed on it, at three places); a
     5 ms heartbeat on the GUI thread; the resident memory of the window and its
     helper processes sampled every 100 ms."""
     out = subprocess.run(
@@ -340,6 +342,8 @@ def gui_figures(folder: Path, r: float) -> list[Figure]:
         Figure("window: longest GUI stall, open", got["open_stall_ms"] / 1000, "s", 0.1, beat),
         Figure("window: longest GUI stall, scrub", got["scrub_stall_ms"] / 1000, "s", 0.1, beat),
         Figure("window: longest GUI stall, held key", got["held_stall_ms"] / 1000, "s", 0.1, beat),
+        of_r("window: step away from a pass being analysed", got["away_step_s"], r, 0.5),
+        Figure("window: longest GUI stall, analyses", got["away_stall_ms"] / 1000, "s", 0.1, beat),
         Figure(
             "window + helpers: resident memory, peak",
             got["peak_mb"],
