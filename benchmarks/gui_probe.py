@@ -59,6 +59,28 @@ def shown(window, what: str):
     return window.view_state()[what]
 
 
+def shows(window, asked: str) -> bool:
+    """Whether both the text and the graph of pass ``asked`` are on screen."""
+    want = int(asked) if asked.isdigit() else asked
+    return shown(window, "text_pass") == want and shown(window, "graph_pass") == want
+
+
+def step_to(window, asked: str) -> float:
+    """Select pass ``asked``: the time until its text and graph show."""
+    start = time.perf_counter()
+    window.select_pass(asked)
+    wait_until(lambda: shows(window, asked), 600)
+    return time.perf_counter() - start
+
+
+def spin(seconds: float) -> None:
+    """Serve the window's events for ``seconds`` (a user between keys)."""
+    until = time.perf_counter() + seconds
+    while time.perf_counter() < until:
+        QCoreApplication.processEvents()
+        time.sleep(0.001)
+
+
 def tree_rss_mb(pid: int, parts: dict[int, float] | None = None) -> float:
     """Resident memory of a process and its children (the helper processes);
     ``parts`` gets each one's, when given."""
@@ -115,17 +137,7 @@ def scrub(window, folder: str, beat: Heartbeat, back: int = 8) -> dict:
     steps = []
     beat.start()
     for i in order:
-        asked = keys[i]
-        want = int(asked) if asked.isdigit() else asked
-        t1 = time.perf_counter()
-        window.select_pass(asked)
-        wait_until(
-            lambda want=want: (
-                shown(window, "text_pass") == want and shown(window, "graph_pass") == want
-            ),
-            600,
-        )
-        steps.append(time.perf_counter() - t1)
+        steps.append(step_to(window, keys[i]))
     wait_until(lambda: not window.busy, 600)
     scrub_stall = beat.stop()
     held = hold_key(window, keys, beat)
@@ -159,15 +171,9 @@ def hold_key(window, keys: list[str], beat: Heartbeat, presses: int = 30) -> dic
     asked = keys[0]
     for asked in keys[1 : presses + 1]:
         window.select_pass(asked)
-        until = time.perf_counter() + 0.033
-        while time.perf_counter() < until:
-            QCoreApplication.processEvents()
-            time.sleep(0.001)
+        spin(0.033)
     released = time.perf_counter()
-    want = int(asked) if asked.isdigit() else asked
-    wait_until(
-        lambda: shown(window, "text_pass") == want and shown(window, "graph_pass") == want, 600
-    )
+    wait_until(lambda: shows(window, asked), 600)
     settled = time.perf_counter() - released
     wait_until(lambda: not window.busy, 600)
     return {"held_stall_ms": beat.stop(), "held_settle_s": settled}
@@ -183,21 +189,8 @@ def step_away(window, keys: list[str], beat: Heartbeat, stay_s: float = 3.0) -> 
     worst = 0.0
     for at in (len(keys) // 4, len(keys) // 2, 3 * len(keys) // 4):
         window.select_pass(keys[at])
-        until = time.perf_counter() + stay_s
-        while time.perf_counter() < until:
-            QCoreApplication.processEvents()
-            time.sleep(0.001)
-        asked = keys[min(at + 1, len(keys) - 1)]
-        want = int(asked) if asked.isdigit() else asked
-        t = time.perf_counter()
-        window.select_pass(asked)
-        wait_until(
-            lambda want=want: (
-                shown(window, "text_pass") == want and shown(window, "graph_pass") == want
-            ),
-            600,
-        )
-        worst = max(worst, time.perf_counter() - t)
+        spin(stay_s)
+        worst = max(worst, step_to(window, keys[min(at + 1, len(keys) - 1)]))
         wait_until(lambda: not window.busy, 600)
     window.model.boundaries.set_wanted(False)
     return {"away_stall_ms": beat.stop(), "away_step_s": worst}
