@@ -132,6 +132,7 @@ def scrub(window, folder: str, beat: Heartbeat, back: int = 8) -> dict:
     graph = time.perf_counter() - t0
     wait_until(lambda: not window.busy, 600)
     open_stall = beat.stop()
+    opened = window.model.loaded.module.instruction_count  # the module as compiled
     keys = [p.key for p in window.model.points]
     order = list(range(len(keys))) + list(range(len(keys) - 2, len(keys) - 2 - back, -1))
     steps = []
@@ -157,7 +158,7 @@ def scrub(window, folder: str, beat: Heartbeat, back: int = 8) -> dict:
         "peak_mb_by_process": {
             ("window" if p == os.getpid() else f"helper {p}"): round(v) for p, v in parts.items()
         },
-        "instructions": window.model.loaded.module.instruction_count,
+        "instructions": opened,
     }
 
 
