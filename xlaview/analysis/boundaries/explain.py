@@ -268,9 +268,9 @@ def module_boundaries(
     check = None
     for done, value in enumerate(traffic.intermediates):
         if progress is not None and done % REPORT_EVERY == 0:
-            report, fraction = progress, round(done / values, 2)
+            fraction = round(done / values, 2)
             progress(fraction)
-            check = partial(report, fraction)  # said again while a computation is read
+            check = partial(progress, fraction)  # said again while a computation is read
         finder = finders.get(value.computation)
         if finder is None:
             flow = Flow(module.computation(value.computation))
