@@ -356,10 +356,11 @@ def test_a_parse_stopped_midway_leaves_its_work_in_the_store(gpt_dump, monkeypat
     raises); what it parsed stays in the store, and the next parse of the text
     takes it from there and is the plain parse; the one computation read
     ahead (the graph's) is the module's."""
-    from xlaview.hlo.parse import driver
+    from xlaview.hlo.parse import driver, runs
     from xlaview.hlo.parse.early import read_computation
 
     monkeypatch.setattr(driver, "CHECK_CHARS", 4096)  # a small module: checked often
+    monkeypatch.setattr(runs, "RUN_CHARS", 4096)  # (a run is read between two checks)
     text = max(timeline_texts(gpt_dump), key=lambda lt: len(lt[1]))[1]
     store = ComputationStore(1 << 30)
     calls = 0

@@ -27,8 +27,9 @@ def findall_by_lines(
     check: Callable[[], None] | None = None,
 ) -> list[Any]:
     """``pattern.findall(text, start, end)`` for a ``pattern`` whose matches
-    hold no newline, read a slice of whole lines at a time; ``start`` at a
-    line start, ``end`` at one's end (a newline, or the end of the text).
+    hold no newline but the one they may start with, read a slice of whole
+    lines at a time; ``start`` at a line start or the newline before it,
+    ``end`` at a line's end (a newline, or the end of the text).
     ``check`` is called between slices (it may raise to stop)."""
     if end - start <= SLICE:
         return pattern.findall(text, start, end)
@@ -39,5 +40,5 @@ def findall_by_lines(
         cut = text.find("\n", start + SLICE, end) if start + SLICE < end else -1
         stop = end if cut < 0 else cut
         out += pattern.findall(text, start, stop)
-        start = stop + 1
+        start = stop  # the newline: where a line's match may start
     return out

@@ -7,7 +7,7 @@ from the first of: the previous module when this text repeats it
 big and a pass edited it (`xlaview.hlo.parse.edited`), the fast path for
 computations laid out as XLA prints them (`xlaview.hlo.parse.printed`: one
 regular expression over the whole body, checks in C, instructions built on
-first access), and the careful path (`xlaview.hlo.parse.tolerant`: token by
+first access; small ones a run at a time, `xlaview.hlo.parse.runs`), and the careful path (`xlaview.hlo.parse.tolerant`: token by
 token, with located errors) for anything else. Attributes are kept as raw text
 and decoded on demand (`xlaview.hlo.attributes`), so the parser never pays for
 what nobody reads.
@@ -49,6 +49,7 @@ from xlaview.hlo.parse.printed import (
     stored_computation,
 )
 from xlaview.hlo.parse.reuse import PreviousModule
+from xlaview.hlo.parse.runs import RunParser
 from xlaview.hlo.parse.store import ComputationStore
 from xlaview.hlo.parse.tolerant import (
     NAME,
@@ -142,7 +143,7 @@ class _Parser(CarefulParser):
     """The module: header, stack-frame tables, computations (the previous
     module's, the store's, the fast path's, or the careful path's)."""
 
-    __slots__ = ("check", "deferral", "deferred", "ends", "previous", "store")
+    __slots__ = ("check", "deferral", "deferred", "ends", "previous", "runs", "store")
 
     def __init__(
         self,
@@ -159,6 +160,8 @@ class _Parser(CarefulParser):
         self.deferral = deferral
         self.deferred: list[ParsedComputation] = []
         self.check: Callable[[], None] | None = None
+        # Small computations read a run at a time (a deferral reads none here).
+        self.runs = RunParser(text, store, self.previous) if deferral is None else None
 
     # -- module ---------------------------------------------------------------
     def parse(self) -> Module:
@@ -212,6 +215,18 @@ class _Parser(CarefulParser):
                             last.span.line + parsed.closing_line,
                         )
                         pos = last.span.end
+                        continue
+                if self.runs is not None and (pos == 0 or text[pos - 1] == "\n"):
+                    parsed_run = self.runs.read(pos, self.lines.locate(pos).line)
+                    if parsed_run:
+                        run = [Computation.from_parsed(p, p.span) for p in parsed_run]
+                        entry_seen = self._take_run(run, names, computations, entry_seen)
+                        final = parsed_run[-1]
+                        self.lines.note(
+                            final.span.offset + final.closing_offset,
+                            final.span.line + final.closing_line,
+                        )
+                        pos = final.span.end
                         continue
                 start = pos
                 try:
@@ -282,11 +297,15 @@ class _Parser(CarefulParser):
         computations: list[Computation],
         entry_seen: bool,
     ) -> bool:
-        """`_take` each of a run of the previous module's computations (whose
-        names differ: they did there), at once when none of the names is taken."""
+        """`_take` each of a run of computations, at once when their names
+        differ and none of them is taken."""
         run_names = [c.name for c in run]
         entries = sum(c.is_entry for c in run)
-        if entries > (0 if entry_seen else 1) or not names.isdisjoint(run_names):
+        if (
+            entries > (0 if entry_seen else 1)
+            or not names.isdisjoint(run_names)
+            or len(set(run_names)) != len(run_names)
+        ):
             for comp in run:
                 entry_seen = self._take(comp, names, computations, entry_seen)
             return entry_seen

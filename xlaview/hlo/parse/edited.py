@@ -103,7 +103,7 @@ def parse_fast_edit(
         return None  # a line twice: a name defined twice
     check()
     # The old body's braces balanced: the new one's do if what came balances what went.
-    came = "\n".join(lines[j] for j in changed)
+    came = "".join("\n" + lines[j] for j in changed)  # (`_LINE` reads from a newline)
     went = "\n".join(old_lines[k] for k in gone)
     if came.count("{") - came.count("}") != went.count("{") - went.count("}"):
         return None  # an attribute going over lines

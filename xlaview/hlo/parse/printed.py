@@ -64,9 +64,12 @@ _STRING = r'"[^"\\\n]*+(?:\\.[^"\\\n]*+)*+"'
 # attributes hold no comment outside strings (a comment may hide a brace or a
 # line break), no tab or carriage return, and do not end in a comma or blank
 # space (an attribute list going on to the next line): the careful path
-# takes those.
+# takes those. The newline before the line starts the pattern, a literal the
+# regex engine looks for in C (a header line thousands of characters long
+# is passed over at once rather than a position at a time): read from the
+# newline before the first line.
 _LINE = re.compile(
-    rf"^  (ROOT )?%({_NAME}) = ({SHAPE_PATTERN}) ([a-z][a-z0-9\-]*)\(([^()\[\]#\n\t\r]*)\)"
+    rf"\n  (ROOT )?%({_NAME}) = ({SHAPE_PATTERN}) ([a-z][a-z0-9\-]*)\(([^()\[\]#\n\t\r]*)\)"
     rf'((?:,[^\n\t\r"/]*+(?:(?:{_STRING}|/(?![/*]))[^\n\t\r"/]*+)*+)?)(?<![, ])$',
     re.MULTILINE,
 )
@@ -176,7 +179,7 @@ def parse_fast_computation(
     # going over lines, which the line pattern cannot see.
     if text.count("{", body, close) != text.count("}", body, close):
         return None
-    rows = findall_by_lines(_LINE, text, body, close, check)
+    rows = findall_by_lines(_LINE, text, body - 1, close, check)
     lines = text.count("\n", body, close) + 1 if close >= body else 0
     calls = _check(rows, lines, check) if len(rows) == lines else None
     if calls is None or bad_values(text, body, close):

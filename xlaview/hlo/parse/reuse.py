@@ -144,6 +144,12 @@ class PreviousModule:
         comp = self._comps[k]
         return comp if editable(comp) else None
 
+    def has_name(self, pos: int) -> bool:
+        """Whether the previous module has a computation of the name of the header at ``pos``."""
+        if not self._prepared:
+            self._prepare()
+        return self._named(pos) >= 0
+
     def _repeated(self, k: int) -> bool:
         """Whether the stretch followed holds the ``k``-th computation, up to
         the end of its closing line (the end of both texts: to the end)."""

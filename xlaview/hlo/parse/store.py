@@ -76,6 +76,10 @@ class ComputationStore:
             self._items.clear()
             self.nbytes = 0
 
+    def __contains__(self, key: bytes) -> bool:
+        """Whether ``key`` is stored (neither a hit nor a miss, nor a use)."""
+        return key in self._items
+
     def __len__(self) -> int:
         return len(self._items)
 
