@@ -14,7 +14,7 @@ from xlaview.resources import sample_dump
 
 
 def _one_at_a_time(monkeypatch) -> None:
-    monkeypatch.setattr(driver, "RunParser", lambda *args: None)
+    monkeypatch.setattr(runs.RunParser, "read", lambda self, pos, line: [])
 
 
 def _runs_read(monkeypatch) -> list[int]:

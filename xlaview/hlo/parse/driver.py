@@ -160,8 +160,8 @@ class _Parser(CarefulParser):
         self.deferral = deferral
         self.deferred: list[ParsedComputation] = []
         self.check: Callable[[], None] | None = None
-        # Small computations read a run at a time (a deferral reads none here).
-        self.runs = RunParser(text, store, self.previous) if deferral is None else None
+        # Small computations read a run at a time.
+        self.runs = RunParser(text, store, self.previous, deferral)
 
     # -- module ---------------------------------------------------------------
     def parse(self) -> Module:
@@ -216,7 +216,7 @@ class _Parser(CarefulParser):
                         )
                         pos = last.span.end
                         continue
-                if self.runs is not None and (pos == 0 or text[pos - 1] == "\n"):
+                if pos == 0 or text[pos - 1] == "\n":
                     parsed_run = self.runs.read(pos, self.lines.locate(pos).line)
                     if parsed_run:
                         run = [Computation.from_parsed(p, p.span) for p in parsed_run]

@@ -34,6 +34,7 @@ from xlaview.hlo.parse.printed import (
     _LINE,
     _PARAMETER_NUMBER,
     CALLING_OPCODES,
+    Deferral,
     calls_of,
     frame,
     parse_fast_computation,
@@ -66,16 +67,22 @@ class _Framed(NamedTuple):
 class RunParser:
     """The runs of computations a parse reads at once (`read`). A run holds
     none the parse takes from elsewhere: the ``previous`` module's (any of a
-    name it has: it may repeat it) and the ``store``'s, which gets the rest."""
+    name it has: it may repeat it), the ``store``'s, which gets the rest, and
+    those a ``deferral`` leaves unread."""
 
-    __slots__ = ("previous", "store", "text")
+    __slots__ = ("deferral", "previous", "store", "text")
 
     def __init__(
-        self, text: str, store: ComputationStore | None, previous: PreviousModule | None
+        self,
+        text: str,
+        store: ComputationStore | None = None,
+        previous: PreviousModule | None = None,
+        deferral: Deferral | None = None,
     ) -> None:
         self.text = text
         self.store = store
         self.previous = previous
+        self.deferral = deferral
 
     def read(self, pos: int, line: int) -> list[ParsedComputation]:
         """The computations from the header at ``pos`` (on ``line``) on, as
@@ -117,6 +124,8 @@ class RunParser:
                 if limit < len(text):
                     return run
                 end = limit
+            if self.deferral is not None and self.deferral.defers(pos):
+                return run
             if self.previous is not None and self.previous.has_name(pos):
                 return run
             key = b""
