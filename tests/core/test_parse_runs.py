@@ -115,3 +115,16 @@ def test_a_computation_twice_in_one_run_is_reported(monkeypatch) -> None:
     together, alone = _both(monkeypatch, doubled)
     assert together == alone
     assert any("is defined twice" in message for message, _, _ in together[0][1])
+
+
+def test_runs_put_what_they_read_in_the_store_as_misses(zoo) -> None:
+    """A run's computations go into the store, each counted a miss; the next
+    parse of the text takes every one from there."""
+    (path,) = zoo["mlp_grad"].glob("*cpu_after_optimizations.txt")
+    text = path.read_text()
+    store = ComputationStore(1 << 30)
+    module = driver.parse_module_tolerant(text, store=store).module
+    fast = sum(c.parsed is not None for c in module.computations)
+    assert store.misses == len(store) == fast > 2
+    driver.parse_module_tolerant(text, store=store)
+    assert (store.hits, store.misses) == (fast, fast)

@@ -3,14 +3,15 @@
 The module's header, stack-frame tables and computations. A computation comes
 from the first of: the previous module when this text repeats it
 (`xlaview.hlo.parse.reuse`), a `ComputationStore` that has seen its text
-(`xlaview.hlo.parse.store`), its version in the previous module when it is
-big and a pass edited it (`xlaview.hlo.parse.edited`), the fast path for
+(`xlaview.hlo.parse.store`), its version in the previous module when it is big
+and a pass edited it (`xlaview.hlo.parse.edited`), the fast path for
 computations laid out as XLA prints them (`xlaview.hlo.parse.printed`: one
 regular expression over the whole body, checks in C, instructions built on
-first access; small ones a run at a time, `xlaview.hlo.parse.runs`), and the careful path (`xlaview.hlo.parse.tolerant`: token by
-token, with located errors) for anything else. Attributes are kept as raw text
-and decoded on demand (`xlaview.hlo.attributes`), so the parser never pays for
-what nobody reads.
+first access; small ones a run at a time, `xlaview.hlo.parse.runs`), and the
+careful path (`xlaview.hlo.parse.tolerant`: token by token, with located
+errors) for anything else. Attributes are kept as raw text and decoded on
+demand (`xlaview.hlo.attributes`), so the parser never pays for what nobody
+reads.
 """
 
 from __future__ import annotations

@@ -76,9 +76,14 @@ class ComputationStore:
             self._items.clear()
             self.nbytes = 0
 
-    def __contains__(self, key: bytes) -> bool:
-        """Whether ``key`` is stored (neither a hit nor a miss, nor a use)."""
-        return key in self._items
+    def lacks(self, key: bytes) -> bool:
+        """Whether ``key`` is not stored: a miss (the caller parses the text
+        and puts it), but no use of what is stored."""
+        with self._lock:
+            if key in self._items:
+                return False
+            self.misses += 1
+            return True
 
     def __len__(self) -> int:
         return len(self._items)
