@@ -101,7 +101,7 @@ class RunParser:
                 parsed.append(one)
         if self.store is not None:
             for f, one in zip(run, parsed, strict=False):
-                self.store.put(f.key, one)
+                self.store.put(f.key, one, missed=True)
         return parsed
 
     def _frame_run(self, pos: int, line: int) -> list[_Framed]:
@@ -143,7 +143,7 @@ class RunParser:
             key = b""
             if self.store is not None:
                 key = text_key(text, pos, end)
-                if not self.store.lacks(key):
+                if key in self.store:
                     return run
             lines = text.count("\n", body, close) + 1 if close >= body else 0
             # (tuple.__new__: a NamedTuple's own __new__ is Python, 1 µs a computation.)

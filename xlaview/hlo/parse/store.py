@@ -56,8 +56,11 @@ class ComputationStore:
             self.hits += 1
             return parsed
 
-    def put(self, key: bytes, parsed: ParsedComputation) -> None:
+    def put(self, key: bytes, parsed: ParsedComputation, missed: bool = False) -> None:
+        """Keep ``parsed`` under ``key``; ``missed``: parsed on finding the
+        key absent without a `get` (counted as a miss)."""
         with self._lock:
+            self.misses += missed
             old = self._items.pop(key, None)
             if old is not None:
                 self.nbytes -= old.nbytes
@@ -76,14 +79,9 @@ class ComputationStore:
             self._items.clear()
             self.nbytes = 0
 
-    def lacks(self, key: bytes) -> bool:
-        """Whether ``key`` is not stored: a miss (the caller parses the text
-        and puts it), but no use of what is stored."""
-        with self._lock:
-            if key in self._items:
-                return False
-            self.misses += 1
-            return True
+    def __contains__(self, key: bytes) -> bool:
+        """Whether ``key`` is stored (neither a hit nor a miss, nor a use)."""
+        return key in self._items
 
     def __len__(self) -> int:
         return len(self._items)
