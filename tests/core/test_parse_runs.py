@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_store import calls_model, timeline_texts, tolerant_model
+from test_store import calls_model, edited_by_lines, timeline_texts, tolerant_model
 
 from xlaview.hlo.parse import driver, runs
 from xlaview.hlo.parse.store import ComputationStore
@@ -83,25 +83,9 @@ def test_any_edit_reads_alike(data: st.DataObject) -> None:
     import pytest
 
     (path,) = sample_dump().glob("*cpu_after_optimizations.txt")
-    lines = path.read_text().split("\n")
-    for _ in range(data.draw(st.integers(1, 4))):
-        at = data.draw(st.integers(0, len(lines) - 1))
-        how = data.draw(st.sampled_from(["drop", "copy", "swap", "char", "rename"]))
-        if how == "drop":
-            del lines[at]
-        elif how == "copy":
-            lines.insert(data.draw(st.integers(0, len(lines))), lines[at])
-        elif how == "swap":
-            other = data.draw(st.integers(0, len(lines) - 1))
-            lines[at], lines[other] = lines[other], lines[at]
-        elif how == "rename":
-            lines[at] = lines[at].replace("%", "%x", 1)
-        else:
-            column = data.draw(st.integers(0, len(lines[at])))
-            piece = data.draw(st.sampled_from(["", "{", "}", " ", "%", "x", "1", ", ", "ROOT "]))
-            lines[at] = lines[at][:column] + piece + lines[at][column + 1 :]
+    edited = edited_by_lines(data, path.read_text())
     with pytest.MonkeyPatch.context() as monkeypatch:
-        together, alone = _both(monkeypatch, "\n".join(lines))
+        together, alone = _both(monkeypatch, edited)
     assert together == alone
 
 

@@ -260,6 +260,30 @@ def test_an_edited_computation_parses_as_its_text_alone(passes) -> None:
     assert edited, "passes edit computations"
 
 
+def edited_by_lines(data: st.DataObject, text: str) -> str:
+    """``text`` with one to four lines dropped, copied, swapped or renamed, or
+    a character of one changed, as ``data`` draws."""
+    lines = text.split("\n")
+    for _ in range(data.draw(st.integers(1, 4))):
+        at = data.draw(st.integers(0, len(lines) - 1))
+        how = data.draw(st.sampled_from(["drop", "copy", "swap", "char", "rename"]))
+        if how == "drop":
+            del lines[at]
+        elif how == "copy":
+            lines.insert(data.draw(st.integers(0, len(lines))), lines[at])
+        elif how == "swap":
+            other = data.draw(st.integers(0, len(lines) - 1))
+            lines[at], lines[other] = lines[other], lines[at]
+        elif how == "rename":
+            lines[at] = lines[at].replace("%", "%x", 1)
+        else:
+            column = data.draw(st.integers(0, len(lines[at])))
+            pieces = ["", "{", "}", " ", "%", "x", "1", ", ", "ROOT "]
+            piece = data.draw(st.sampled_from(pieces))
+            lines[at] = lines[at][:column] + piece + lines[at][column + 1 :]
+    return "\n".join(lines)
+
+
 @settings(max_examples=80, deadline=None)
 @given(data=st.data())
 def test_any_edit_of_a_computation_parses_as_its_text_alone(data: st.DataObject) -> None:
@@ -272,25 +296,7 @@ def test_any_edit_of_a_computation_parses_as_its_text_alone(data: st.DataObject)
         before = parse_module_tolerant(original).module
         for comp in before.computations:
             assert comp.instructions
-        lines = original.split("\n")
-        for _ in range(data.draw(st.integers(1, 4))):
-            at = data.draw(st.integers(0, len(lines) - 1))
-            how = data.draw(st.sampled_from(["drop", "copy", "swap", "char", "rename"]))
-            if how == "drop":
-                del lines[at]
-            elif how == "copy":
-                lines.insert(data.draw(st.integers(0, len(lines))), lines[at])
-            elif how == "swap":
-                other = data.draw(st.integers(0, len(lines) - 1))
-                lines[at], lines[other] = lines[other], lines[at]
-            elif how == "rename":
-                lines[at] = lines[at].replace("%", "%x", 1)
-            else:
-                column = data.draw(st.integers(0, len(lines[at])))
-                pieces = ["", "{", "}", " ", "%", "x", "1", ", ", "ROOT "]
-                piece = data.draw(st.sampled_from(pieces))
-                lines[at] = lines[at][:column] + piece + lines[at][column + 1 :]
-        edited = "\n".join(lines)
+        edited = edited_by_lines(data, original)
         result = parse_module_tolerant(edited, previous=before)
         assert tolerant_model(edited, previous=before) == tolerant_model(edited)
         assert calls_model(result.module) == calls_model(parse_module_tolerant(edited).module)
