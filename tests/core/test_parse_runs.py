@@ -4,6 +4,7 @@ and are what a module of many small computations is read by."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_store import calls_model, edited_by_lines, timeline_texts, tolerant_model
@@ -80,8 +81,6 @@ def test_any_edit_reads_alike(data: st.DataObject) -> None:
     """Lines dropped, copied, swapped or renamed, or a character changed, in
     a real module: what runs read is what one at a time reads, refusals (the
     careful parser's diagnostics) included."""
-    import pytest
-
     (path,) = sample_dump().glob("*cpu_after_optimizations.txt")
     edited = edited_by_lines(data, path.read_text())
     with pytest.MonkeyPatch.context() as monkeypatch:
