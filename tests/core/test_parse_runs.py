@@ -115,3 +115,23 @@ def test_runs_put_what_they_read_in_the_store_as_misses(zoo) -> None:
         before = len(store), store.misses
         driver.parse_module_tolerant(text, store=store)
         assert store.misses - before[1] == len(store) - before[0]
+
+
+def test_a_text_the_fast_path_refuses_tries_few_runs(monkeypatch) -> None:
+    """A comment line in every body (as operand shapes in operand lists, in
+    an old dump): the careful parser reads every computation, and a run is
+    tried now and then, not once per computation (each framed and read a
+    run: an old dump's parse took twice as long)."""
+    text = "".join(
+        f"%c.{k} (p: f32[]) -> f32[] {{\n  // made by hand\n  %p.{k} = f32[] parameter(0)\n"
+        f"  ROOT %n.{k} = f32[] negate(%p.{k})\n}}\n\n"
+        for k in range(2000)
+    )
+    sizes = _runs_read(monkeypatch)
+    together = _read(text)
+    assert len(sizes) <= 8, len(sizes)
+    assert set(sizes) == {0}
+    with monkeypatch.context() as m:
+        _one_at_a_time(m)
+        assert together == _read(text)
+    assert len(together[0][0]) == 2000 and not together[0][1]

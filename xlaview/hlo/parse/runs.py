@@ -70,7 +70,7 @@ class RunParser:
     name it has: it may repeat it), the ``store``'s, which gets the rest, and
     those a ``deferral`` leaves unread."""
 
-    __slots__ = ("deferral", "previous", "store", "text")
+    __slots__ = ("deferral", "previous", "refused", "refused_until", "store", "text")
 
     def __init__(
         self,
@@ -83,22 +83,35 @@ class RunParser:
         self.store = store
         self.previous = previous
         self.deferral = deferral
+        # No run is tried before ``refused_until``: past the last run refused
+        # by a stretch that doubles with each run refused in a row (to 1 MB).
+        # An old dump prints operand shapes in operand lists, which the fast
+        # path refuses: each of its computations framed and read a run, and
+        # its parse took twice as long.
+        self.refused = 0
+        self.refused_until = -1
 
     def read(self, pos: int, line: int) -> list[ParsedComputation]:
         """The computations from the header at ``pos`` (on ``line``) on, as
         `parse_fast_computation` parses them, as many as a run holds: none
         when fewer than two would be read (read it the usual way)."""
+        if pos < self.refused_until:
+            return []
         run = self._frame_run(pos, line)
         if len(run) < 2:
             return []
         parsed = parse_run(self.text, run)
         if parsed is None:  # one at a time, up to the first the fast path refuses
+            self.refused += 1
+            self.refused_until = run[-1].end + (RUN_CHARS << min(self.refused, 5)) - RUN_CHARS
             parsed = []
             for f in run:
                 one = parse_fast_computation(self.text, f.pos, f.close, f.end, f.line)
                 if one is None:
                     break
                 parsed.append(one)
+        else:
+            self.refused = 0
         if self.store is not None:
             for f, one in zip(run, parsed, strict=False):
                 self.store.put(f.key, one, missed=True)
