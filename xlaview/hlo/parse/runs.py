@@ -93,23 +93,26 @@ class RunParser:
 
     def read(self, pos: int, line: int) -> list[ParsedComputation]:
         """The computations from the header at ``pos`` (on ``line``) on, as
-        `parse_fast_computation` parses them, as many as a run holds: none
-        when fewer than two would be read (read it the usual way)."""
+        `parse_fast_computation` parses them, as many as a run holds (one
+        alone too: framed already, it is not framed again the usual way);
+        none when the first is not one a run reads (read it the usual way)."""
         if pos < self.refused_until:
             return []
         run = self._frame_run(pos, line)
-        if len(run) < 2:
+        if not run:
             return []
-        parsed = parse_run(self.text, run)
+        whole = parse_run(self.text, run) if len(run) > 1 else None
+        parsed = whole
         if parsed is None:  # one at a time, up to the first the fast path refuses
-            self.refused += 1
-            self.refused_until = run[-1].end + (RUN_CHARS << min(self.refused, 5)) - RUN_CHARS
             parsed = []
             for f in run:
                 one = parse_fast_computation(self.text, f.pos, f.close, f.end, f.line)
                 if one is None:
                     break
                 parsed.append(one)
+        if (whole is None and len(run) > 1) or not parsed:  # refused
+            self.refused += 1
+            self.refused_until = run[-1].end + (RUN_CHARS << min(self.refused, 5)) - RUN_CHARS
         else:
             self.refused = 0
         if self.store is not None:
