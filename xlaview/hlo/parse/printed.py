@@ -184,13 +184,30 @@ def parse_fast_computation(
     calls = _check(rows, lines, check) if len(rows) == lines else None
     if calls is None or bad_values(text, body, close):
         return None
-    signature = (m.group(3) or "").strip()
+    return framed_computation(
+        m, attribute_text, Span(line, 1, pos, span_end), calls, rows, body, close
+    )
+
+
+def framed_computation(
+    header: re.Match[str],
+    attribute_text: str,
+    span: Span,
+    calls: tuple[str, ...],
+    rows: list[Row],
+    body: int,
+    close: int,
+) -> ParsedComputation:
+    """The computation whose header line ``header`` matched (`_HEADER`, at
+    ``span``'s offset), its body from ``body``, its closing brace after the
+    newline at ``close``, as `frame` frames it: calling ``calls``, of ``rows``."""
+    pos = span.offset
     return ParsedComputation(
-        m.group(2),
-        m.group(1) is not None,
-        signature,
+        header.group(2),
+        header.group(1) is not None,
+        (header.group(3) or "").strip(),
         attribute_text,
-        Span(line, 1, pos, span_end),
+        span,
         calls,
         rows,
         body - pos,
@@ -228,16 +245,8 @@ def defer_computation(
     if framed is None:
         return None
     m, body, attribute_text, span_end = framed
-    parsed = ParsedComputation(
-        m.group(2),
-        m.group(1) is not None,
-        (m.group(3) or "").strip(),
-        attribute_text,
-        Span(line, 1, pos, span_end),
-        (),
-        [],
-        body - pos,
-        close + 1 - pos,
+    parsed = framed_computation(
+        m, attribute_text, Span(line, 1, pos, span_end), (), [], body, close
     )
     lines = text.count("\n", body, close) + 1 if close >= body else 0
     parsed.leave_unread(

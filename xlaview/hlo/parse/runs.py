@@ -37,6 +37,7 @@ from xlaview.hlo.parse.printed import (
     Deferral,
     calls_of,
     frame,
+    framed_computation,
     parse_fast_computation,
     payloads_read,
     shapes_read,
@@ -202,19 +203,10 @@ def parse_run(text: str, run: list[_Framed]) -> list[ParsedComputation] | None:
     k = 0
     new = tuple.__new__
     for f, called in zip(run, calls, strict=True):
-        header = f.header
+        span = new(Span, (f.line, 1, f.pos, f.span_end))
+        lines = rows[k : k + f.lines]
         out.append(
-            ParsedComputation(
-                header.group(2),
-                header.group(1) is not None,
-                (header.group(3) or "").strip(),
-                f.attribute_text,
-                new(Span, (f.line, 1, f.pos, f.span_end)),
-                called,
-                rows[k : k + f.lines],
-                f.body - f.pos,
-                f.close + 1 - f.pos,
-            )
+            framed_computation(f.header, f.attribute_text, span, called, lines, f.body, f.close)
         )
         k += f.lines
     return out
