@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from xlaview.hlo.attributes import ValueSyntaxError, scan_attributes
 from xlaview.hlo.scan import findall_by_lines
@@ -30,6 +31,9 @@ _WINDOW_FIELD = re.compile(
 # "?" marks a dimension the convolution does not use (XLA accepts it anywhere).
 _DIM_LABELS = re.compile(r"([0-9a-z?]+)_([0-9a-z?]+)->([0-9a-z?]+)")
 _WHOLE_COUNT = re.compile(_COUNT)
+# Windows and labels decoded, by their text: a U-Net's 4,300 convolutions
+# print a few dozen (pricing them decoded each again: 0.1-0.3 s of its cost).
+_DECODED = 1024
 _INTS = re.compile(_INT)
 
 
@@ -60,6 +64,7 @@ class ConvolutionLabels:
     output_spatial: tuple[int, ...]
 
 
+@lru_cache(maxsize=_DECODED)
 def parse_window(text: str | None) -> tuple[WindowDimension, ...]:
     """``{size=3x3 stride=2x2 pad=1_1x1_1}`` -> one `WindowDimension` per
     spatial dimension; raises `ValueSyntaxError` (offset in ``text``) when it
@@ -107,6 +112,7 @@ def parse_window(text: str | None) -> tuple[WindowDimension, ...]:
     )
 
 
+@lru_cache(maxsize=_DECODED)
 def parse_dim_labels(text: str | None) -> ConvolutionLabels | None:
     """``b01f_01io->b01f`` -> dimension numbers (None: no labels); raises
     `ValueSyntaxError` for labels that do not name each dimension once."""
