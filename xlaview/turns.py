@@ -22,8 +22,17 @@ T = TypeVar("T")
 K = TypeVar("K")
 V = TypeVar("V")
 
-# Items per turn: 4,096 steps of a map chain take 0.3-2.5 ms.
-CHUNK = 4096
+# Items per turn: 1,024 steps of a map chain take 0.04-0.8 ms (node keys 0.04,
+# edge ends 0.15, an edit's instructions made again 0.75; the moe's entry),
+# the longest the GUI thread waits for each of its calls into Python while a
+# worker maps.
+# 4,096 (0.3-2.5 ms a turn) left longer stalls in the window's drives (the
+# scale benchmark's gui_probe, six alternated pairs on the GPT-48, the
+# mixture of experts and the U-Net): while scrubbing 67-95 ms against
+# 59-84, stepping away from analyses 144-244 ms against 119-178 (a held key
+# and the open alike within noise); 512 cost the graph's steps about 5 %
+# more, 1,024 nothing measurable.
+CHUNK = 1024
 # Characters searched per turn (a 1 MiB ``str.find``: about 0.5 ms).
 SPAN = 1 << 20
 
