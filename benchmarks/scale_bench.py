@@ -310,7 +310,7 @@ def step_figures(folder: Path, r: float) -> list[Figure]:
     result = _child("steps", folder)
     # The open, cold, in fresh processes: the best of three, as R is XLA's
     # best of three (machine noise only ever adds; one sample of it was
-    # 0.53-0.82 s for the mixture of experts within minutes).
+    # 0.53-0.89 s for the mixture of experts within an hour).
     opened = min([result["open_s"], *(_child("open", folder) for _ in range(2))])
     steps = [s for s in result["steps"] if not s["first"]]
     totals = sorted(s["total_s"] for s in steps)

@@ -28,8 +28,8 @@ def dot_flops(lhs: Shape, result: Shape, lhs_contracting: tuple[int, ...]) -> in
 
 
 # Counted once per kind of convolution (shapes, window, labels, groups): a
-# U-Net's 4,300 are a few dozen kinds, and counting them again was a fifth
-# of its cost analysis.
+# U-Net's 4,287 are 46 kinds, and counting each again was about a tenth of
+# its cost analysis (module_cost, first call: 1.84-2.52 s, now 1.64-1.97).
 @lru_cache(maxsize=4096)
 def convolution_flops(
     lhs: Shape,
