@@ -37,6 +37,7 @@ from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).parent))
 from run import gpt_dump
+from timing import main_module
 
 from xlaview.analysis.drawing import GraphLayout, layered_layout, layout_quality
 from xlaview.analysis.drawing.graph import ComputationGraph, build_graph, layout_inputs
@@ -218,7 +219,7 @@ def summarize(rows: list[tuple]) -> None:
 
 
 def run(folder: Path, fused: int = 3, repeat: int = 5) -> None:
-    module = max(index_dump(folder).modules, key=lambda m: len(m.passes))
+    module = main_module(index_dump(folder))
     print(
         f"input: {folder} ({module.key}, {len(module.passes)} passes); CPU times, least of "
         f"{repeat}; quality as step/fresh"

@@ -25,7 +25,7 @@ HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
-from timing import after_optimizations, best_of  # noqa: E402
+from timing import after_optimizations, best_of, main_module  # noqa: E402
 
 BENCH_DIR = Path(os.environ.get("XLAVIEW_BENCH_DIR", Path.home() / ".cache" / "xlaview-bench"))
 BENCHMARKS: dict[str, Callable[[Path], None]] = {}
@@ -130,7 +130,7 @@ def analysis(folder: Path) -> None:
     from xlaview.dump.index import index_dump
     from xlaview.hlo import parse_module
 
-    module = max(index_dump(folder).modules, key=lambda m: len(m.passes))
+    module = main_module(index_dump(folder))
     # The fusion pass: the biggest change a module goes through.
     k = next(
         (i for i, p in enumerate(module.passes) if p.after == "fusion"), len(module.passes) - 1
@@ -186,7 +186,7 @@ def memory(folder: Path) -> None:
     from xlaview.dump.index import index_dump
     from xlaview.dump.reports import load_reports
 
-    module = max(index_dump(folder).modules, key=lambda m: len(m.passes))
+    module = main_module(index_dump(folder))
     reports = load_reports(module)
     if reports.live_range is None:
         print("memory: no live-range report in this dump")

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from timing import after_optimizations, best_of
+from timing import after_optimizations, best_of, main_module
 
 if TYPE_CHECKING:
     from xlaview.dump.modules import LoadedModule, ModuleCache
@@ -166,7 +166,7 @@ def cli_figures(folder: Path, r: float) -> list[Figure]:
     entry = parse_module(path.read_text()).entry
     assert entry is not None
     fusion = next(i.name for i in entry.instructions if i.opcode == "fusion")
-    module = max(index_dump(folder).modules, key=lambda m: len(m.passes))
+    module = main_module(index_dump(folder))
     late = [str(p.seq) for p in module.passes][-2:]
     xlaview = [sys.executable, "-m", "xlaview"]
     commands = {
@@ -217,7 +217,7 @@ def measure_steps(folder: Path) -> dict:
     from xlaview.dump.modules import ModuleCache
 
     start = time.perf_counter()
-    module = max(index_dump(folder).modules, key=lambda m: len(m.passes))
+    module = main_module(index_dump(folder))
     index_s = time.perf_counter() - start
     points = module.timeline()
     # The window opens on the last dump (after optimizations); the user then
@@ -294,7 +294,7 @@ def measure_open(folder: Path) -> float:
     from xlaview.dump.modules import ModuleCache
 
     start = time.perf_counter()
-    module = max(index_dump(folder).modules, key=lambda m: len(m.passes))
+    module = main_module(index_dump(folder))
     _shown(ModuleCache(), module.timeline()[-1][1])
     return time.perf_counter() - start
 

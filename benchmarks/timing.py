@@ -1,4 +1,4 @@
-"""What the benchmarks share: wall-time measurement and the dump's final module."""
+"""What the benchmarks share: wall-time measurement, the dump's main module and its final text."""
 
 from __future__ import annotations
 
@@ -7,6 +7,10 @@ import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from xlaview.dump.records import DumpIndex, DumpModule
 
 
 def best_of(fn: Callable[[], object], repeat: int = 7) -> tuple[float, float]:
@@ -18,6 +22,11 @@ def best_of(fn: Callable[[], object], repeat: int = 7) -> tuple[float, float]:
         fn()
         times.append(time.perf_counter() - start)
     return min(times), statistics.median(times)
+
+
+def main_module(index: DumpIndex) -> DumpModule:
+    """The module of a dump's index with the most pass dumps: the program's step."""
+    return max(index.modules, key=lambda m: len(m.passes))
 
 
 def after_optimizations(folder: Path) -> Path:
