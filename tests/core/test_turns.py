@@ -87,3 +87,39 @@ def test_another_thread_gets_turns_in_a_long_map() -> None:
     finally:
         sys.setswitchinterval(interval)
     assert chunked < whole / 4, (chunked, whole)
+
+
+def _listing_thread(turns_count: int) -> tuple[threading.Thread, list[int]]:
+    """A thread listing ``turns_count`` chunks (a worker's map chain), started."""
+    done: list[int] = []
+    worker = threading.Thread(
+        target=lambda: done.append(len(turns.listed(map(str, range(turns_count * turns.CHUNK)))))
+    )
+    worker.start()
+    return worker, done
+
+
+def test_a_worker_waits_at_its_turns_while_the_gui_thread_has_the_right_of_way() -> None:
+    interval = sys.getswitchinterval()
+    with turns.right_of_way():
+        worker, done = _listing_thread(20)
+        with turns.right_of_way():  # nested (a paint inside a result's delivery)
+            pass
+        time.sleep(0.05)
+        assert not done, "the worker went on past its turns"
+        # The thread with the right of way never waits at its own turns.
+        assert turns.listed(range(3 * turns.CHUNK)) == list(range(3 * turns.CHUNK))
+        assert abs(sys.getswitchinterval() - turns.RIGHT_OF_WAY_SWITCH_S) < 1e-6
+    worker.join(5)
+    assert done == [20 * turns.CHUNK]
+    assert sys.getswitchinterval() == interval
+
+
+def test_the_right_of_way_holds_a_worker_for_a_while_at_each_turn_not_for_ever(
+    monkeypatch,
+) -> None:
+    monkeypatch.setattr(turns, "RIGHT_OF_WAY_AT_MOST_S", 0.01)
+    with turns.right_of_way():
+        worker, done = _listing_thread(4)
+        worker.join(2)  # four waits of 10 ms each, though the right of way is still held
+        assert done == [4 * turns.CHUNK]

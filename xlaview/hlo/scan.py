@@ -14,6 +14,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from xlaview.turns import turn
+
 # The text one call reads: at most a few milliseconds of regular expression
 # (the line pattern read 128 KiB of a U-Net pass in up to 16 ms, 32 KiB in 6).
 SLICE = 1 << 15
@@ -37,6 +39,7 @@ def findall_by_lines(
     while start < end:
         if check is not None and out:
             check()
+        turn()
         cut = text.find("\n", start + SLICE, end) if start + SLICE < end else -1
         stop = end if cut < 0 else cut
         out += pattern.findall(text, start, stop)

@@ -11,6 +11,8 @@ from collections.abc import Callable
 
 from PySide6.QtCore import QEvent, QObject, QTimer
 
+from xlaview.turns import right_of_way
+
 AT_MOST_MS = 150  # when nothing needed painting
 # Work for a big pass starts once the user has stayed on it this long: a scrub
 # (a held-down arrow key, steps in a row) does not start it for every pass.
@@ -99,6 +101,12 @@ class PaintGate(QObject):
         self._pausing = {}
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.UpdateRequest and self._work:
+        if event.type() != QEvent.Type.UpdateRequest:
+            return False
+        if self._work:
             self._timer.start(0)  # just after this paint
-        return False
+        # The paint, now, with the right of way (`xlaview.turns`): a worker
+        # waits at its next turn until it ends.
+        with right_of_way():
+            watched.event(event)
+        return True

@@ -26,6 +26,7 @@ from PySide6.QtCore import QEvent, QObject, QRunnable, QThreadPool, QTimer, Sign
 
 from xlaview.collector import freeze_built, gc_paused
 from xlaview.helper import HelperProcess
+from xlaview.turns import right_of_way, turn
 
 # The worker's priorities of what a step shows, first to last (others: 0).
 # While a step is on its way to the screen (`Worker.hold`), only its text and
@@ -78,6 +79,7 @@ class _Job(QRunnable):
         self.reported: float | None = None
 
     def report(self, fraction: float) -> None:
+        turn()
         if not self.is_current(self.token):
             raise Cancelled
         # Only news goes to the GUI thread: a parse asks here every slice of
@@ -366,12 +368,14 @@ class Worker(QObject):
         callbacks = self._finish(token)
         if callbacks is None:
             return  # superseded while it waited
-        if ok:
-            callbacks[0](value)
-        elif callbacks[1] is not None:
-            callbacks[1](value, trace)
-        else:
-            raise RuntimeError(f"background job failed:\n{trace}")
+        # Its callback shows it: with the right of way, as a paint (`xlaview.turns`).
+        with right_of_way():
+            if ok:
+                callbacks[0](value)
+            elif callbacks[1] is not None:
+                callbacks[1](value, trace)
+            else:
+                raise RuntimeError(f"background job failed:\n{trace}")
 
     @Slot(int, float)
     def _on_progress(self, token: int, fraction: float) -> None:
