@@ -279,10 +279,10 @@ class GraphPane(QWidget):
             return
         computation = canvas.graph.computation
         previous = self._previous_placed.get(computation, {})
-        boxes = ((name, previous.get(name)) for name in self._marks.removed.get(computation, ()))
-        ghosts = [
-            (name, box.rect) for name, box in boxes if box is not None and not box.node.is_copy
-        ]
+        # (Their boxes as placed: a rectangle in Qt is made for those painted
+        # only, not for each of the thousands a fusion pass removes.)
+        boxes = map(previous.get, self._marks.removed.get(computation, ()))
+        ghosts = [box for box in boxes if box is not None and not box.node.is_copy]
         folded, status, bundles = self._folded, self._marks.status, None
         if folded is not None:  # a folded group is marked changed when a member is
             grouped = self._grouped
