@@ -20,6 +20,11 @@ import time
 from PySide6.QtCore import QObject, QTimer
 
 DEPTH = 3  # result -> layout -> routes -> one route (dropped whole)
+# A pass made ready (`xlaview.qt.model.tasks.PreparedPass`): its loaded
+# module, the module, its computations, one computation, its parse, the
+# instructions, one instruction (dropped whole). Left to the last reference, a
+# 95,000-instruction pass of the mixture of experts took 76-100 ms to free.
+PASS_DEPTH = 7
 SLICE_S = 0.004  # of work per pass of the event loop
 BATCH = 16  # objects freed between looks at the clock
 # sys.getrefcount of an object only the releaser holds: the local name and
@@ -30,14 +35,15 @@ ONLY_OURS = 2
 class Releaser(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._levels: list[list[object]] = [[] for _ in range(DEPTH + 1)]
+        self._levels: list[list[object]] = [[] for _ in range(PASS_DEPTH + 1)]
         self._timer = QTimer(self)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._step)
 
-    def release(self, structure: object) -> None:
-        """Free ``structure`` (once nothing else holds it) bit by bit."""
-        self._levels[0].append(structure)
+    def release(self, structure: object, depth: int = DEPTH) -> None:
+        """Free ``structure`` (once nothing else holds it) bit by bit, its
+        parts opened up ``depth`` levels down (at most `PASS_DEPTH`)."""
+        self._levels[PASS_DEPTH - min(depth, PASS_DEPTH)].append(structure)
         self._timer.start()
 
     @property
@@ -49,7 +55,7 @@ class Releaser(QObject):
         levels = self._levels
         while time.perf_counter() < deadline:
             # The deepest level first: its parts are freed before more are opened.
-            depth = next((d for d in range(DEPTH, -1, -1) if levels[d]), None)
+            depth = next((d for d in range(PASS_DEPTH, -1, -1) if levels[d]), None)
             if depth is None:
                 self._timer.stop()
                 return
@@ -58,6 +64,6 @@ class Releaser(QObject):
             # layout took 50-80 ms to free.
             for _ in range(min(len(level), BATCH)):
                 obj = level.pop()
-                if depth < DEPTH and sys.getrefcount(obj) == ONLY_OURS:
+                if depth < PASS_DEPTH and sys.getrefcount(obj) == ONLY_OURS:
                     levels[depth + 1].extend(gc.get_referents(obj))
                 del obj

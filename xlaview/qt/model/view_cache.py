@@ -9,6 +9,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import replace
 
+from xlaview.qt.model.release import DEPTH, PASS_DEPTH
 from xlaview.qt.model.tasks import GraphResult, PreparedPass
 
 LAYOUT_CACHE = 24
@@ -24,7 +25,7 @@ class ViewCache:
     """``release`` takes what the cache lets go of (`xlaview.qt.model.release`: a
     laid-out graph is freed a piece at a time, not in one 50 ms go)."""
 
-    def __init__(self, release: Callable[[object], None] = lambda _gone: None) -> None:
+    def __init__(self, release: Callable[[object, int], None] = lambda _gone, _depth: None) -> None:
         self._release = release
         self._layouts: OrderedDict[tuple[str, str], GraphResult] = OrderedDict()
         self._prepared: OrderedDict[str, PreparedPass] = OrderedDict()  # by file path
@@ -32,11 +33,10 @@ class ViewCache:
 
     def clear(self) -> None:
         for result in (*self._layouts.values(), *self._shown.values()):
-            self._release(result)
+            self._release(result, DEPTH)
         self._layouts.clear()
         for prepared in self._prepared.values():
-            if prepared.document is not None:
-                prepared.document.deleteLater()
+            self._drop_prepared(prepared)
         self._prepared.clear()
         self._shown.clear()
 
@@ -72,7 +72,7 @@ class ViewCache:
         ):
             _, old = self._layouts.popitem(last=False)
             weight -= _weight(old)
-            self._release(old)
+            self._release(old, DEPTH)
 
     def shown_result(self, computation: str | None) -> GraphResult | None:
         """The graph of ``computation`` last shown (a step starts there)."""
@@ -82,7 +82,7 @@ class ViewCache:
         before = self._shown.get(computation)
         self._shown[computation] = result
         if before is not None:
-            self._release(before)
+            self._release(before, DEPTH)
 
     # -- prepared passes, by file path ---------------------------------------------
     def take_prepared(self, path: str) -> PreparedPass | None:
@@ -94,9 +94,14 @@ class ViewCache:
     def store_prepared(self, prepared: PreparedPass) -> None:
         self._prepared[str(prepared.file.path)] = prepared
         while len(self._prepared) > PREPARED_PASSES:
-            _, old = self._prepared.popitem(last=False)
-            if old.document is not None:
-                old.document.deleteLater()
+            self._drop_prepared(self._prepared.popitem(last=False)[1])
+
+    def _drop_prepared(self, prepared: PreparedPass) -> None:
+        """Its document deleted, the rest freed a piece at a time: its module
+        may have left the module cache already (then this was its last holder)."""
+        if prepared.document is not None:
+            prepared.document.deleteLater()
+        self._release(prepared, PASS_DEPTH)
 
 
 def _weight(result: GraphResult) -> int:
