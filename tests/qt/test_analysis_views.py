@@ -34,6 +34,8 @@ def test_changes_of_the_fusion_pass(window, qtbot) -> None:
         for i in range(added.childCount())
         if added.child(i).text(0) == "convert_exponential_fusion"
     )
+    assert item.childCount() == 0, "the ops a fusion took in are listed when it is opened"
+    item.setExpanded(True)
     absorbed = {item.child(i).text(0) for i in range(item.childCount())}
     assert {"exp.1", "sub.7"} <= absorbed, absorbed
     # Clicking an added fusion selects it.

@@ -45,6 +45,8 @@ class ChangesPanel(QWidget):
         self.tree.setObjectName("diffTree")
         self.tree.setHeaderLabels(["instruction", "what"])
         self.tree.header().setSectionResizeMode(0, QHeaderView.ResizeMode.Interactive)
+        self._absorbed: dict[str, tuple[str, ...]] = {}  # added fusion -> the ops it took in
+        self.tree.itemExpanded.connect(self._list_absorbed)
         self.tree.itemActivated.connect(self._on_item)
         self.tree.itemClicked.connect(self._on_item)
         self.history_title = steady_label(self, rich=True)
@@ -109,12 +111,16 @@ class ChangesPanel(QWidget):
         added: list[QTreeWidgetItem] = []
         removed: list[QTreeWidgetItem] = []
         changed: list[QTreeWidgetItem] = []
+        self._absorbed = {}
         for a in diff.added[:LISTED]:
             what = f"{a.opcode} {a.shape}"
             child = QTreeWidgetItem([a.name, what])
             child.setData(0, _ROLE, a.name)
-            child.addChildren([QTreeWidgetItem([n, "absorbed"]) for n in a.absorbed[:LISTED]])
             if a.absorbed:
+                # Listed when the fusion is opened: 200 fusions of a few
+                # dozen ops each were thousands of items made at each step.
+                self._absorbed[a.name] = a.absorbed
+                child.setChildIndicatorPolicy(QTreeWidgetItem.ChildIndicatorPolicy.ShowIndicator)
                 child.setText(1, f"{what} — took in {len(a.absorbed)}")
             added.append(child)
         for r in diff.removed[:LISTED]:
@@ -157,6 +163,12 @@ class ChangesPanel(QWidget):
             self.history.addTopLevelItem(item)
         if not events:
             self.history.addTopLevelItem(QTreeWidgetItem(["", "unchanged over every dump"]))
+
+    def _list_absorbed(self, item: QTreeWidgetItem) -> None:
+        """An added fusion opened: the ops it took in, as its children."""
+        absorbed = self._absorbed.pop(item.data(0, _ROLE) or "", None)
+        if absorbed is not None and item.childCount() == 0:
+            item.addChildren([QTreeWidgetItem([n, "absorbed"]) for n in absorbed[:LISTED]])
 
     def _on_item(self, item: QTreeWidgetItem, _column: int = 0) -> None:
         name = item.data(0, _ROLE)
