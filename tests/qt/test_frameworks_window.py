@@ -106,7 +106,7 @@ def test_a_selected_op_shows_its_kernel(window, request, case) -> None:
     assert window.wait_idle()
     kernels = kernel_files(main)
     assert "fusion" in kernels, kernels
-    listed = sorted(a.text() for a in window.levels_bar.menu.actions() if a.text())
+    listed = sorted(a.text() for a in window.levels_bar.filled_menu().actions() if a.text())
     assert listed == sorted(name for files in kernels.values() for name, _ in files), (
         "the levels bar lists every kernel of the module"
     )

@@ -29,7 +29,7 @@ def test_selecting_a_fusion_shows_its_kernel(window, qtbot, tmp_path) -> None:
     png = export.window_png(window, tmp_path / "kernel.png")
     assert png.stat().st_size > 50_000
     # The levels strip lists the kernels; the StableHLO tab shows module.mlir.
-    assert window.levels_bar.menu.actions()
+    assert window.levels_bar.filled_menu().actions()
     window.code_tabs.show_stablehlo()
     window.wait_idle()
     mlir = window.findChild(QPlainTextEdit, "stablehloText").toPlainText()

@@ -235,6 +235,8 @@ class LevelsBar(QWidget):
             )
         )
         self._kernel_ops: list[str] = []  # what the menu lists
+        self._menu_stale = False  # the menu is filled as it opens (`filled_menu`)
+        self.menu.aboutToShow.connect(self.filled_menu)
         # The selected op's kernel, stage by stage.
         self.kernel_stages = QWidget(self)
         self.kernel_stages.setObjectName("kernelStagesStrip")
@@ -307,14 +309,10 @@ class LevelsBar(QWidget):
         self.set_kernel_ops(sorted(levels.kernels) if levels else [])
 
     def set_kernel_ops(self, names: list[str]) -> None:
-        """The ops with kernels of their own, in the menu: filled again only
-        when they changed (300 actions made and deleted at each pass step
-        took 20-60 ms of the GUI thread)."""
+        """The ops with kernels of their own, for the menu (`filled_menu`)."""
         if names != self._kernel_ops:
             self._kernel_ops = list(names)
-            self.menu.clear()
-            for name in names:
-                self.menu.addAction(name).setData(name)
+            self._menu_stale = True
         module_ir = self._module_ir
         if module_ir and not names:
             self._kernels_text = f"Kernels: module IR ({module_ir} files)"
@@ -324,6 +322,17 @@ class LevelsBar(QWidget):
         if not self.stage_buttons:  # else the button names the selected op
             self.kernels.setText(self._kernels_text)
         self.kernels.setEnabled(bool(names) or bool(module_ir))
+
+    def filled_menu(self) -> QMenu:
+        """The menu of ops with kernels, filled with the shown pass's as it
+        opens: filled at each pass step that changed them, its thousands of
+        actions on a U-Net took 100 ms of the GUI thread."""
+        if self._menu_stale:
+            self._menu_stale = False
+            self.menu.clear()
+            for name in self._kernel_ops:
+                self.menu.addAction(name).setData(name)
+        return self.menu
 
     def set_kernel(self, kernel: OpKernel | None) -> None:
         """The selected op's kernel stages as steps, or why it has none."""
