@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from itertools import islice
@@ -41,27 +42,30 @@ SPAN = 1 << 20
 
 
 # The GUI thread's right of way (`right_of_way`): while it paints or hands a
-# result to the window, a worker waits at its next turn, at most this long,
-# and the interpreter changes hands every few microseconds, not every 0.1 ms.
-# The GUI thread enters Python from Qt, and each entry waited for the
-# worker's turn to end: a repaint of the Traffic table entered 280 times
-# (one per cell) and took 50-150 ms beside a worker, 16 ms alone.
-RIGHT_OF_WAY_AT_MOST_S = 0.1
+# result to the window, a worker waits at its next turn, for at most this
+# long from the moment the right of way was taken, and the interpreter
+# changes hands every few microseconds, not every 0.1 ms. The GUI thread
+# enters Python from Qt, and each entry waited for the worker's turn to end:
+# a repaint of the Traffic table entered 280 times (one per cell) and took
+# 50-150 ms beside a worker, 16 ms alone. Held longer, the worker's steps
+# were slower by a fifth to a half (gui_probe scale, GPT-48 and moe).
+RIGHT_OF_WAY_AT_MOST_S = 0.04
 RIGHT_OF_WAY_SWITCH_S = 5e-6
 _way = threading.Event()
 _way.set()
-_holder = {"thread": 0, "depth": 0, "switch": 0.0}
+_holder = {"thread": 0, "depth": 0, "switch": 0.0, "since": 0.0}
 
 
 @contextmanager
 def right_of_way() -> Iterator[None]:
-    """While in it, other threads wait at their next turn (`turn`), for at
-    most `RIGHT_OF_WAY_AT_MOST_S`: this thread has the interpreter to itself
-    but for their Python between turns. It nests on one thread."""
+    """While in it, other threads wait at their next turn (`turn`), until
+    `RIGHT_OF_WAY_AT_MOST_S` after it began: this thread has the interpreter
+    to itself but for their Python between turns. It nests on one thread."""
     holder = _holder
     if holder["depth"] == 0:
         holder["thread"] = threading.get_ident()
         holder["switch"] = sys.getswitchinterval()
+        holder["since"] = time.monotonic()
         sys.setswitchinterval(RIGHT_OF_WAY_SWITCH_S)
         _way.clear()
     holder["depth"] += 1
@@ -74,10 +78,32 @@ def right_of_way() -> Iterator[None]:
             _way.set()
 
 
+@contextmanager
+def blocked() -> Iterator[None]:
+    """Around a wait for another thread (a lock, a parse it runs): the right
+    of way, if this thread has it, is lifted meanwhile. Else the other thread
+    would wait at its turns for this one, which waits for it."""
+    holder = _holder
+    if not holder["depth"] or threading.get_ident() != holder["thread"]:
+        yield
+        return
+    sys.setswitchinterval(holder["switch"])
+    _way.set()
+    try:
+        yield
+    finally:
+        _way.clear()
+        sys.setswitchinterval(RIGHT_OF_WAY_SWITCH_S)
+
+
 def turn() -> None:
     """A point between turns: wait here while another thread has the right of way."""
     if not _way.is_set() and threading.get_ident() != _holder["thread"]:
-        _way.wait(RIGHT_OF_WAY_AT_MOST_S)
+        left = _holder["since"] + RIGHT_OF_WAY_AT_MOST_S - time.monotonic()
+        if left > 0:
+            _way.wait(left)
+        else:  # its time is up: the interpreter changes hands as usual again
+            sys.setswitchinterval(_holder["switch"])
 
 
 def listed(items: Iterable[T]) -> list[T]:

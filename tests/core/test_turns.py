@@ -99,7 +99,10 @@ def _listing_thread(turns_count: int) -> tuple[threading.Thread, list[int]]:
     return worker, done
 
 
-def test_a_worker_waits_at_its_turns_while_the_gui_thread_has_the_right_of_way() -> None:
+def test_a_worker_waits_at_its_turns_while_the_gui_thread_has_the_right_of_way(
+    monkeypatch,
+) -> None:
+    monkeypatch.setattr(turns, "RIGHT_OF_WAY_AT_MOST_S", 5.0)
     interval = sys.getswitchinterval()
     with turns.right_of_way():
         worker, done = _listing_thread(20)
@@ -115,11 +118,37 @@ def test_a_worker_waits_at_its_turns_while_the_gui_thread_has_the_right_of_way()
     assert sys.getswitchinterval() == interval
 
 
-def test_the_right_of_way_holds_a_worker_for_a_while_at_each_turn_not_for_ever(
-    monkeypatch,
-) -> None:
-    monkeypatch.setattr(turns, "RIGHT_OF_WAY_AT_MOST_S", 0.01)
+def test_the_right_of_way_holds_a_worker_for_a_while_not_for_ever(monkeypatch) -> None:
+    monkeypatch.setattr(turns, "RIGHT_OF_WAY_AT_MOST_S", 0.05)
+    interval = sys.getswitchinterval()
     with turns.right_of_way():
         worker, done = _listing_thread(4)
-        worker.join(2)  # four waits of 10 ms each, though the right of way is still held
+        worker.join(2)  # 50 ms after the right of way was taken, though it is still held
         assert done == [4 * turns.CHUNK]
+        # (and the interpreter changes hands as usual again)
+        assert sys.getswitchinterval() == interval
+
+
+def test_a_thread_that_waits_for_a_worker_lifts_its_right_of_way(monkeypatch) -> None:
+    monkeypatch.setattr(turns, "RIGHT_OF_WAY_AT_MOST_S", 5.0)
+    # The GUI thread, with the right of way, waits for a lock a worker holds
+    # while it works in turns (a build, a parse): the worker must not wait
+    # at its turns for the thread that waits for it.
+    lock = threading.Lock()
+    started = threading.Event()
+
+    def work() -> None:
+        with lock:
+            started.set()
+            turns.listed(map(str, range(50 * turns.CHUNK)))
+
+    with turns.right_of_way():
+        worker = threading.Thread(target=work)
+        worker.start()
+        started.wait(5)
+        t = time.perf_counter()
+        with turns.blocked(), lock:
+            waited = time.perf_counter() - t
+        assert abs(sys.getswitchinterval() - turns.RIGHT_OF_WAY_SWITCH_S) < 1e-6
+    worker.join(5)
+    assert waited < 1.0, waited  # not the 5 s the right of way would have held it

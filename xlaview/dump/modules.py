@@ -21,6 +21,7 @@ from xlaview.hlo.model import built_flags
 from xlaview.hlo.parse.driver import Deferral
 from xlaview.hlo.parse.parsed import estimate_bytes
 from xlaview.hlo.parse.store import ComputationStore
+from xlaview.turns import blocked
 
 CACHE_SIZE = 12  # parsed modules kept at most: a pass step re-reads its neighbours
 # The share of the budget for computations shared between passes: they are
@@ -188,7 +189,8 @@ class ModuleCache:
         if other is not None:
             # Another thread is parsing it: wait, then take its result from the cache
             # (or, if that parse failed, fail the same way).
-            other.wait()
+            with blocked():
+                other.wait()
             return self.load(dump_file)
         loaded = None
         try:

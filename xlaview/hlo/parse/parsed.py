@@ -18,6 +18,7 @@ from operator import itemgetter
 from xlaview.collector import gc_paused
 from xlaview.hlo.model import Instruction, Span
 from xlaview.hlo.shape import Shape, parse_shape
+from xlaview.turns import blocked
 
 _INDEX_COMMENT = re.compile(r"/\*index=\d+\*/")  # XLA numbers long operand lists
 PAYLOAD_OPCODES = frozenset(("constant", "parameter"))
@@ -132,7 +133,7 @@ class ParsedComputation:
 
     def read(self) -> bool:
         """Read a deferred body now: False if the fast path refuses it."""
-        with _BUILD_LOCK:
+        with blocked(), _BUILD_LOCK:
             source = self._source
             if source is None:
                 return True
@@ -163,7 +164,8 @@ class ParsedComputation:
         """The instructions, with spans in the text this was parsed from."""
         instructions = self._instructions
         if instructions is None:
-            with _BUILD_LOCK:  # one build, and one identity for each tuple
+            # One build, and one identity for each tuple.
+            with blocked(), _BUILD_LOCK:
                 instructions = self._instructions
                 if instructions is None:
                     rows = self._pending()
