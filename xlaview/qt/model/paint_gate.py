@@ -106,7 +106,7 @@ class PaintGate(QObject):
         if self._work:
             self._timer.start(0)  # just after this paint
         # The paint, now, with the right of way (`xlaview.turns`): a worker
-        # waits at its next turn until it ends.
+        # waits at its next turn until it ends (at most 40 ms).
         with right_of_way():
             watched.event(event)
         return True
