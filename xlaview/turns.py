@@ -66,16 +66,14 @@ def right_of_way() -> Iterator[None]:
         holder["thread"] = threading.get_ident()
         holder["switch"] = sys.getswitchinterval()
         holder["since"] = time.monotonic()
-        sys.setswitchinterval(RIGHT_OF_WAY_SWITCH_S)
-        _way.clear()
+        _take()
     holder["depth"] += 1
     try:
         yield
     finally:
         holder["depth"] -= 1
         if holder["depth"] == 0:
-            sys.setswitchinterval(holder["switch"])
-            _way.set()
+            _lift()
 
 
 @contextmanager
@@ -87,13 +85,21 @@ def blocked() -> Iterator[None]:
     if not holder["depth"] or threading.get_ident() != holder["thread"]:
         yield
         return
-    sys.setswitchinterval(holder["switch"])
-    _way.set()
+    _lift()
     try:
         yield
     finally:
-        _way.clear()
-        sys.setswitchinterval(RIGHT_OF_WAY_SWITCH_S)
+        _take()
+
+
+def _take() -> None:
+    sys.setswitchinterval(RIGHT_OF_WAY_SWITCH_S)
+    _way.clear()
+
+
+def _lift() -> None:
+    sys.setswitchinterval(_holder["switch"])
+    _way.set()
 
 
 def turn() -> None:
