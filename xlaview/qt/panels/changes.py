@@ -84,6 +84,7 @@ class ChangesPanel(QWidget):
 
     def set_diff(self, diff: ModuleDiff | None, title: str) -> None:
         self.tree.clear()
+        self._absorbed = {}
         if diff is None:
             self.title.setText(esc(title or "No pass selected."))
             return
@@ -111,7 +112,6 @@ class ChangesPanel(QWidget):
         added: list[QTreeWidgetItem] = []
         removed: list[QTreeWidgetItem] = []
         changed: list[QTreeWidgetItem] = []
-        self._absorbed = {}
         for a in diff.added[:LISTED]:
             what = f"{a.opcode} {a.shape}"
             child = QTreeWidgetItem([a.name, what])
