@@ -5,8 +5,8 @@ analyses) and says, for every stretch of over 90 ms without a heartbeat tick,
 which top-level events ran in it (``QApplication.notify`` timed: wall and the
 GUI thread's CPU time, so that a wait for the GIL or for a core shows as the
 difference), the child widgets' paints inside them with the Python calls each
-made, and for every event over 60 ms the Python stacks of the GUI thread sampled
-every 2 ms by another thread. A sample needs the GIL: a long call in C shows as
+made, and for every event over 60 ms the Python stacks of the GUI thread and
+of the other threads not waiting, sampled every 2 ms by another thread. A sample needs the GIL: a long call in C shows as
 the Python frame that made it.
 
 py-spy (``--native``) fell seconds behind on 2 cores and slowed the drive eightfold.
@@ -52,9 +52,10 @@ class TimedApp(QApplication):
         self.depth = 0
         self.events: list[tuple[float, float, float, str, str]] = []  # start, wall, cpu, type, to
         self.paints: list[tuple[float, float, float, str, int]] = []  # start, wall, cpu, to, calls
-        self.sampled: list[tuple[float, list[str]]] = []
+        self.sampled: list[tuple[float, list[str], list[str]]] = []
         self._since: float | None = None
         self._samples: list[str] = []
+        self._others: list[str] = []  # the other threads' stacks, sampled alike
         self._calls = 0
         threading.Thread(target=self._sample, daemon=True).start()
 
@@ -63,7 +64,7 @@ class TimedApp(QApplication):
             return self._nested(receiver, event)
         self.depth = 1
         start, cpu = time.perf_counter(), time.thread_time()
-        self._since, self._samples = start, []
+        self._since, self._samples, self._others = start, [], []
         try:
             return super().notify(receiver, event)
         finally:
@@ -73,7 +74,7 @@ class TimedApp(QApplication):
                 kind = event.type().name
                 self.events.append((start, wall, time.thread_time() - cpu, kind, _name(receiver)))
             if wall > SAMPLED_S and self._samples:
-                self.sampled.append((wall, self._samples))
+                self.sampled.append((wall, self._samples, self._others))
 
     def _nested(self, receiver: QObject, event: QEvent) -> bool:
         painting = event.type() == QEvent.Type.Paint
@@ -103,15 +104,28 @@ class TimedApp(QApplication):
             since = self._since
             if since is None or time.perf_counter() - since < 0.01:
                 continue
-            frame = sys._current_frames().get(MAIN)
-            stack = []
-            while frame is not None and len(stack) < 8:
-                code = frame.f_code
-                stack.append(
-                    f"{code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno}:{code.co_name}"
-                )
-                frame = frame.f_back
-            self._samples.append(" < ".join(stack))
+            stacks = _stacks()
+            self._samples.append(stacks.pop(MAIN, ""))
+            busy = [s for s in stacks.values() if "wait" not in s and "_receive" not in s]
+            self._others.append(" | ".join(busy) or "(all waiting)")
+
+
+def _stacks() -> dict[int, str]:
+    """Each other thread's Python stack (the GUI thread's 8 frames deep, the
+    rest 4), as text at once: a frame held on to keeps its locals alive, Qt
+    objects' wrappers among them (holding them crashed the probe)."""
+    stacks = {}
+    for ident, frame in sys._current_frames().items():
+        if ident == threading.get_ident():
+            continue
+        stack = []
+        while frame is not None and len(stack) < (8 if ident == MAIN else 4):
+            code = frame.f_code
+            stack.append(f"{code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno}:{code.co_name}")
+            frame = frame.f_back
+        del frame
+        stacks[ident] = " < ".join(stack)
+    return stacks
 
 
 def main() -> None:
@@ -156,9 +170,12 @@ def main() -> None:
                     wall, cpu = p[1] * 1000, p[2] * 1000
                     print(f"      paint {p[3]}: {wall:.0f} ms ({cpu:.0f} CPU), {p[4]} calls")
     print(f"events over {SAMPLED_S * 1000:.0f} ms, the GUI thread's stacks sampled:")
-    for wall, samples in sorted(app.sampled, key=lambda s: -s[0])[:10]:
+    for wall, samples, others in sorted(app.sampled, key=lambda s: -s[0])[:10]:
         print(f"  {wall * 1000:.0f} ms, {len(samples)} samples:")
         for stack, n in collections.Counter(samples).most_common(4):
+            print(f"    {n:3d} {stack}")
+        print("    the other threads meanwhile (but those waiting):")
+        for stack, n in collections.Counter(others).most_common(3):
             print(f"    {n:3d} {stack}")
 
 
