@@ -32,6 +32,7 @@ from pathlib import Path
 
 from xlaview.dump.settings import FILE_SIZE_LIMIT_ENV, file_size_limit
 from xlaview.errors import LocatedError
+from xlaview.turns import turn
 from xlaview.units import human_bytes
 
 __all__ = [
@@ -207,7 +208,10 @@ def read_text(path: str | os.PathLike[str], limit: int | None = None) -> str:
             return data[start:].decode("utf-8", errors="replace")
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         view = memoryview(data)
-        parts = [decoder.decode(view[i : i + BLOCK]) for i in range(start, len(data), BLOCK)]
+        parts = []
+        for i in range(start, len(data), BLOCK):
+            turn()
+            parts.append(decoder.decode(view[i : i + BLOCK]))
         return "".join(parts) + decoder.decode(b"", final=True)
     except MemoryError:
         raise DumpReadError(path, f"not enough memory to read {human_bytes(len(data))}") from None

@@ -10,6 +10,8 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from typing import overload
 
+from xlaview.turns import turn
+
 CHUNK = 1 << 20  # characters searched in one call
 
 
@@ -60,6 +62,7 @@ class LineStarts(Sequence[int]):
         n = len(text)
         start = line = 0
         while True:
+            turn()  # (a block: 0.1-0.3 ms in C; 45 MB is 180 of them)
             cut = text.find("\n", start + BLOCK) if start + BLOCK < n else -1
             stop = n if cut < 0 else cut + 1  # each block ends with a line
             line += text.count("\n", start, stop)

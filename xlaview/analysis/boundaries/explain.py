@@ -78,6 +78,7 @@ from xlaview.analysis.reasons import PRECEDENCE, REASONS
 from xlaview.analysis.traffic import Intermediate, Traffic, analyze_traffic
 from xlaview.dump.reports import ModuleReports
 from xlaview.hlo import Module
+from xlaview.turns import turn
 
 _T = TypeVar("_T")
 # Values explained between two progress reports (60-90 µs each on the
@@ -267,6 +268,7 @@ def module_boundaries(
     values = len(traffic.intermediates)
     check = None
     for done, value in enumerate(traffic.intermediates):
+        turn()  # (60-90 µs a value: a window's GUI thread gets the interpreter between them)
         if progress is not None and done % REPORT_EVERY == 0:
             fraction = round(done / values, 2)
             progress(fraction)
