@@ -206,3 +206,33 @@ def test_forward_and_backward_of_a_block_fold_together_when_asked(window, scoped
     assert group_names(window.view_state()).keys() == apart.keys()
     with pytest.raises(ValueError):
         window.set_graph_phases("sideways")
+
+
+def test_a_pass_steps_changes_mark_its_folded_groups_summed_in_slices(
+    window, scoped, qtbot, monkeypatch
+) -> None:
+    """A fusion pass changes 50,000 ops: the folded groups' marks are summed a
+    slice at a time between the window's events, not in one 50-100 ms piece;
+    once summed they are those `group_marks` gives at once."""
+    from xlaview.analysis.folding import group_marks, view
+    from xlaview.qt.graph import pane
+
+    monkeypatch.setattr(view, "AGGREGATE_CHUNK", 1)
+    monkeypatch.setattr(pane, "GROUP_SLICE_S", 0.0)  # a mark per turn of the event loop
+    graphs: list = []  # the main graphs shown, as the model says them
+    window.model.graph_shown.connect(graphs.append)
+    opened(window, scoped)
+    canvas_of = lambda: window.graph_pane.main.canvas  # noqa: E731
+    for point in reversed(window.model.module.passes):
+        window.select_pass(str(point.seq))
+        assert window.wait_idle()
+        status = window.model.changes.diff.marks.status
+        if len(status) > 10 and window.view_state()["graph_groups"]:
+            break
+    else:
+        pytest.fail("no pass changes a folded graph")
+    folded = graphs[-1].result.folded
+    expected = group_marks(folded.folding, folded.paths, status, pane._any_change)
+    assert expected, "the changed ops lie in folded groups"
+    qtbot.waitUntil(lambda: expected.items() <= canvas_of().diff.items(), timeout=10000)
+    assert canvas_of().diff == status | expected

@@ -21,6 +21,7 @@ from xlaview.analysis.folding.drawn import (
     first_open,
     folded_graph,
     group_key,
+    group_marking,
     group_marks,
     group_paths,
     open_by_paths,
@@ -46,6 +47,7 @@ __all__ = [
     "APART", "FOLDED_BOXES", "GROUPINGS", "GROUP_KEY", "SMALL_GRAPH_NODES", "TOGETHER", "Box",
     "BundledEdge", "FoldedView", "Folding", "Frame", "Group", "GroupKind", "Grouping", "Phases",
     "aggregate", "box_order", "bundle_bytes", "crowded", "default_open", "find_group", "first_open",
-    "fold_graph", "folded_graph", "folded_view", "group_key", "group_marks", "group_paths",
+    "fold_graph", "folded_graph", "folded_view", "group_key", "group_marking", "group_marks",
+    "group_paths",
     "open_by_paths", "open_frames", "patched", "scope_path", "shown_groups",
 ]  # fmt: skip

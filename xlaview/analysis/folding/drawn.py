@@ -11,14 +11,20 @@ its path of names (so it carries over a pass step that renumbers groups).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Generator, Mapping
 from dataclasses import dataclass
 from typing import TypeVar
 
 from xlaview.analysis.drawing import ComputationGraph, GraphNode
 from xlaview.analysis.drawing.graph import NAME_CHAR, GraphEdge
 from xlaview.analysis.folding.tree import Folding, GroupKind
-from xlaview.analysis.folding.view import FoldedView, aggregate, default_open, folded_view
+from xlaview.analysis.folding.view import (
+    FoldedView,
+    aggregating,
+    default_open,
+    finished,
+    folded_view,
+)
 from xlaview.analysis.kinds import Kind
 from xlaview.units import human_bytes
 
@@ -380,7 +386,18 @@ def group_marks(
     """Group key -> the summary of its members' ``values`` (instruction ->
     heat step, change, emphasis...), as `aggregate` folds them: what a
     folded group's box shows for what it holds."""
-    return {group_key(paths[g]): v for g, v in aggregate(folding, values, combine).items()}
+    return finished(group_marking(folding, paths, values, combine))
+
+
+def group_marking(
+    folding: Folding,
+    paths: tuple[str, ...],
+    values: Mapping[str, T],
+    combine: Callable[[T, T], T],
+) -> Generator[None, None, dict[str, T]]:
+    """`group_marks` in slices: it pauses as `aggregating` does."""
+    groups = yield from aggregating(folding, values, combine)
+    return {group_key(paths[g]): v for g, v in groups.items()}
 
 
 def bundle_bytes(view: FoldedView, paths: tuple[str, ...]) -> dict[tuple[str, str], int]:

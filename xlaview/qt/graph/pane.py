@@ -7,14 +7,15 @@ its traffic) and hands clicks back to it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Generator
 from functools import reduce
 
-from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtCore import QRectF, Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QVBoxLayout, QWidget
 
 from xlaview.analysis.drawing.pass_layout import instruction_positions
-from xlaview.analysis.folding import group_marks
+from xlaview.analysis.folding import group_marking, group_marks
 from xlaview.analysis.heat import heat_scale
 from xlaview.analysis.marks import DiffMarks, traffic_edge_widths
 from xlaview.analysis.search import Hit
@@ -30,6 +31,7 @@ from xlaview.qt.render.canvas_parts import Placed
 from xlaview.qt.safe_text import esc, steady_label, tooltip
 
 NAME_SHOWN = 48  # characters of a computation name in a title; the tooltip has it all
+GROUP_SLICE_S = 0.005  # the GUI thread's time per slice of a diff's group marks
 
 
 class Breadcrumb(QLabel):
@@ -107,6 +109,8 @@ class GraphPane(QWidget):
         # The diff's marks with its folded groups', for the folding and marks
         # they were summed for (a pass's traffic landing redraws the marks).
         self._grouped: tuple[object, object, dict[str, str]] | None = None
+        # Those being summed, a slice per turn of the event loop (`_group_some`).
+        self._grouping: tuple[object, object, Generator[None, None, dict[str, str]]] | None = None
         self._traffic = None
         self._overlay = False
         self._heat: tuple[str, dict[str, float], Callable[[float], str]] | None = None
@@ -286,17 +290,46 @@ class GraphPane(QWidget):
         folded, status, bundles = self._folded, self._marks.status, None
         if folded is not None:  # a folded group is marked changed when a member is
             grouped = self._grouped
-            if grouped is None or grouped[0] is not folded or grouped[1] is not status:
-                # Summed once per folding and diff: over an unfused pass's
-                # 50,000 ops it held the GUI thread 40 ms.
-                groups = group_marks(folded.folding, folded.paths, status, _any_change)
-                grouped = self._grouped = (folded, status, status | groups)
-            status = grouped[2]
+            if grouped is not None and grouped[0] is folded and grouped[1] is status:
+                status = grouped[2]
+            else:
+                self._group(folded, status)  # its ops marked now, its groups once summed
             bundles = folded.bundles
         canvas.set_diff(status, ghosts)
         canvas.set_traffic(
             traffic_edge_widths(self._traffic, canvas.graph, bundles) if self._overlay else {}
         )
+
+    def _group(self, folded: Folded, status: dict[str, str]) -> None:
+        """Sum the folded groups' change marks for ``folded`` and ``status``, a
+        slice at a time: summed once per folding and diff, but in one piece a
+        fusion pass's 50,000 marks held the GUI thread 50-100 ms. A small diff's
+        are summed here and now."""
+        job = self._grouping
+        if job is None or job[0] is not folded or job[1] is not status:
+            steps = group_marking(folded.folding, folded.paths, status, _any_change)
+            self._grouping = (folded, status, steps)
+            self._group_some()
+
+    def _group_some(self) -> None:
+        job = self._grouping
+        if job is None:
+            return
+        folded, status, steps = job
+        if folded is not self._folded or status is not self._marks.status:
+            self._grouping = None  # a step away: summed for nothing shown
+            return
+        until = time.perf_counter() + GROUP_SLICE_S
+        try:
+            next(steps)
+            while time.perf_counter() < until:
+                next(steps)
+        except StopIteration as done:
+            self._grouping = None
+            self._grouped = (folded, status, status | done.value)
+            self._apply_marks()
+            return
+        QTimer.singleShot(0, self._group_some)
 
     def _apply_heat(self) -> None:
         fills: dict[str, str] = {}
