@@ -60,6 +60,7 @@ from xlaview.hlo.parse.tolerant import (
     SingleInstruction,
 )
 from xlaview.hlo.shape import ShapeSyntaxError, scan_shape
+from xlaview.turns import turn
 
 __all__ = ["Deferral", "ParseResult", "parse_module", "parse_module_tolerant"]
 
@@ -190,6 +191,7 @@ class _Parser(CarefulParser):
             entry_seen = False
             checked = pos
             while True:
+                turn()  # (between computations, or runs of them taken from the pass before)
                 pos = self.skip(pos)
                 if pos >= n:
                     break
