@@ -99,16 +99,17 @@ def test_traffic_table_ranks_scores_and_selects_on_click(window, qtbot) -> None:
     align = Qt.ItemDataRole.TextAlignmentRole
     assert model.index(0, 0).data(align) & Qt.AlignmentFlag.AlignRight, "figures align right"
     assert model.index(0, 5).data(align) is None, "the list of readers reads from the left"
-    # What the table paints: all of a cell's roles asked at once (multiData).
+    # What the table paints: the cells copied into the view's own model.
+    shown = table.model()
     option = QStyleOptionViewItem()
-    table.itemDelegate().initStyleOption(option, model.index(0, 0))
+    table.itemDelegate().initStyleOption(option, shown.index(0, 0))
     assert option.text == model.index(0, 0).data()
     assert option.displayAlignment & Qt.AlignmentFlag.AlignRight
     producer = model.index(0, 3).data()
     qtbot.mouseClick(
         table.viewport(),
         Qt.MouseButton.LeftButton,
-        pos=table.visualRect(model.index(0, 3)).center(),
+        pos=table.visualRect(shown.index(0, 3)).center(),
     )
     window.wait_idle()
     assert window.view_state()["selection"] == producer
@@ -169,7 +170,7 @@ def test_search_finds_by_op_name_and_selects(window, qtbot) -> None:
     qtbot.mouseClick(
         table.viewport(),
         Qt.MouseButton.LeftButton,
-        pos=table.visualRect(model.index(0, 0)).center(),
+        pos=table.visualRect(table.model().index(0, 0)).center(),
     )
     window.wait_idle()
     assert window.view_state()["selection"] == "convert_exponential_fusion"

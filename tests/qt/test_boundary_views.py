@@ -33,11 +33,11 @@ def click_row(window, qtbot, value: str) -> None:
     panel = window.traffic_panel
     model, table = panel.rows_model, panel.table
     row = next(r for r in range(model.rowCount()) if model.index(r, PRODUCER).data() == value)
-    table.scrollTo(model.index(row, PRODUCER))
+    table.scrollTo(table.model().index(row, PRODUCER))
     qtbot.mouseClick(
         table.viewport(),
         Qt.MouseButton.LeftButton,
-        pos=table.visualRect(model.index(row, PRODUCER)).center(),
+        pos=table.visualRect(table.model().index(row, PRODUCER)).center(),
     )
     window.wait_idle()
 

@@ -105,11 +105,11 @@ def test_a_row_and_a_dot_select_their_op(window, qtbot) -> None:
     panel = window.cost_panel
     row = table_names(panel).index("dot_general.6")
     table = panel.table
-    table.scrollTo(panel.rows_model.index(row, 0))
+    table.scrollTo(table.model().index(row, 0))
     qtbot.mouseClick(
         table.viewport(),
         Qt.MouseButton.LeftButton,
-        pos=table.visualRect(panel.rows_model.index(row, 0)).center(),
+        pos=table.visualRect(table.model().index(row, 0)).center(),
     )
     window.wait_idle()
     assert window.view_state()["selection"] == "dot_general.6"

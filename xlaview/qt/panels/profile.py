@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from xlaview import units
 from xlaview.qt import theme
 from xlaview.qt.model.analyses.cost_records import ProfileShown
-from xlaview.qt.panels.tables import Index, Row, RowsModel, table_view
+from xlaview.qt.panels.tables import Index, Row, RowsModel, ShownRows, table_view
 from xlaview.qt.safe_text import esc, steady_label
 
 # (header, tooltip, width in pixels)
@@ -62,8 +62,8 @@ class ShareBar(QStyledItemDelegate):
 
     def paint(self, painter: QPainter, option: QStyleOptionViewItem, index: Index) -> None:
         model = index.model()
-        assert isinstance(model, RowsModel)
-        share = model.rows[index.row()][1][SHARE_COLUMN]
+        assert isinstance(model, ShownRows)
+        share = model.source.rows[index.row()][1][SHARE_COLUMN]
         if share and share > 0:
             rect = QRectF(option.rect).adjusted(2, 3, -2, -3)
             rect.setWidth(rect.width() * min(1.0, share))

@@ -6,18 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeAlias
 
-from PySide6.QtCore import (
-    QAbstractTableModel,
-    QModelIndex,
-    QModelRoleData,
-    QModelRoleDataSpan,
-    QPersistentModelIndex,
-    Qt,
-)
-from PySide6.QtGui import QColor
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import QAbstractItemView, QTableView, QTableWidget, QWidget
 
-from xlaview.qt import theme
 from xlaview.qt.safe_text import tooltip
 
 # A row: its texts, a sort key per cell (None: no figure, sorted last), and
@@ -46,17 +38,11 @@ class RowsModel(QAbstractTableModel):
         self.tips = tips
         self.whole = whole
         self.rows: Sequence[Row] = []
-        self.highlight: set[int] = set()
 
-    def set_rows(
-        self,
-        rows: Sequence[Row],
-        highlight: set[int] | None = None,
-    ) -> None:
-        """Each row: (texts, sort keys, payload). ``highlight``: row numbers to tint."""
+    def set_rows(self, rows: Sequence[Row]) -> None:
+        """Each row: (texts, sort keys, payload)."""
         self.beginResetModel()
         self.rows = rows
-        self.highlight = highlight or set()
         self.endResetModel()
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
@@ -71,24 +57,9 @@ class RowsModel(QAbstractTableModel):
             return row[0][index.column()]
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() in self.numeric:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.BackgroundRole and id(row) in self.highlight:
-            return QColor(theme.HIGHLIGHT_ROW)
         if role == Qt.ItemDataRole.ToolTipRole and index.column() in self.whole:
             return tooltip(row[0][index.column()])
         return None
-
-    def multiData(  # noqa: N802
-        self,
-        index: Index,
-        roleDataSpan: QModelRoleDataSpan | QModelRoleData,  # noqa: N803
-    ) -> None:
-        """Every role a cell is asked for, in one call: a view asks each cell
-        for seven or more roles, and each call from Qt into Python waits for a
-        worker to let go of the interpreter (a 40-row table took 118 ms to
-        paint beside a worker making lists in C, 9 ms alone; 38 ms so)."""
-        data = self.data
-        for role_data in roleDataSpan:  # type: ignore[union-attr]  # (a span iterates)
-            role_data.setData(data(index, role_data.role()))
 
     def headerData(
         self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole
@@ -113,13 +84,104 @@ class RowsModel(QAbstractTableModel):
         return self.rows[row][2]
 
 
+# The roles a row's cells are copied with (those the table models give).
+CELL_ROLES = (
+    Qt.ItemDataRole.DisplayRole,
+    Qt.ItemDataRole.TextAlignmentRole,
+    Qt.ItemDataRole.ForegroundRole,
+    Qt.ItemDataRole.BackgroundRole,
+    Qt.ItemDataRole.ToolTipRole,
+)
+FIRST_ROWS = 80  # rows copied at least, from the top of the screen (a view not yet laid out)
+MARGIN_ROWS = 12  # and beyond those on screen, either side: a wheel's step shows no blank
+
+
+class ShownRows(QStandardItemModel):
+    """What a table view draws: the cells of a `RowsModel`'s rows on screen,
+    copied into Qt's own item model as they come into view, and again when the
+    rows change. A view drawing a Python model calls into Python once per cell
+    (300 calls a screenful), and each call waits for a worker to let go of the
+    interpreter: the Traffic table's repaint took 70-270 ms beside the worker,
+    20-30 ms alone. Drawn from Qt's model it takes 8-10 ms, beside a worker
+    too. The rows stay the `RowsModel`'s: it sorts them (`sort`, asked by the
+    view's header) and its signals say when they change."""
+
+    def __init__(self, source: RowsModel, view: QTableView) -> None:
+        super().__init__(0, source.columnCount(), view)
+        self.source = source
+        self._view = view
+        self._filled = bytearray()
+        horizontal = Qt.Orientation.Horizontal
+        for column in range(source.columnCount()):
+            for role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+                value = source.headerData(column, horizontal, role)
+                if value is not None:
+                    self.setHeaderData(column, horizontal, value, role)
+        source.modelReset.connect(self.refill)
+        source.layoutChanged.connect(self.refill)
+        source.dataChanged.connect(self.refill)
+        bar = view.verticalScrollBar()
+        bar.valueChanged.connect(self.fill_shown)
+        bar.rangeChanged.connect(self.fill_shown)  # (the view resized)
+        self.refill()
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        self.source.sort(column, order)  # its rows come back by its layoutChanged
+
+    def refill(self) -> None:
+        """The source's rows, none copied yet but those on screen: a reset for
+        the view (its rows inserted one signal at a time took a 100,000-row
+        table 100-400 ms)."""
+        count = self.source.rowCount()
+        self.beginResetModel()
+        self.blockSignals(True)
+        try:
+            self.setRowCount(0)
+            self.setRowCount(count)
+        finally:
+            self.blockSignals(False)
+        self.endResetModel()
+        self._filled = bytearray(count)
+        self.fill_shown()
+
+    def fill_shown(self) -> None:
+        """Copy the rows on screen (and `MARGIN_ROWS` around them) not copied yet."""
+        filled, view = self._filled, self._view
+        if not filled:
+            return
+        top = max(0, view.rowAt(0))
+        bottom = view.rowAt(view.viewport().height())
+        bottom = len(filled) - 1 if bottom < 0 else max(bottom, top + FIRST_ROWS)
+        first, last = max(0, top - MARGIN_ROWS), min(len(filled) - 1, bottom + MARGIN_ROWS)
+        rows = [r for r in range(first, last + 1) if not filled[r]]
+        if not rows:
+            return
+        source, columns = self.source, self.columnCount()
+        self.blockSignals(True)  # one dataChanged below, not one per cell
+        try:
+            for row in rows:
+                filled[row] = 1
+                for column in range(columns):
+                    index = source.index(row, column)
+                    item = QStandardItem()
+                    for role in CELL_ROLES:
+                        value = source.data(index, role)
+                        if value is not None:
+                            item.setData(value, role)
+                    self.setItem(row, column, item)
+        finally:
+            self.blockSignals(False)
+        self.dataChanged.emit(self.index(rows[0], 0), self.index(rows[-1], columns - 1))
+
+
 def table_view(
     model: RowsModel, parent: QWidget, object_name: str, on_pick: Callable[[Any], object]
 ) -> QTableView:
-    """A sortable table of ``model``; a click hands its row's payload to ``on_pick``."""
+    """A sortable table of ``model`` (drawn from its `ShownRows`, the view's
+    model); a click hands its row's payload to ``on_pick``."""
     view = QTableView(parent)
     view.setObjectName(object_name)
-    view.setModel(model)
+    view.setModel(ShownRows(model, view))
     view.verticalHeader().hide()
     view.verticalHeader().setDefaultSectionSize(22)
     view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
