@@ -85,3 +85,13 @@ def test_a_repaint_never_calls_into_python(table) -> None:
     finally:
         sys.setprofile(None)
     assert calls == [], calls[:10]
+
+
+def test_a_view_that_grows_has_its_new_rows_copied_before_they_show(table) -> None:
+    _, view, _ = table
+    shown = view.model()
+    before = copied(view)
+    view.resize(600, 1600)
+    bottom = view.rowAt(view.viewport().height() - 1)
+    assert bottom > before[-1], "more rows on screen than were copied"
+    assert all(shown.item(r, 0) is not None for r in range(bottom + 1))

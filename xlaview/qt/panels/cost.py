@@ -18,7 +18,7 @@ from xlaview.profile import ModuleProfile
 from xlaview.qt import theme
 from xlaview.qt.model.analyses.cost_records import CostShown, ProfileShown
 from xlaview.qt.panels.roofline import RooflinePlot
-from xlaview.qt.panels.tables import Index, RowsModel, table_view
+from xlaview.qt.panels.tables import RowsModel, table_view
 from xlaview.qt.safe_text import esc, steady_label
 from xlaview.units import MISSING
 
@@ -69,10 +69,10 @@ HEAT_CHOICES = (("off", "kind"), ("estimate", "estimated time"), ("measured", "m
 class CostRowsModel(RowsModel):
     """Rows of the cost table, the bound coloured."""
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if role == Qt.ItemDataRole.ForegroundRole and index.column() == 6:
-            return QColor(theme.BOUND_COLORS.get(self.rows[index.row()][1][6], theme.TEXT))
-        return super().data(index, role)
+    def cell(self, row: int, column: int, role: int) -> Any:
+        if role == Qt.ItemDataRole.ForegroundRole and column == 6:
+            return QColor(theme.BOUND_COLORS.get(self.rows[row][1][6], theme.TEXT))
+        return super().cell(row, column, role)
 
 
 def cost_rows(shown: CostShown, profile: ModuleProfile | None) -> list[tuple]:

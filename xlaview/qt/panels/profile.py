@@ -50,11 +50,10 @@ NO_TRACE = (
 class TimeRowsModel(RowsModel):
     """Timed ops; those naming no instruction of the module greyed."""
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        row = self.rows[index.row()]
-        if role == Qt.ItemDataRole.ForegroundRole and row[2] is None:
+    def cell(self, row: int, column: int, role: int) -> Any:
+        if role == Qt.ItemDataRole.ForegroundRole and self.rows[row][2] is None:
             return QColor(theme.MUTED)
-        return super().data(index, role)
+        return super().cell(row, column, role)
 
 
 class ShareBar(QStyledItemDelegate):

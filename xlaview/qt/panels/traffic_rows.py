@@ -68,9 +68,8 @@ class TrafficRowsModel(RowsModel):
             None,
         )
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        i = self.intermediate(index.row())
-        column = index.column()
+    def cell(self, row: int, column: int, role: int) -> Any:
+        i = self.intermediate(row)
         if role == Qt.ItemDataRole.DisplayRole:
             return _text(i, column, self.reasons.get(i.producer, ""))
         if role == Qt.ItemDataRole.ForegroundRole and column == REASON_COLUMN:
