@@ -8,6 +8,7 @@ difference), the child widgets' paints inside them with the Python calls each
 made, and for every event over 60 ms the Python stacks of the GUI thread and
 of the other threads not waiting, sampled every 2 ms by another thread. A
 sample needs the GIL: a long call in C shows as the Python frame that made it.
+The cyclic collector's runs over 10 ms inside a stretch are named too.
 Counting the Python calls of each paint (``sys.setprofile``) makes a paint of
 4,000 calls 20-40 ms longer than it is without the probe.
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import gc
 import io
 import json
 import os
@@ -151,6 +153,19 @@ def main() -> None:
         last[0] = time.perf_counter()
         start(beat)
 
+    collections_seen: list[tuple[float, float, int, str]] = []  # start, wall, generation, thread
+    began = [0.0]
+
+    def collection(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            began[0] = time.perf_counter()
+        elif time.perf_counter() - began[0] > 0.01:
+            who = threading.current_thread().name
+            collections_seen.append(
+                (began[0], time.perf_counter() - began[0], info["generation"], who)
+            )
+
+    gc.callbacks.append(collection)
     gui_probe.Heartbeat._tick = timed_tick  # type: ignore[method-assign]
     gui_probe.Heartbeat.start = timed_start  # type: ignore[method-assign]
     sys.argv = ["gui_probe.py", "scale", sys.argv[1]]
@@ -166,6 +181,9 @@ def main() -> None:
             f"{e[3]} {e[4]} {e[1] * 1000:.0f} ms ({e[2] * 1000:.0f} CPU)" for e in inside
         )
         print(f"  {gap * 1000:.0f} ms: {said}")
+        for c in collections_seen:
+            if c[0] < at + gap and c[0] + c[1] > at:
+                print(f"      collection of generation {c[2]} on {c[3]}: {c[1] * 1000:.0f} ms")
         for e in inside:
             for p in app.paints:
                 if e[0] <= p[0] <= e[0] + e[1]:
