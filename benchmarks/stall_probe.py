@@ -8,7 +8,9 @@ difference), the child widgets' paints inside them with the Python calls each
 made, and for every event over 60 ms the Python stacks of the GUI thread and
 of the other threads not waiting, sampled every 2 ms by another thread. A
 sample needs the GIL: a long call in C shows as the Python frame that made it.
-The cyclic collector's runs over 10 ms inside a stretch are named too.
+The cyclic collector's runs over 10 ms inside a stretch are named too, and
+the other threads' stacks when the sampler got the GIL back after its longest
+waits in the stretch (where the thread that held it was then).
 Counting the Python calls of each paint (``sys.setprofile``) makes a paint of
 4,000 calls 20-40 ms longer than it is without the probe.
 
@@ -61,6 +63,11 @@ class TimedApp(QApplication):
         self._samples: list[str] = []
         self._others: list[str] = []  # the other threads' stacks, sampled alike
         self._calls = 0
+        # Every 2 ms, the other threads' stacks: (when, how long the sample
+        # waited for the GIL, the stacks); for the stretches with no event.
+        self.timeline: collections.deque[tuple[float, float, str]] = collections.deque(
+            maxlen=100_000
+        )
         threading.Thread(target=self._sample, daemon=True).start()
 
     def notify(self, receiver: QObject, event: QEvent) -> bool:
@@ -104,14 +111,18 @@ class TimedApp(QApplication):
 
     def _sample(self) -> None:
         while True:
+            asked = time.perf_counter()
             time.sleep(0.002)
+            stacks = _stacks()  # (with the GIL: a long wait for it shows who held it)
+            now = time.perf_counter()
+            main = stacks.pop(MAIN, "")
+            busy = " | ".join(s for s in stacks.values() if "wait" not in s and "_receive" not in s)
+            self.timeline.append((now, now - asked - 0.002, busy or "(all waiting)"))
             since = self._since
-            if since is None or time.perf_counter() - since < 0.01:
+            if since is None or now - since < 0.01:
                 continue
-            stacks = _stacks()
-            self._samples.append(stacks.pop(MAIN, ""))
-            busy = [s for s in stacks.values() if "wait" not in s and "_receive" not in s]
-            self._others.append(" | ".join(busy) or "(all waiting)")
+            self._samples.append(main)
+            self._others.append(busy or "(all waiting)")
 
 
 def _stacks() -> dict[int, str]:
@@ -174,6 +185,7 @@ def main() -> None:
         gui_probe.main()
     result = json.loads(out.getvalue().strip().splitlines()[-1])
     print({k: v for k, v in result.items() if k != "steps_s"})
+    timeline = list(app.timeline)  # (the sampler goes on)
     print(f"stretches without a tick over {GAP_S * 1000:.0f} ms:")
     for at, gap in gaps:
         inside = [e for e in app.events if e[0] < at + gap and e[0] + e[1] > at]
@@ -181,6 +193,9 @@ def main() -> None:
             f"{e[3]} {e[4]} {e[1] * 1000:.0f} ms ({e[2] * 1000:.0f} CPU)" for e in inside
         )
         print(f"  {gap * 1000:.0f} ms: {said}")
+        waits = sorted((t for t in timeline if at <= t[0] <= at + gap + 0.01), key=lambda t: -t[1])
+        for _when, waited, busy in waits[:2]:
+            print(f"      the sampler waited {waited * 1000:.0f} ms for the GIL; then: {busy}")
         for c in collections_seen:
             if c[0] < at + gap and c[0] + c[1] > at:
                 print(f"      collection of generation {c[2]} on {c[3]}: {c[1] * 1000:.0f} ms")
