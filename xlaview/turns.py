@@ -170,3 +170,19 @@ def find(text: str, sub: str, start: int = 0, end: int | None = None) -> int:
         start = upto
         turn()
     return -1
+
+
+def split_lines(text: str, start: int, stop: int) -> list[str]:
+    """``text[start:stop].split("\\n")`` (``0 <= start <= stop <= len(text)``),
+    a span of lines at a time: a big entry's 5 MB sliced and split in one
+    call held the GIL 20-50 ms (a U-Net pass edited from the one before)."""
+    out: list[str] = []
+    while stop - start > SPAN:
+        cut = text.find("\n", start + SPAN, stop)
+        if cut < 0:
+            break
+        out += text[start:cut].split("\n")
+        start = cut + 1
+        turn()
+    out += text[start:stop].split("\n")
+    return out

@@ -56,6 +56,21 @@ def test_find_is_str_find(text: str, sub: str, start: int, end: int | None, span
         turns.SPAN = old
 
 
+@given(
+    st.text(alphabet="ab\n", max_size=60),
+    st.integers(0, 70),
+    st.integers(0, 70),
+    st.integers(1, 7),
+)
+def test_split_lines_is_slice_and_split(text: str, a: int, b: int, span: int) -> None:
+    start, stop = sorted((min(a, len(text)), min(b, len(text))))
+    old, turns.SPAN = turns.SPAN, span  # spans of a few characters: every seam is crossed
+    try:
+        assert turns.split_lines(text, start, stop) == text[start:stop].split("\n")
+    finally:
+        turns.SPAN = old
+
+
 def _longest_wait_beside(work) -> float:
     """The longest another thread waited for the interpreter while ``work`` ran here."""
     stop, longest = threading.Event(), [0.0]

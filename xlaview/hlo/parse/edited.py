@@ -43,7 +43,7 @@ from xlaview.hlo.parse.printed import (
     shapes_read,
 )
 from xlaview.hlo.scan import findall_by_lines
-from xlaview.turns import listed
+from xlaview.turns import listed, split_lines
 
 # A computation of this many lines that a pass edited is parsed from its
 # previous parse and the lines that changed; a smaller one afresh (as quick).
@@ -87,11 +87,11 @@ def parse_fast_edit(
     old_body = old.span.offset + old_parsed.body_offset
     old_close = old.span.offset + old_parsed.closing_offset - 1
     old_instructions = old.instructions
-    old_lines = old_text[old_body:old_close].split("\n")
+    old_lines = split_lines(old_text, old_body, old_close)
     if len(old_lines) != len(old_instructions):
         return None
     check = check or _nothing
-    lines = text[body:close].split("\n")
+    lines = split_lines(text, body, close)
     # Each line the previous version holds, by its text: its instruction.
     found = listed(map({old_line: k for k, old_line in enumerate(old_lines)}.get, lines))
     changed = listed(compress(count(), map(is_, found, repeat(None))))
