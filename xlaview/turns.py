@@ -125,6 +125,15 @@ def listed(items: Iterable[T]) -> list[T]:
         turn()
 
 
+def stepped(items: Iterable[T]) -> Iterator[T]:
+    """``items`` one by one, a turn before each `CHUNK` of them: for a loop
+    in Python over a computation's ops (50,000 of them: 30-100 ms)."""
+    it = iter(items)
+    while chunk := list(islice(it, CHUNK)):
+        turn()
+        yield from chunk
+
+
 def every(items: Iterable[object]) -> bool:
     """``all(items)``, a chunk at a time."""
     it = iter(items)

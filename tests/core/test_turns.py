@@ -20,6 +20,15 @@ def test_listed_and_dict_of_are_list_and_dict(items: list[int]) -> None:
     assert turns.dict_of(iter(pairs)) == dict(pairs)  # a repeated key keeps its last value
 
 
+@given(st.lists(st.integers(), max_size=40), st.integers(1, 6))
+def test_stepped_gives_every_item_in_order_across_chunks(items: list[int], chunk: int) -> None:
+    old, turns.CHUNK = turns.CHUNK, chunk
+    try:
+        assert list(turns.stepped(iter(items))) == items
+    finally:
+        turns.CHUNK = old
+
+
 @given(st.lists(st.booleans(), max_size=40), st.integers(1, 6))
 def test_every_is_all_across_chunks(items: list[bool], chunk: int) -> None:
     old, turns.CHUNK = turns.CHUNK, chunk  # a false item in any chunk, or at a seam
