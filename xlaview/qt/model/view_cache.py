@@ -6,9 +6,10 @@ the pass did not touch stays in place)."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
+from xlaview.analysis.drawing.graph import ComputationGraph
 from xlaview.qt.model.release import DEPTH, PASS_DEPTH
 from xlaview.qt.model.tasks import GraphResult, PreparedPass
 
@@ -16,7 +17,11 @@ LAYOUT_CACHE = 24
 # Laid-out graphs kept, by their nodes and edges: a 48-layer train step's entry
 # (19,000 nodes, 93,000 edges) holds about 50 MB of layout and painter paths,
 # and 24 of those would be most of the window's memory goal: two of those are
-# kept (a step back to the pass before is shown without a layout).
+# kept (a step back to the pass before is shown without a layout). A folded
+# graph also holds the whole computation's graph and its folding, about half
+# as heavy a node or edge (a step that changed a U-Net's entry, 27,500 nodes
+# and 35,400 edges: 10-25 MB for 113-238 boxes; the train step's, 15,600 and
+# 93,400: 10-30 MB): each counted once, however many layouts share it.
 LAYOUT_BUDGET = 300_000
 PREPARED_PASSES = 4  # documents built ahead for the neighbouring passes
 
@@ -66,12 +71,10 @@ class ViewCache:
     def store_layout(self, key: tuple[str, str], result: GraphResult) -> None:
         self._layouts[key] = result
         self._layouts.move_to_end(key)
-        weight = sum(_weight(r) for r in self._layouts.values())
         while len(self._layouts) > 1 and (
-            len(self._layouts) > LAYOUT_CACHE or weight > LAYOUT_BUDGET
+            len(self._layouts) > LAYOUT_CACHE or _weight(self._layouts.values()) > LAYOUT_BUDGET
         ):
             _, old = self._layouts.popitem(last=False)
-            weight -= _weight(old)
             self._release(old, DEPTH)
 
     def shown_result(self, computation: str | None) -> GraphResult | None:
@@ -104,5 +107,13 @@ class ViewCache:
         self._release(prepared, PASS_DEPTH)
 
 
-def _weight(result: GraphResult) -> int:
-    return len(result.layout.positions) + len(result.layout.edges)
+def _weight(results: Iterable[GraphResult]) -> int:
+    """The nodes and edges ``results`` hold: each one's layout, and each
+    whole graph folded into one (a step that changed nothing shares it)."""
+    total = 0
+    graphs: dict[int, ComputationGraph] = {}
+    for result in results:
+        total += len(result.layout.positions) + len(result.layout.edges)
+        if result.folded is not None:
+            graphs[id(result.full_graph)] = result.full_graph
+    return total + sum(len(g.nodes) + len(g.edges) for g in graphs.values()) // 2
