@@ -126,10 +126,15 @@ def test_highlighted_line_ranges_are_joined_where_they_touch() -> None:
     assert merged_ranges([]) == []
 
 
-def test_a_step_carries_the_top_line_into_the_text_before_it_is_parsed(gpt_dump) -> None:
+@pytest.mark.parametrize("near", [navigation.NEAR, 300])
+def test_a_step_carries_the_top_line_into_the_text_before_it_is_parsed(
+    gpt_dump, near, monkeypatch
+) -> None:
     """The window shows a pass's text while it is parsed: the line kept on top
     found in the raw text is the one the parsed module gives, on every line of
-    every pass step of a GPT train step."""
+    every pass step of a GPT train step. (A header looked for within 300
+    characters of its old place: found there or, missed, in the whole text.)"""
+    monkeypatch.setattr(navigation, "NEAR", near)
     module = index_dump(gpt_dump).modules[0]
     points = module.points()
     checked = 0
