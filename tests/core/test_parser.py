@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from xlaview import turns
 from xlaview.hlo import HloSyntaxError, parse_module, parse_module_tolerant, parse_shape
 from xlaview.hlo.shape import describe_dimension_order
 
@@ -497,6 +498,43 @@ def test_a_module_knows_whether_its_layouts_name_memory_spaces(layout: str, name
         f"  ROOT %n = f32[8,128]{layout} negate(%p)\n}}\n"
     )
     assert parse_module(text).names_memory_spaces is named
+
+
+@pytest.mark.parametrize(
+    ("layout", "tiled"),
+    [
+        ("{1,0:T(8,128)}", True),
+        ("{1,0:S(1)T(8,128)}", True),
+        ("{1,0:S(1)}", False),
+        ("{1,0}", False),
+    ],
+)
+@pytest.mark.parametrize("span", [1 << 20, 3])
+def test_a_module_knows_whether_its_layouts_are_tiled(
+    layout: str, tiled: bool, span: int, monkeypatch
+) -> None:
+    # A "T(" that is no tile (an op's name, a ROOT line); spans of three
+    # characters: the text is searched across every seam.
+    monkeypatch.setattr(turns, "SPAN", span)
+    text = (
+        f"HloModule m\n\nENTRY %e (p: f32[8,128]) -> f32[8,128] {{\n"
+        f'  %p = f32[8,128]{layout} parameter(0), metadata={{op_name="T(x) ROOT(T("}}\n'
+        f"  ROOT %n = f32[8,128]{layout} negate(%p)\n}}\n"
+    )
+    assert parse_module(text).names_tiles is tiled
+
+
+def test_a_long_text_is_searched_for_tiles_and_spaces_with_turns_between(monkeypatch) -> None:
+    # (In one call each, a 45 MB pass kept the window's GUI thread out 75 ms.)
+    ops = "".join(f"  %n{k} = f32[8]{{0}} negate(%p)\n" for k in range(100))
+    head = "HloModule m\n\nENTRY %e (p: f32[8]) -> f32[8] {\n  %p = f32[8]{0} parameter(0)\n"
+    text = f"{head}{ops}  ROOT %r = f32[8]{{0}} negate(%p)\n}}\n"
+    module = parse_module(text)
+    turned = []
+    monkeypatch.setattr(turns, "SPAN", 64)
+    monkeypatch.setattr(turns, "turn", lambda: turned.append(1))
+    assert not module.names_tiles and not module.names_memory_spaces
+    assert len(turned) > 2 * len(text) // 64 - 4, (len(turned), len(text))
 
 
 def test_a_pattern_read_a_slice_of_lines_at_a_time_finds_what_one_read_does() -> None:
