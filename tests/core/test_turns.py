@@ -109,9 +109,7 @@ def test_another_thread_gets_turns_in_a_long_map() -> None:
         whole = _longest_wait_beside(lambda: list(map(str, items)))
         # The best of three: on a busy machine one wait of the watcher can be
         # the scheduler's (15 ms seen in CI), not a turn left out.
-        chunked = min(
-            _longest_wait_beside(lambda: turns.listed(map(str, items))) for _ in range(3)
-        )
+        chunked = min(_longest_wait_beside(lambda: turns.listed(map(str, items))) for _ in range(3))
     finally:
         sys.setswitchinterval(interval)
     assert chunked < whole / 4, (chunked, whole)
