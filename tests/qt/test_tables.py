@@ -95,3 +95,24 @@ def test_a_view_that_grows_has_its_new_rows_copied_before_they_show(table) -> No
     bottom = view.rowAt(view.viewport().height() - 1)
     assert bottom > before[-1], "more rows on screen than were copied"
     assert all(shown.item(r, 0) is not None for r in range(bottom + 1))
+
+
+def test_a_value_read_by_hundreds_names_a_few_and_lists_them_in_its_tooltip(qtbot) -> None:
+    """The GPT step's top values are each read by 250 ops: printed whole in
+    their cell (4,700 characters), Qt elided that text at every paint."""
+    from xlaview.analysis.traffic import Intermediate
+    from xlaview.qt.panels.traffic_rows import READ_BY_COLUMN, READERS_SHOWN, TrafficRowsModel
+
+    readers = tuple(f"multiply_fusion.{k}" for k in range(250))
+    many = Intermediate("fusion.1", "kLoop", "main", "f32[256]{0}", 1024, readers)
+    few = Intermediate("fusion.2", "kLoop", "main", "f32[256]{0}", 1024, readers[:READERS_SHOWN])
+    model = TrafficRowsModel()
+    model.set_intermediates([many, few], {}, None)
+    shown = model.cell(0, READ_BY_COLUMN, Qt.ItemDataRole.DisplayRole)
+    assert shown == ", ".join(readers[:READERS_SHOWN]) + ", … (250 in all)"
+    tip = model.cell(0, READ_BY_COLUMN, Qt.ItemDataRole.ToolTipRole)
+    assert "multiply_fusion.0<br>multiply_fusion.1<br>" in tip and "(250 in all)" in tip
+    assert model.cell(1, READ_BY_COLUMN, Qt.ItemDataRole.DisplayRole) == ", ".join(
+        readers[:READERS_SHOWN]
+    )
+    assert model.cell(1, READ_BY_COLUMN, Qt.ItemDataRole.ToolTipRole) is None
