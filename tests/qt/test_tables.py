@@ -109,7 +109,7 @@ def test_a_value_read_by_hundreds_names_a_few_and_lists_them_in_its_tooltip(qtbo
     model = TrafficRowsModel()
     model.set_intermediates([many, few], {}, None)
     shown = model.cell(0, READ_BY_COLUMN, Qt.ItemDataRole.DisplayRole)
-    assert shown == ", ".join(readers[:READERS_SHOWN]) + ", … (250 in all)"
+    assert shown == ", ".join(readers[:READERS_SHOWN]) + ", ... and 242 more"
     tip = model.cell(0, READ_BY_COLUMN, Qt.ItemDataRole.ToolTipRole)
     assert "multiply_fusion.0<br>multiply_fusion.1<br>" in tip and "(250 in all)" in tip
     assert model.cell(1, READ_BY_COLUMN, Qt.ItemDataRole.DisplayRole) == ", ".join(

@@ -21,13 +21,13 @@ from xlaview.analysis.traffic import Intermediate
 from xlaview.qt import theme
 from xlaview.qt.panels.tables import RowsModel
 from xlaview.qt.safe_text import tooltip
-from xlaview.units import human_bytes
+from xlaview.units import elided, human_bytes
 
 HEADERS = ["traffic", "bytes", "shape", "producer", "kind", "reason", "read by"]
 REASON_COLUMN = 5
 BIG_BYTES = 64 << 20  # an intermediate this large is tinted
 READ_BY_COLUMN = 6
-# A "read by" cell names this many readers, then how many there are; its
+# A "read by" cell names this many readers, then how many more (`units.elided`); its
 # tooltip lists them a line each. Qt elides a cell's whole text at every
 # paint: the GPT step's top values, each read by 250 ops (4,700 characters),
 # made a repaint of the table 47 ms, against 16 ms with short cells.
@@ -121,9 +121,7 @@ def _text(i: Intermediate, column: int, reason: str) -> str:
     if column == 1:
         return human_bytes(i.bytes)
     if column == READ_BY_COLUMN:
-        shown = ", ".join(i.consumers[:READERS_SHOWN])
-        more = len(i.consumers) - READERS_SHOWN
-        return f"{shown}, … ({len(i.consumers)} in all)" if more > 0 else shown
+        return elided(i.consumers, READERS_SHOWN)
     return (i.shape, i.producer, i.producer_kind, reason)[column - 2]
 
 
