@@ -27,8 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from xlaview.analysis.cost.model import called_names
-from xlaview.analysis.cost.totals import CHECK_EVERY, ModuleCost, module_cost
+from xlaview.analysis.cost.model import CHECK_EVERY, called_names
+from xlaview.analysis.cost.totals import ModuleCost, module_cost
 from xlaview.analysis.kinds import fusion_kind, kind_name
 from xlaview.analysis.memory_spaces import memory_space, shape_memory_space
 from xlaview.dump.readers import BufferAssignment
@@ -212,12 +212,15 @@ def analyze_traffic(
     """
     cost = cost or module_cost(module, progress=progress)
     steps = step_computations(module)
-    candidates = {
-        comp.name: {
-            i.name: k for i in comp.instructions if (k := _in_place_operand(i, module)) is not None
-        }
-        for comp in steps
-    }
+    tell = progress or _deaf
+    candidates: dict[str, dict[str, int]] = {}
+    for comp in steps:
+        places = candidates[comp.name] = {}
+        for seen, i in enumerate(comp.instructions, 1):
+            if not seen % CHECK_EVERY:
+                tell(1.0)  # (each a step away may stop: the moe's entry took 0.1 s)
+            if (k := _in_place_operand(i, module)) is not None:
+                places[i.name] = k
     if callable(reports):
         reports = reports() if any(candidates.values()) else None
     assignment = reports.buffer_assignment if reports else None
@@ -244,8 +247,8 @@ def analyze_traffic(
         # by many ops is looked up once.
         keys: dict[str, tuple[str, int | None] | None] = {}
         for seen, instr in enumerate(comp.instructions):
-            if progress is not None and seen % CHECK_EVERY == 0:
-                progress(1.0)  # (the cost told the rest: a step away stops it here too)
+            if seen % CHECK_EVERY == 0:
+                tell(1.0)  # (the cost told the rest: a step away stops it here too)
             if instr.opcode in ALIASING or instr.opcode in _CONTAINERS:
                 continue
             priced = listed.get(instr.name)
@@ -286,7 +289,9 @@ def analyze_traffic(
             ops.append(
                 OpTraffic(instr.name, comp.name, kind_name(instr, module), reads, written, times)
             )
-        for (producer_name, index), consumers in readers.items():
+        for seen, ((producer_name, index), consumers) in enumerate(readers.items(), 1):
+            if not seen % CHECK_EVERY:
+                tell(1.0)  # (the moe's entry: 40,000 values read, 0.25 s)
             producer = by_name[producer_name]
             if producer.opcode in ALIASING:
                 continue  # parameters and constants come from outside
@@ -309,11 +314,17 @@ def analyze_traffic(
                     read.get((producer_name, index)),
                 )
             )
+    tell(1.0)  # (what follows: 0.1 s for the 40,000 ops and values of the moe's entry)
     intermediates.sort(key=lambda i: (-i.traffic_bytes, i.producer))
     kinds = Counter(fusion_kind(i) for i in module.instructions_with("fusion"))
     fusion_counts = {k: kinds.get(k, 0) for k in FUSION_KINDS}
     fusion_counts["other"] = sum(n for k, n in kinds.items() if k not in FUSION_KINDS)
+    tell(1.0)
     return Traffic(module.name, tuple(ops), tuple(intermediates), fusion_counts)
+
+
+def _deaf(_fraction: float) -> None:
+    pass
 
 
 def _source(

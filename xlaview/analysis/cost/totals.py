@@ -36,6 +36,7 @@ from xlaview.analysis.cost.loops import (
     trip_count_problem,
 )
 from xlaview.analysis.cost.model import (
+    CHECK_EVERY,
     CONTAINERS,
     MATRIX_OPCODES,
     CostModel,
@@ -64,9 +65,6 @@ __all__ = [
     "price_share",
     "trip_count",
 ]
-
-# Top-level instructions priced between two checks that the work is still wanted.
-CHECK_EVERY = 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,7 +371,9 @@ def _module_cost(
     if entry is None:
         empty = CostTotals(0, 0, 0)
         return ModuleCost(module, model, (), empty, empty, (), {}, platform)
+    model.check()
     executions, loops = step_executions(module, entry)
+    model.check()  # (each a step away may stop: 40 ms apart on the moe's 40,000-op entry)
     records: dict[str, OpCost | None] = {}
     if share is not None and not xla_compatible and platform == memory_platform(module):
         # This process's part first, while the other prices its own.
@@ -400,6 +400,7 @@ def _module_cost(
             if record is not None:
                 ops.append(record)
     executed = executed_totals(module, model, entry.name)
+    model.check()
     return ModuleCost(
         module,
         model,
