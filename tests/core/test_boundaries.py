@@ -343,3 +343,47 @@ def test_every_corpus_boundary_gets_a_reason(corpus: Path) -> None:
     # stay on chip): control-flow is checked on the CPU while loop above.
     missing = {r for r in REASONS if not seen[r]}
     assert missing <= {"control-flow"}, f"reasons never found in the corpus: {missing} ({seen})"
+
+
+def test_a_value_many_fusions_read_is_explained_with_reports_between_its_readers(
+    monkeypatch,
+) -> None:
+    """Each reader of a value has its fused body read (a millisecond each on
+    the 48-layer train step, whose top values 250 fusions read): between two
+    progress reports a few are read, not all. With no report among a value's
+    readers (and 256 values between reports), stretches of a second went by
+    on that train step, which a step away from the pass waited out."""
+    from xlaview.analysis.boundaries import evidence
+
+    readers = 40
+    bodies = "".join(
+        f"fused_{k} {{\n  p.{k} = f32[64]{{0}} parameter(0)\n"
+        f"  ROOT n.{k} = f32[64]{{0}} negate(p.{k})\n}}\n\n"
+        for k in range(readers)
+    )
+    uses = "".join(
+        f"  f.{k} = f32[64]{{0}} fusion(a), kind=kLoop, calls=fused_{k}\n" for k in range(readers)
+    )
+    results = ", ".join(f"f.{k}" for k in range(readers))
+    shape = "(" + ", ".join(["f32[64]{0}"] * readers) + ")"
+    module = parse_module(
+        f"HloModule many_readers\n\n{bodies}ENTRY e {{\n  x = f32[64]{{0}} parameter(0)\n"
+        f"  a = f32[64]{{0}} exponential(x)\n{uses}  ROOT t = {shape} tuple({results})\n}}\n"
+    )
+    monkeypatch.setattr(evidence, "READERS_BETWEEN_CHECKS", 1, raising=False)
+    since_report = [0]
+    stretches: list[int] = []
+    read = evidence.ReasonFinder.facts_of
+
+    def reading(self, name):
+        since_report[0] += 1
+        stretches.append(since_report[0])
+        return read(self, name)
+
+    def report(_fraction: float) -> None:
+        since_report[0] = 0
+
+    monkeypatch.setattr(evidence.ReasonFinder, "facts_of", reading)
+    result = module_boundaries(module, progress=report)
+    assert any(len(b.consumers) == readers for b in result.boundaries)
+    assert max(stretches) <= 2, f"{max(stretches)} ops read without a report between"

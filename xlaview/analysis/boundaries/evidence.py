@@ -35,6 +35,7 @@ WELFORD = (
 
 MAX_TWO_PASS = 3  # multi-pass facts kept per boundary
 PATTERN_SAMPLE = 64  # two-pass reads of one value looked at to tell its pattern
+READERS_BETWEEN_CHECKS = 16  # consumers of a value read between two checks
 
 
 def _a(words: str) -> str:
@@ -93,6 +94,7 @@ class ReasonFinder:
         self.multi_pass: dict[ValueKey, list[tuple[int, TwoPass]]] = {}
         self.groups: dict[ValueKey, list[TwoPass]] = {}  # by the value read twice
         self._patterns: dict[ValueKey, str | None] = {}
+        self._check = check
         self._add_two_pass(TwoPassFinder(flow, index).find(check))
 
     def facts_of(self, name: str) -> OpFacts | None:
@@ -229,7 +231,9 @@ class ReasonFinder:
         label = value_label(key)
         producer = self.facts_of(key[0])
         readers: list[Reader] = []
-        for name in consumers:
+        for seen, name in enumerate(consumers, 1):
+            if self._check is not None and not seen % READERS_BETWEEN_CHECKS:
+                self._check()  # (each reader's fused body read: a value 250 fusions read, 0.5 s)
             facts = self.facts_of(name)
             position = self.flow.position(name, key)
             readers.append(

@@ -67,7 +67,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import partial
 from typing import Any, TypeVar
 
 from xlaview.analysis.boundaries.evidence import AS_STAGES, Evidence, OpRef, ReasonFinder
@@ -81,9 +80,11 @@ from xlaview.hlo import Module
 from xlaview.turns import turn
 
 _T = TypeVar("_T")
-# Values explained between two progress reports (60-90 µs each on the
-# benchmark programs: a report every 15-25 ms, where a step away stops the job).
-REPORT_EVERY = 256
+# Values explained between two progress reports: 60-90 µs each on most of
+# the benchmark programs, but a value that 250 fusions read takes their
+# bodies' reading, a millisecond each (the 48-layer train step before its
+# layout passes), and 256 values took up to a second.
+REPORT_EVERY = 16
 
 __all__ = [
     "PRECEDENCE",
@@ -266,13 +267,18 @@ def module_boundaries(
     finders: dict[str, ReasonFinder] = {}
     out = []
     values = len(traffic.intermediates)
-    check = None
+    said = 0.0  # the fraction last told, told again while a computation or a value is read
+
+    def again() -> None:
+        assert progress is not None
+        progress(said)
+
+    check = again if progress is not None else None
     for done, value in enumerate(traffic.intermediates):
         turn()  # (60-90 µs a value: a window's GUI thread gets the interpreter between them)
         if progress is not None and done % REPORT_EVERY == 0:
-            fraction = round(done / values, 2)
-            progress(fraction)
-            check = partial(progress, fraction)  # said again while a computation is read
+            said = round(done / values, 2)
+            progress(said)
         finder = finders.get(value.computation)
         if finder is None:
             flow = Flow(module.computation(value.computation))

@@ -29,8 +29,10 @@ DERIVE_DEPTH = 3  # element-wise ops between a value and the reduced value compu
 # Reads kept per value: backward passes read one activation in two passes many
 # ways over (thousands of reads on a big model); a few explain it.
 ENOUGH = 8
-# Ops read between two calls of `TwoPassFinder.find`'s check.
-CHECK_EVERY = 256
+# Ops read between two calls of `TwoPassFinder.find`'s check (256 took up
+# to a second on the 48-layer train step before its layout passes, where an
+# op's reads are followed back through hundreds of others).
+CHECK_EVERY = 16
 
 
 def value_label(key: ValueKey) -> str:
