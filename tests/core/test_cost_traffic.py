@@ -228,3 +228,44 @@ def test_traffic_of_an_unfused_entry_asks_to_go_on_all_along() -> None:
         marks = [start, *told, end]
         shares.append(max(b - a for a, b in itertools.pairwise(marks)) / (end - start))
     assert min(shares) < 0.12, f"the longest stretch without a report: {min(shares):.0%} of it all"
+
+
+def test_pricing_many_fusions_asks_to_go_on_every_few_of_them(monkeypatch) -> None:
+    """Each top-level fusion is priced with its body: a train step's went
+    100-145 ms between two progress reports when they came every 1,024 ops
+    and every 256 computations entered. Now a few dozen are priced between
+    two, however the walk comes to them."""
+    from xlaview.analysis.cost import model as cost_model
+
+    fusions = 600
+    bodies = "".join(
+        f"fused_{k} {{\n  p.{k} = f32[64]{{0}} parameter(0)\n"
+        f"  e.{k} = f32[64]{{0}} exponential(p.{k})\n"
+        f"  ROOT n.{k} = f32[64]{{0}} negate(e.{k})\n}}\n\n"
+        for k in range(fusions)
+    )
+    chain = "".join(
+        f"  f.{k} = f32[64]{{0}} fusion({'x' if k == 0 else f'f.{k - 1}'}), kind=kLoop, "
+        f"calls=fused_{k}\n"
+        for k in range(fusions)
+    )
+    module = parse_module(
+        f"HloModule many_fusions\n\n{bodies}ENTRY e {{\n  x = f32[64]{{0}} parameter(0)\n"
+        f"{chain}  ROOT r = f32[64]{{0}} negate(f.{fusions - 1})\n}}\n"
+    )
+    since_report = [0]
+    stretches: list[int] = []
+    price = cost_model.CostModel.price
+
+    def pricing(self, instr, comp):
+        since_report[0] += 1
+        stretches.append(since_report[0])
+        return price(self, instr, comp)
+
+    def report(_fraction: float) -> None:
+        since_report[0] = 0
+
+    monkeypatch.setattr(cost_model.CostModel, "price", pricing)
+    analyze_traffic(module, progress=report)
+    assert len(stretches) > 3 * fusions
+    assert max(stretches) <= 300, f"{max(stretches)} prices without a report between"

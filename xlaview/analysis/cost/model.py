@@ -39,8 +39,11 @@ from xlaview.hlo.attributes import computation_names
 from xlaview.hlo.shape import ELEMENT_BITS
 
 # Instructions walked between two checks that the work is still wanted
-# (`CostModel.check`): a step away stops the pricing within a few ms.
-CHECK_EVERY = 1024
+# (`CostModel.check`), and computations entered between two reports: a step
+# away stops the pricing within a few ms. (1,024 and 256: a train step's
+# fusions, each priced with its body, went 100-145 ms between two.)
+CHECK_EVERY = 128
+ENTERED_BETWEEN_REPORTS = 32
 
 POINTER_BYTES = 8
 
@@ -307,7 +310,7 @@ class CostModel:
 
     def _enter(self, name: str) -> None:
         self._entered += 1
-        if self.progress is not None and self._entered % 256 == 0:
+        if self.progress is not None and self._entered % ENTERED_BETWEEN_REPORTS == 0:
             self._said = min(1.0, self._entered / max(1, len(self.module.computations)))
             self.progress(self._said)
         if self._visiting:
