@@ -143,6 +143,21 @@ def test_a_diff_asks_to_go_on_between_the_fusions_a_pass_made(monkeypatch) -> No
     assert max(stretches) == 1, f"{max(stretches)} fusions read without a report between"
 
 
+def test_the_marks_of_a_diff_ask_to_go_on(monkeypatch) -> None:
+    """Marking a fusion pass's diff on its text (10,000 new fusions of a
+    U-Net: 70 ms) asks now and then whether the window still wants it."""
+    from xlaview.analysis import marks
+
+    module = index_dump(UNFUSED).module("jit_attention")
+    after = fusion_pass(module)
+    old, new = point_module(module, previous_point(module, after)), point_module(module, after)
+    diff = diff_modules(old, new)
+    monkeypatch.setattr(marks, "MARKS_BETWEEN_CHECKS", 1, raising=False)
+    asked: list[int] = []
+    assert marks.diff_marks(diff, new, lambda: asked.append(1)) == marks.diff_marks(diff, new)
+    assert len(asked) == len(diff.added) + len(diff.changed) > 0
+
+
 def test_a_diff_runs_with_the_collector_paused() -> None:
     """The records of a diff are made with the cyclic collector paused, as a
     parse's are: collections that a fusion pass's 30,000 records set off

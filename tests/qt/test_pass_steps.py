@@ -327,3 +327,28 @@ def test_a_step_that_leaves_the_graph_alone_paints_it_not_again(window, gpt_dump
         int(pair[1].key) if pair[1].key.isdigit() else pair[1].key
     )
     assert paints == [], "the picture kept was painted again"
+
+
+def test_a_diff_stopped_while_its_passes_are_read_reads_no_more(gpt_dump) -> None:
+    """The diff shown with a pass reads the pass before it first when the
+    cache let it go (a U-Net pass: 0.3 s of parsing); a step away stops that
+    reading at its next progress report, not once both passes are parsed."""
+    from xlaview.qt.model import tasks
+
+    (module,) = index_dump(gpt_dump).modules
+    points = module.timeline()
+    before, after = points[len(points) // 2][1], points[len(points) // 2 + 1][1]
+    cache = ModuleCache()
+    told: list[float] = []
+
+    class SteppedAway(Exception):
+        pass
+
+    def progress(fraction: float) -> None:
+        told.append(fraction)
+        if len(told) > 1:
+            raise SteppedAway
+
+    with pytest.raises(SteppedAway):
+        tasks.diff_files(cache, before, after, progress)
+    assert cache.cached(after) is None and cache.cached(before) is None, "read on regardless"

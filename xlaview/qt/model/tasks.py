@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 from PySide6.QtCore import QPointF
 from PySide6.QtGui import QTextDocument
@@ -464,11 +465,13 @@ def diff_files(
     graph (made here: 0.3 s on the GUI thread for a U-Net pass that fused
     thousands of ops); ``progress`` as for `diff_modules`, and asked first (a
     step away before it starts loads nothing)."""
+    check = None
     if progress is not None:
         progress(0.0)
-    module = cache.load(after).module
-    diff = diff_modules(cache.load(before).module, module, progress)
-    return diff, diff_marks(diff, module)
+        check = partial(progress, 0.0)  # (a pass the cache let go is parsed again: 0.3 s)
+    module = cache.load(after, check=check).module
+    diff = diff_modules(cache.load(before, check=check).module, module, progress)
+    return diff, diff_marks(diff, module, partial(progress, 1.0) if progress else None)
 
 
 def read_reports(module: DumpModule) -> ModuleReports:
