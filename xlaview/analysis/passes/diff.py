@@ -14,12 +14,11 @@ the parse of every computation they print alike.
 from __future__ import annotations
 
 import functools
-import itertools
 import re
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from itertools import compress
+from itertools import compress, count
 from operator import and_, eq, itemgetter, not_
 from typing import Any
 
@@ -226,9 +225,10 @@ def _diff_computation(
 ) -> tuple[list[Added], list[Instruction], list[Change], dict[str, str]]:
     """The instructions added, those of ``old`` gone (made `Removed` once
     `_absorptions` knows which fusion took each in), the changes, and the
-    new name of each old instruction matched. ``check()`` is called every
-    `CHECK_EVERY` instructions (it may raise to stop: the fusion pass
-    changes a 15k-instruction entry, 0.2 s of work)."""
+    new name of each old instruction matched. ``check()`` is called between
+    the passes over every instruction and every `CHECK_EVERY` instructions
+    compared (it may raise to stop: the fusion pass changes a 15k-instruction
+    entry, 0.2 s of work)."""
     # Every instruction goes through map() and compress() in C, and only
     # those a pass touched through the loop in Python: a pass that changed a
     # few lines of a 40,000-op entry took 0.14 s here, comparing each pair
@@ -377,7 +377,7 @@ def _absorptions(
 
 def _every(check: Callable[[], None], n: int) -> Callable[[], None]:
     """A function that calls ``check()`` every ``n``-th time it is called."""
-    calls = itertools.count(1)
+    calls = count(1)
 
     def tick() -> None:
         if not next(calls) % n:
