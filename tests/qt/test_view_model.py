@@ -311,49 +311,6 @@ def test_scrubbing_prepares_each_pass_once(window, qtbot, gpt_dump, monkeypatch,
     assert not hooked
 
 
-def test_a_step_elsewhere_stops_the_prefetch(window, qtbot, monkeypatch, hooked) -> None:
-    """The prefetch prepares the next pass while the user reads this one; a
-    step to a pass that is not it stops that work at its next progress
-    report, instead of waiting behind it (preparing a 45 MB pass of the
-    48-layer train step took 0.4 s, which a step by three passes waited out)."""
-    import threading
-
-    from xlaview.qt.model import tasks as jobs
-
-    module = opened(window)
-    keys = [p.key for p in module.points()]
-    neighbour = module.file_at(keys[4]).rel
-    reached, go_on = threading.Event(), threading.Event()
-    ends: list[str] = []
-    real = jobs.prepare_pass
-
-    def watched(cache, dump_file, ahead=None, progress=None):
-        if dump_file.rel != neighbour:
-            return real(cache, dump_file, ahead, progress)
-        reached.set()
-        go_on.wait(30)
-        try:
-            prepared = real(cache, dump_file, ahead, progress)
-        except BaseException as err:
-            ends.append(type(err).__name__)
-            raise
-        ends.append("prepared")
-        return prepared
-
-    monkeypatch.setattr(jobs, "prepare_pass", watched)
-    window.select_pass(keys[2])
-    window.wait_idle()
-    window.select_pass(keys[3])  # forward: the prefetch then prepares keys[4]
-    qtbot.waitUntil(reached.is_set, timeout=60000)
-    window.select_pass(keys[9])
-    go_on.set()
-    window.wait_idle()
-    assert ends == ["Cancelled"], ends
-    want = int(keys[9]) if keys[9].isdigit() else keys[9]
-    assert window.view_state()["text_pass"] == window.view_state()["graph_pass"] == want
-    assert not hooked
-
-
 def test_a_pass_kept_parsed_is_shown_without_reading_its_file(
     window, qtbot, gpt_dump, monkeypatch, hooked
 ) -> None:

@@ -43,14 +43,6 @@ class Prefetch:
         self._awaiting = path
         return True
 
-    def drop(self) -> None:
-        """The user stepped to a pass other than the one being prepared: that
-        one stops at its next progress report (a 45 MB pass of a train step
-        took 0.4 s to prepare, and the step waited for it)."""
-        if self._in_flight() is not None:
-            self._jobs.bump("prefetch")
-        self._flying = self._awaiting = None
-
     def _in_flight(self) -> str | None:
         flying = self._flying
         stamp = self._jobs.stamp("prefetch")
@@ -94,7 +86,6 @@ class Prefetch:
             views.shown_result(computation),
             on_done=self._prefetched,
             on_error=lambda _error: self._landed(),
-            on_progress=lambda _fraction: None,  # (asked there whether it is still wanted)
         )
 
     def _prefetched(self, results: list[tuple[PreparedPass, GraphResult | None]]) -> None:

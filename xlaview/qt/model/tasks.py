@@ -435,25 +435,20 @@ def _no_check() -> None:
 
 
 def prefetch(
-    cache: ModuleCache,
-    files: list[DumpFile],
-    computation: str | None,
-    shown: GraphResult | None,
-    progress=None,
+    cache: ModuleCache, files: list[DumpFile], computation: str | None, shown: GraphResult | None
 ) -> list[tuple[PreparedPass, GraphResult | None]]:
     """Prepare the neighbouring passes before the user steps, and the graph of
-    ``computation`` where the pass changed it from the one ``shown``;
-    ``progress`` as for `prepare_pass` (the user stepped elsewhere)."""
+    ``computation`` where the pass changed it from the one ``shown``."""
     out = []
     for dump_file in files:
-        prepared = prepare_pass(cache, dump_file, progress=progress)
+        prepared = prepare_pass(cache, dump_file)
         module, graph = prepared.loaded.module, None
         if (
             computation
             and module.has_computation(computation)
             and (shown is None or text_identity(module, computation) is not shown.source)
         ):
-            graph = graph_and_layout(module, computation, shown, progress=progress)
+            graph = graph_and_layout(module, computation, shown)
         out.append((prepared, graph))
     return out
 

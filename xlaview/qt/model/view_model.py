@@ -318,12 +318,10 @@ class ViewModel(QObject):
         dump_file = self.module.file_at(self.pass_key)
         prepared = self.views.take_prepared(str(dump_file.path))
         if prepared is not None:
-            self.prefetch.drop()  # (the other neighbour of the pass left, if on its way)
             self._show_pass(prepared)
             return
         self.notices.say(f"reading {dump_file.rel} …")
         if not self.prefetch.awaited(dump_file):
-            self.prefetch.drop()
             reading.read_pass(
                 self.jobs,
                 self.cache,
