@@ -235,13 +235,11 @@ def _ascii_text(data: bytes, start: int) -> str | None:
     decoded, or joined from decoded blocks, with the GIL held, a 45 MB pass
     held it 26-41 ms alone and made a window's GUI thread wait 170-200 ms for
     it under load. Here the copy, faults and all, runs beside the GUI thread."""
-    if sys.implementation.name != "cpython":
+    source = ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value
+    if _new_ascii is None or source is None:
         return None
     size = len(data) - start
-    text = _new_ascii(size, 127)
-    source = ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value
-    if not isinstance(text, str) or len(text) != size or source is None:
-        return None
+    text: str = _new_ascii(size, 127)
     ctypes.memmove(id(text) + _ASCII_HEADER, source + start, size)
     ends = (slice(start, start + 64), slice(len(data) - 64, len(data)))
     if text[:64] + text[-64:] != "".join(data[end].decode("ascii") for end in ends):
@@ -249,9 +247,11 @@ def _ascii_text(data: bytes, start: int) -> str | None:
     return text
 
 
-_new_ascii = ctypes.pythonapi.PyUnicode_New
-_new_ascii.restype = ctypes.py_object
-_new_ascii.argtypes = (ctypes.c_ssize_t, ctypes.c_uint32)
+# (CPython's C API; elsewhere ``ctypes.pythonapi`` may not even be there.)
+_new_ascii = ctypes.pythonapi.PyUnicode_New if sys.implementation.name == "cpython" else None
+if _new_ascii is not None:
+    _new_ascii.restype = ctypes.py_object
+    _new_ascii.argtypes = (ctypes.c_ssize_t, ctypes.c_uint32)
 
 
 def read_head_tail(
