@@ -387,3 +387,36 @@ def test_a_value_many_fusions_read_is_explained_with_reports_between_its_readers
     result = module_boundaries(module, progress=report)
     assert any(len(b.consumers) == readers for b in result.boundaries)
     assert max(stretches) <= 2, f"{max(stretches)} ops read without a report between"
+
+
+def test_what_found_the_reasons_is_freed_a_piece_at_a_time(
+    programs: dict[str, Module], monkeypatch
+) -> None:
+    """The finders (a flow of each computation, the reads found) and the op
+    index are a few hundred thousand objects on a big module: left to go with
+    the call, they were freed in one C call holding the interpreter (40-110 ms
+    on the mixture of experts' module, a stall of the window beside it)."""
+    import weakref
+
+    from xlaview import turns
+    from xlaview.analysis.boundaries import explain
+
+    made: list[weakref.ref[object]] = []
+    freed = [0]
+
+    class Watched(explain.ReasonFinder):
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(weakref.ref(self))
+
+    free = turns.Apart.free
+
+    def freeing(self, count: int) -> bool:
+        freed[0] += 1
+        return free(self, count)
+
+    monkeypatch.setattr(explain, "ReasonFinder", Watched)
+    monkeypatch.setattr(turns.Apart, "free", freeing)
+    module_boundaries(programs["jit_shared_read"])
+    assert made and all(ref() is None for ref in made)
+    assert freed[0] > len(made), freed

@@ -5,19 +5,16 @@ objects (routes, their points, boxes, painter paths). Dropping the last
 reference to one frees them all in one C call that holds the GIL: 20-90 ms
 on the GUI thread, wherever the drop happens (a layout evicted from the view
 cache, a module closed). `Releaser.release` takes such a structure instead
-and takes it apart over several passes of the event loop, a few
-milliseconds each: an object only it holds is opened up (its parts queued,
-then it is dropped, which frees nothing more), down to `DEPTH` levels, below
-which each part is small and dropped whole. Whatever another owner still
-holds is left alone (only the releaser's reference is dropped)."""
+and takes it apart (`xlaview.turns.Apart`) over several passes of the event
+loop, a few milliseconds each."""
 
 from __future__ import annotations
 
-import gc
-import sys
 import time
 
 from PySide6.QtCore import QObject, QTimer
+
+from xlaview.turns import Apart
 
 DEPTH = 3  # result -> layout -> routes -> one route (dropped whole)
 # A pass made ready (`xlaview.qt.model.tasks.PreparedPass`): its loaded
@@ -27,15 +24,12 @@ DEPTH = 3  # result -> layout -> routes -> one route (dropped whole)
 PASS_DEPTH = 7
 SLICE_S = 0.004  # of work per pass of the event loop
 BATCH = 16  # objects freed between looks at the clock
-# sys.getrefcount of an object only the releaser holds: the local name and
-# getrefcount's own argument.
-ONLY_OURS = 2
 
 
 class Releaser(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._levels: list[list[object]] = [[] for _ in range(PASS_DEPTH + 1)]
+        self._apart = Apart(PASS_DEPTH)
         self._timer = QTimer(self)
         self._timer.setInterval(0)
         self._timer.timeout.connect(self._step)
@@ -43,27 +37,18 @@ class Releaser(QObject):
     def release(self, structure: object, depth: int = DEPTH) -> None:
         """Free ``structure`` (once nothing else holds it) bit by bit, its
         parts opened up ``depth`` levels down (at most `PASS_DEPTH`)."""
-        self._levels[PASS_DEPTH - min(depth, PASS_DEPTH)].append(structure)
+        self._apart.add(structure, depth)
         self._timer.start()
 
     @property
     def pending(self) -> int:
-        return sum(map(len, self._levels))
+        return self._apart.pending
 
     def _step(self) -> None:
         deadline = time.perf_counter() + SLICE_S
-        levels = self._levels
+        # A few at a time between looks at the clock: 512 parts of a big
+        # layout took 50-80 ms to free.
         while time.perf_counter() < deadline:
-            # The deepest level first: its parts are freed before more are opened.
-            depth = next((d for d in range(PASS_DEPTH, -1, -1) if levels[d]), None)
-            if depth is None:
+            if not self._apart.free(BATCH):
                 self._timer.stop()
                 return
-            level = levels[depth]
-            # A few at a time between looks at the clock: 512 parts of a big
-            # layout took 50-80 ms to free.
-            for _ in range(min(len(level), BATCH)):
-                obj = level.pop()
-                if depth < PASS_DEPTH and sys.getrefcount(obj) == ONLY_OURS:
-                    levels[depth + 1].extend(gc.get_referents(obj))
-                del obj
