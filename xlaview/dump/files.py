@@ -28,7 +28,7 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -199,6 +199,9 @@ def read_text(path: str | os.PathLike[str], limit: int | None = None) -> str:
     """A dump file as text. Binary files (a NUL byte) are refused with the line
     of the first NUL; bytes that are not UTF-8 are replaced, not fatal; a UTF-8
     byte-order mark is dropped. Every refusal is a `DumpReadError`."""
+    text = _read_ascii(path, limit)
+    if text is not None:
+        return text
     data = read_bytes(path, limit)
     nul = data.find(b"\0")
     if nul >= 0:
@@ -208,10 +211,6 @@ def read_text(path: str | os.PathLike[str], limit: int | None = None) -> str:
     try:
         if len(data) - start <= DECODE_AT_ONCE:
             return data[start:].decode("utf-8", errors="replace")
-        if data.isascii():
-            text = _ascii_text(data, start)
-            if text is not None:
-                return text
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         view = memoryview(data)
         parts = []
@@ -223,35 +222,73 @@ def read_text(path: str | os.PathLike[str], limit: int | None = None) -> str:
         raise DumpReadError(path, f"not enough memory to read {human_bytes(len(data))}") from None
 
 
+# Bytes of a text read straight into a str looked at in one call (for a NUL,
+# or a byte that is not ASCII): a copy of them, then two scans.
+CHECK_SPAN = 1 << 16
+
+
+def _read_ascii(path: str | os.PathLike[str], limit: int | None) -> str | None:
+    """A big file (over `DECODE_AT_ONCE`) read straight into a str, if it is
+    ASCII with no NUL, as the texts of every dump are; None otherwise (then
+    read as usual, which says what is wrong). The file's bytes are copied
+    once, into the str, by the kernel, with the GIL let go while the str's
+    fresh pages fault in: read into bytes, then decoded, or copied into a
+    str, a 45 MB pass was two copies (30 ms each) and a 45 MB bytes object
+    beside the text, and decoded with the GIL held it kept a window's GUI
+    thread waiting 170-200 ms under load. The bytes are then checked a
+    `CHECK_SPAN` at a time, with turns between."""
+    if _new_ascii is None:
+        return None
+    try:
+        with open_dump_file(path, limit) as (stream, st):
+            size = st.st_size
+            if size <= DECODE_AT_ONCE:
+                return None
+            try:
+                text: str = _new_ascii(size, 127)
+            except MemoryError:
+                return None
+            base = id(text) + _ASCII_HEADER
+            got = 0
+            while got < size:
+                read = stream.readinto((ctypes.c_char * (size - got)).from_address(base + got))
+                if not read:
+                    return None  # shorter than it said: read as usual
+                got += read
+            if stream.read(1):
+                return None  # it grew: read as usual
+    except OSError as err:
+        raise _cannot(path, err) from None
+    for i in range(0, size, CHECK_SPAN):
+        if i % BLOCK == 0:
+            turn()
+        span = ctypes.string_at(base + i, min(CHECK_SPAN, size - i))
+        if not span.isascii() or b"\0" in span:
+            return None
+    return text
+
+
 # An ASCII str's characters follow its header (CPython's compact ASCII
 # layout; `sys.getsizeof` of the empty one counts the header and a NUL).
 _ASCII_HEADER = sys.getsizeof("") - 1
 
 
-def _ascii_text(data: bytes, start: int) -> str | None:
-    """``data[start:]``, ASCII, as a str whose characters are copied with the
-    GIL let go (``ctypes.memmove``); None where that cannot be done (not
-    CPython). A big text's fresh pages fault in as they are first written:
-    decoded, or joined from decoded blocks, with the GIL held, a 45 MB pass
-    held it 26-41 ms alone and made a window's GUI thread wait 170-200 ms for
-    it under load. Here the copy, faults and all, runs beside the GUI thread."""
-    source = ctypes.cast(ctypes.c_char_p(data), ctypes.c_void_p).value
-    if _new_ascii is None or source is None:
+def _ascii_layout() -> Callable[[int, int], str] | None:
+    """CPython's ``PyUnicode_New``, if a str it makes holds its characters
+    after `_ASCII_HEADER` bytes (checked on a small one); else None. (Looked
+    up on CPython only: elsewhere ``ctypes.pythonapi`` may not even be there.)"""
+    if sys.implementation.name != "cpython":
         return None
-    size = len(data) - start
-    text: str = _new_ascii(size, 127)
-    ctypes.memmove(id(text) + _ASCII_HEADER, source + start, size)
-    ends = (slice(start, start + 64), slice(len(data) - 64, len(data)))
-    if text[:64] + text[-64:] != "".join(data[end].decode("ascii") for end in ends):
-        return None  # (a layout other than CPython's compact ASCII: read the usual way)
-    return text
+    new = ctypes.pythonapi.PyUnicode_New
+    new.restype = ctypes.py_object
+    new.argtypes = (ctypes.c_ssize_t, ctypes.c_uint32)
+    probe = b"HloModule probe\n"
+    made = new(len(probe), 127)
+    ctypes.memmove(id(made) + _ASCII_HEADER, probe, len(probe))
+    return new if made == probe.decode() else None
 
 
-# (CPython's C API; elsewhere ``ctypes.pythonapi`` may not even be there.)
-_new_ascii = ctypes.pythonapi.PyUnicode_New if sys.implementation.name == "cpython" else None
-if _new_ascii is not None:
-    _new_ascii.restype = ctypes.py_object
-    _new_ascii.argtypes = (ctypes.c_ssize_t, ctypes.c_uint32)
+_new_ascii = _ascii_layout()
 
 
 def read_head_tail(
