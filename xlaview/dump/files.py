@@ -164,25 +164,41 @@ def read_bytes(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
     """The bytes of a regular dump file, at most ``limit`` of them (default
     `file_size_limit`): a file that turns out longer is refused, not cut."""
     limit = file_size_limit() if limit is None else limit
-    chunks: list[bytes] = []
-    total = 0
+    with _reading(path, limit) as (stream, st):
+        return _read_all(path, stream, st, limit)
+
+
+@contextmanager
+def _reading(
+    path: str | os.PathLike[str], limit: int
+) -> Iterator[tuple[io.FileIO, os.stat_result]]:
+    """`open_dump_file`, what goes wrong while it is read made a `DumpReadError`."""
     try:
-        with open_dump_file(path, limit) as (stream, st):
-            while total <= limit:
-                # The size the file claims, in one read; then a megabyte at a
-                # time if it grew (or claimed 0, as /proc files do).
-                want = st.st_size + 1 - total if total <= st.st_size else BLOCK
-                chunk = stream.read(min(want, limit + 1 - total))
-                if chunk is None:  # non-blocking, and no data: not an ordinary file
-                    raise BlockingIOError
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                total += len(chunk)
+        with open_dump_file(path, limit) as opened:
+            yield opened
     except MemoryError:
         raise DumpReadError(path, f"not enough memory to read {_size_of(path)}") from None
     except OSError as err:
         raise _cannot(path, err) from None
+
+
+def _read_all(
+    path: str | os.PathLike[str], stream: io.FileIO, st: os.stat_result, limit: int
+) -> bytes:
+    """The rest of ``stream`` (``path``, stat ``st``), at most ``limit`` bytes."""
+    chunks: list[bytes] = []
+    total = 0
+    while total <= limit:
+        # The size the file claims, in one read; then a megabyte at a
+        # time if it grew (or claimed 0, as /proc files do).
+        want = st.st_size + 1 - total if total <= st.st_size else BLOCK
+        chunk = stream.read(min(want, limit + 1 - total))
+        if chunk is None:  # non-blocking, and no data: not an ordinary file
+            raise BlockingIOError
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
     if total > limit:
         raise DumpReadError(path, _too_large(total, limit))
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
@@ -199,10 +215,13 @@ def read_text(path: str | os.PathLike[str], limit: int | None = None) -> str:
     """A dump file as text. Binary files (a NUL byte) are refused with the line
     of the first NUL; bytes that are not UTF-8 are replaced, not fatal; a UTF-8
     byte-order mark is dropped. Every refusal is a `DumpReadError`."""
-    text = _read_ascii(path, limit)
-    if text is not None:
-        return text
-    data = read_bytes(path, limit)
+    limit = file_size_limit() if limit is None else limit
+    with _reading(path, limit) as (stream, st):
+        text = _read_ascii(stream, st.st_size)
+        if text is not None:
+            return text
+        stream.seek(0)
+        data = _read_all(path, stream, st, limit)
     nul = data.find(b"\0")
     if nul >= 0:
         line = data.count(b"\n", 0, nul) + 1
@@ -227,38 +246,32 @@ def read_text(path: str | os.PathLike[str], limit: int | None = None) -> str:
 CHECK_SPAN = 1 << 16
 
 
-def _read_ascii(path: str | os.PathLike[str], limit: int | None) -> str | None:
-    """A big file (over `DECODE_AT_ONCE`) read straight into a str, if it is
-    ASCII with no NUL, as the texts of every dump are; None otherwise (then
-    read as usual, which says what is wrong). The file's bytes are copied
-    once, into the str, by the kernel, with the GIL let go while the str's
-    fresh pages fault in: read into bytes, then decoded, or copied into a
-    str, a 45 MB pass was two copies (30 ms each) and a 45 MB bytes object
-    beside the text, and decoded with the GIL held it kept a window's GUI
-    thread waiting 170-200 ms under load. The bytes are then checked a
-    `CHECK_SPAN` at a time, with turns between."""
-    if _new_ascii is None:
+def _read_ascii(stream: io.FileIO, size: int) -> str | None:
+    """A big file (over `DECODE_AT_ONCE` bytes, ``size`` as its stat says)
+    read straight into a str, if it is ASCII with no NUL, as the texts of
+    every dump are; None otherwise (then read as usual from its start, which
+    says what is wrong). The file's bytes are copied once, into the str, by
+    the kernel, with the GIL let go while the str's fresh pages fault in:
+    read into bytes, then decoded, or copied into a str, a 45 MB pass was
+    two copies (30 ms each) and a 45 MB bytes object beside the text, and
+    decoded with the GIL held it kept a window's GUI thread waiting 170-200
+    ms under load. The bytes are then checked a `CHECK_SPAN` at a time,
+    with turns between."""
+    if _new_ascii is None or size <= DECODE_AT_ONCE:
         return None
     try:
-        with open_dump_file(path, limit) as (stream, st):
-            size = st.st_size
-            if size <= DECODE_AT_ONCE:
-                return None
-            try:
-                text: str = _new_ascii(size, 127)
-            except MemoryError:
-                return None
-            base = id(text) + _ASCII_HEADER
-            got = 0
-            while got < size:
-                read = stream.readinto((ctypes.c_char * (size - got)).from_address(base + got))
-                if not read:
-                    return None  # shorter than it said: read as usual
-                got += read
-            if stream.read(1):
-                return None  # it grew: read as usual
-    except OSError as err:
-        raise _cannot(path, err) from None
+        text: str = _new_ascii(size, 127)
+    except MemoryError:
+        return None
+    base = id(text) + _ASCII_HEADER
+    got = 0
+    while got < size:
+        read = stream.readinto((ctypes.c_char * (size - got)).from_address(base + got))
+        if not read:
+            return None  # shorter than it said: read as usual
+        got += read
+    if stream.read(1):
+        return None  # it grew: read as usual
     for i in range(0, size, CHECK_SPAN):
         if i % BLOCK == 0:
             turn()
