@@ -13,7 +13,7 @@ from xlaview.qt.model.view_cache import ViewCache
 
 
 class Prefetch:
-    """Prepares the neighbour passes of the one shown (text, document and the
+    """Prepares the neighbour passes of the one shown (parse, text and the
     graph of the computation shown), one at a time, in the direction the user
     steps first; the view model takes them from its view cache. A step to the
     pass being prepared waits for it rather than reading it a second time:

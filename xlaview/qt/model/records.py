@@ -1,6 +1,6 @@
 """The records the view model hands its views: a pass's text, a graph, the
-selection. Plain values (core objects, and the Qt objects built for them off
-the GUI thread), never live state."""
+selection. Plain values (core objects, and the painter paths built for them
+off the GUI thread), never live state."""
 
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ class TextShown:
     file: DumpFile
     module: Any  # xlaview.hlo.Module
     source: Any  # xlaview.qt.render.documents.TextSource
-    document: Any  # QTextDocument of a small text; None: the view shows windows of it
     line_owners: Any  # Mapping: line (1-based) -> (computation, instruction or None)
 
     @classmethod
@@ -31,7 +30,6 @@ class TextShown:
             prepared.file,
             prepared.loaded.module,
             prepared.source,
-            prepared.document,
             prepared.line_owners,
         )
 

@@ -1,6 +1,6 @@
 """The work the window hands to its worker thread: pure core calls, plus the
-Qt objects a view needs (a text document, painter paths) built off the GUI
-thread so that the GUI thread only shows them."""
+painter paths a view needs, built off the GUI thread so that the GUI thread
+only shows them. No QObject is made here (`build_document` says why)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 from PySide6.QtCore import QPointF
-from PySide6.QtGui import QTextDocument
 
 from xlaview.analysis.drawing import GraphLayout, LayoutStep
 from xlaview.analysis.drawing.graph import ComputationGraph, build_graph, same_drawing
@@ -48,7 +47,7 @@ from xlaview.hlo.parse.early import lone_module, read_computation
 from xlaview.qt.model.workers import settle
 from xlaview.qt.render.canvas_parts import CanvasParts, bundle_labels, prepare_canvas
 from xlaview.qt.render.code import LoadedCode, load_code
-from xlaview.qt.render.documents import TextSource, gui_thread, source_document, text_source
+from xlaview.qt.render.documents import TextSource, text_source
 from xlaview.qt.render.transition import Transition, prepare_transition
 
 
@@ -340,24 +339,21 @@ def early_graph(
 class PreparedPass:
     """A pass dump made ready off the GUI thread: parsed, its lines indexed and
     mapped to instructions, the instructions of its entry built (the graph
-    reads them), and for a small text its whole document, moved to the GUI
-    thread (a big one is shown by windows the view builds)."""
+    reads them)."""
 
     file: DumpFile
     loaded: LoadedModule
     source: TextSource
-    document: QTextDocument | None
     line_owners: Mapping[int, tuple[str, str | None]]
 
 
 @dataclass(frozen=True, slots=True)
 class ReadText:
     """A pass's text, read and indexed by line for the view before it is
-    parsed (and its whole document when it is small), as the file was then."""
+    parsed, as the file was then."""
 
     file: DumpFile
     source: TextSource
-    document: QTextDocument | None
     stat: tuple[int, int]  # the file's size and mtime (ns) when read
 
 
@@ -384,11 +380,7 @@ def read_pass_text(cache: ModuleCache, dump_file: DumpFile, ahead: TextAhead) ->
     st = dump_file.path.stat()
     kept = cache.cached(dump_file)
     text = kept.module.text if kept is not None else read_text(dump_file.path)
-    source = text_source(text)
-    document = source_document(source)
-    if document is not None:
-        document.moveToThread(gui_thread())
-    read = ReadText(dump_file, source, document, (st.st_size, st.st_mtime_ns))
+    read = ReadText(dump_file, text_source(text), (st.st_size, st.st_mtime_ns))
     ahead.read = read
     return read
 
@@ -407,13 +399,10 @@ def prepare_pass(
             read = None
     if read is not None:
         loaded = cache.load(dump_file, read.source.text, check)
-        source, document = read.source, read.document
+        source = read.source
     else:
         loaded = cache.load(dump_file, check=check)
         source = text_source(loaded.module.text)
-        document = source_document(source)
-        if document is not None:
-            document.moveToThread(gui_thread())
     module = loaded.module
     # Each part below runs to its end (the entry of a 48,000-op pass is
     # built in 60 ms): a step away stops the job between them.
@@ -425,7 +414,7 @@ def prepare_pass(
     module.instruction_count  # counted here (7,000 computations: 10 ms)  # noqa: B018
     owners = module.line_owners()
     check()
-    prepared = PreparedPass(dump_file, loaded, source, document, owners)
+    prepared = PreparedPass(dump_file, loaded, source, owners)
     settle()
     return prepared
 

@@ -1,7 +1,7 @@
 """What the view model keeps of the passes it showed or prepared: laid-out
-graphs, text documents built ahead for the neighbouring passes, and the layout
-each computation was last shown with (a pass step starts from it, so that what
-the pass did not touch stays in place)."""
+graphs, the neighbouring passes prepared ahead (parsed, their text indexed),
+and the layout each computation was last shown with (a pass step starts from
+it, so that what the pass did not touch stays in place)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ LAYOUT_CACHE = 24
 # and 35,400 edges: 10-25 MB for 113-238 boxes; the train step's, 15,600 and
 # 93,400: 10-30 MB): each counted once, however many layouts share it.
 LAYOUT_BUDGET = 300_000
-PREPARED_PASSES = 4  # documents built ahead for the neighbouring passes
+PREPARED_PASSES = 4  # passes prepared ahead, the neighbours of the one shown
 
 
 class ViewCache:
@@ -100,10 +100,8 @@ class ViewCache:
             self._drop_prepared(self._prepared.popitem(last=False)[1])
 
     def _drop_prepared(self, prepared: PreparedPass) -> None:
-        """Its document deleted, the rest freed a piece at a time: its module
-        may have left the module cache already (then this was its last holder)."""
-        if prepared.document is not None:
-            prepared.document.deleteLater()
+        """Freed a piece at a time: its module may have left the module cache
+        already (then this was its last holder)."""
         self._release(prepared, PASS_DEPTH)
 
 

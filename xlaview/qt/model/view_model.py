@@ -340,7 +340,7 @@ class ViewModel(QObject):
         self.text_drawn = self.pass_key
         self._drawn_source = read.source
         self.text_read.emit(read)
-        if read.document is not None:  # a big text is coloured window by window
+        if not read.source.windowed:  # a big text is coloured window by window
             reading.colour(self.jobs, self.notices, read.source.text, self.spans_ready.emit)
 
     def _pass_failed(self, error: BaseException, dump_file: DumpFile) -> None:
@@ -357,7 +357,7 @@ class ViewModel(QObject):
         coloured = prepared.source is self._drawn_source  # shown, and its colours asked, ahead
         self._drawn_source = prepared.source
         self.pass_shown.emit(TextShown.of(key, prepared))
-        if prepared.document is not None and not coloured:  # a big one: window by window
+        if not prepared.source.windowed and not coloured:  # a big one: window by window
             reading.colour(self.jobs, self.notices, module.text, self.spans_ready.emit)
         self.folder.report_parse_problems(loaded, prepared.file)
         if self._reveal is not None and self._reveal[0] == self.pass_key:

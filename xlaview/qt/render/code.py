@@ -1,32 +1,31 @@
 """A code file (LLVM IR, PTX, MLIR) made ready to show, off the GUI thread:
-its document, or for a long file the excerpt around the kernel shown."""
+the file, or for a long one the excerpt around the kernel shown (the view
+builds its document)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtGui import QTextDocument
-
 from xlaview.dump.files import read_text
 from xlaview.dump.kernels import function_line
 from xlaview.dump.records import DumpFile
-from xlaview.qt.render.documents import build_document, gui_thread
+from xlaview.qt.render.documents import FULL_LINES
 from xlaview.text.lines import count_newlines, line_offset
 
-# A file longer than this shows an excerpt around the kernel: laying out a
-# document costs the GUI thread time in proportion to its lines.
-MAX_LINES_SHOWN = 20_000
+# A file longer than this shows an excerpt around the kernel: building and
+# laying out a document costs the GUI thread time in proportion to its lines
+# (as for a pass's text shown whole).
+MAX_LINES_SHOWN = FULL_LINES
 EXCERPT_CONTEXT = 500
 
 
 @dataclass
 class LoadedCode:
-    """A code file made ready off the GUI thread (or the excerpt of it shown).
-    Its colours come after, from `lex_text`, so the text shows first."""
+    """A code file read off the GUI thread (or the excerpt of it shown). Its
+    colours come after, from `lex_text`, so the text shows first."""
 
     kind: str
     text: str  # what is shown
-    document: QTextDocument
     jump_line: int | None  # in the text shown
     note: str = ""  # what part of the file is shown, when not all of it
 
@@ -56,14 +55,10 @@ def load_code(
         text = read_text(dump_file.path)
     line = function_line(text, function) if function else None
     shown, first, note = excerpt(text, line)
-    document = build_document(shown)
-    document.moveToThread(gui_thread())
     jump = line - first + 1 if line else None
-    return LoadedCode(kind, shown, document, jump, note)
+    return LoadedCode(kind, shown, jump, note)
 
 
 def note_code(text: str) -> LoadedCode:
     """A few lines said in place of a file (an object file is not shown)."""
-    document = build_document(text)
-    document.moveToThread(gui_thread())
-    return LoadedCode("mlir", text, document, None)
+    return LoadedCode("mlir", text, None)

@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QCoreApplication, QThread
-from PySide6.QtGui import QTextCursor, QTextDocument
+from PySide6.QtGui import QTextDocument
 
 from xlaview.text.lines import LineStarts
 
@@ -26,11 +25,10 @@ MAX_LINE_CHARS = 4000  # a longer line is cut in the view (messages and search s
 # 1,200 lines 9 ms of a 47 ms step on the remat (600: 6 ms).
 WINDOW_LINES = 600
 # A text of at most this many lines (and FULL_CHARS) is shown whole: its
-# document is built on the worker, and Qt lays it all out on the GUI thread
-# (a 35,000-line pass: 95 ms and 20-40 ms of each step).
+# document is built, and Qt lays it all out, on the GUI thread (a
+# 35,000-line pass: 95 ms and 20-40 ms of each step).
 FULL_LINES = 8000
 FULL_CHARS = 2 << 20
-DOCUMENT_CHUNK_LINES = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,34 +80,19 @@ def text_source(text: str) -> TextSource:
 
 
 def build_document(text: str) -> QTextDocument:
-    """A plain-text document for a view, safe to build on a worker thread
-    (the caller moves it to the GUI thread). It gets its font and layout when
-    shown: anything touching fonts on a worker thread holds Qt's font lock
-    and stalls the GUI thread.
+    """A plain-text document for a view, built on the GUI thread, in one Qt
+    call (8,000 lines: 12 ms; in chunks of a hundred, 23 ms). It gets its
+    font and layout when shown.
 
-    The text goes in a hundred lines at a time (a third of a millisecond, no
-    slower in all): a Qt call holds the GIL throughout, `setPlainText` of a
-    20k-line module would keep the GUI thread out of Python for 80 ms, and a
-    view that paints calls into Python hundreds of times, each call waiting
-    for the chunk in progress."""
+    Never on a worker: a QObject a worker makes has to be moved to the GUI
+    thread, and PySide moves it with the GIL held while Qt takes the
+    object's signal-slot lock (a pool of locks keyed by address), so a GUI
+    thread holding the same lock while it waits for the GIL (disconnecting a
+    Python slot) deadlocks with it."""
     document = QTextDocument()
     document.setUndoRedoEnabled(False)
-    cursor = QTextCursor(document)
     lines = text.split("\n")
-    for i in range(0, len(lines), DOCUMENT_CHUNK_LINES):
-        chunk = "\n".join(_cut(line) for line in lines[i : i + DOCUMENT_CHUNK_LINES])
-        cursor.insertText("\n" + chunk if i else chunk)
+    if max(map(len, lines)) > MAX_LINE_CHARS:
+        text = "\n".join(map(_cut, lines))
+    document.setPlainText(text)
     return document
-
-
-def source_document(source: TextSource) -> QTextDocument | None:
-    """The whole document of a small text (None for one shown by windows)."""
-    return None if source.windowed else build_document(source.text)
-
-
-def gui_thread() -> QThread:
-    """The application's thread: a document built on the worker moves there to be shown."""
-    app = QCoreApplication.instance()
-    if app is None:
-        raise RuntimeError("documents are built for a running application")
-    return app.thread()

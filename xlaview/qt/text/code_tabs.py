@@ -76,7 +76,7 @@ class CodeTabs(QTabWidget):
         top (found in the raw text), and its parse attaches to it later."""
         text, before = self.text, self.text.module
         top = text.top_line() if before is not None else None
-        text.set_source(None, read.source, read.document, {})
+        text.set_source(None, read.source, {})
         if before is not None and top is not None:
             line = carried_text_line(before, top, read.source.starts)
             if line is not None:
@@ -95,7 +95,7 @@ class CodeTabs(QTabWidget):
             top = read_top
         else:
             top = text.top_line() if before is not None else None
-            text.set_source(shown.module, shown.source, shown.document, shown.line_owners)
+            text.set_source(shown.module, shown.source, shown.line_owners)
             if before is not None and top is not None and shown.module not in (None, before):
                 line = carried_line(before, top, shown.module)
                 if line is not None:
@@ -259,7 +259,8 @@ class CodeTabs(QTabWidget):
             view.show_span(lines[0])
 
     def _colour(self, panel: CodePanel, code: LoadedCode) -> None:
-        view, document = panel.view, code.document
+        view = panel.view
+        document = view.document()  # (`show_code` just built it)
         self.model.jobs.submit(
             "kernel" if panel is self.kernel else "module",
             f"colour-{panel.objectName()}",

@@ -98,16 +98,14 @@ class HloTextView(QPlainTextEdit):
 
     # -- content --------------------------------------------------------------
     def set_document(self, module: Module | None, document: QTextDocument, line_owners) -> None:
-        """Show a whole document built off the GUI thread (`build_document`)."""
+        """Show a whole document (`build_document`)."""
         self._show(module, None, document, line_owners, 0)
 
-    def set_source(
-        self, module: Module | None, source: TextSource, document: QTextDocument | None, line_owners
-    ) -> None:
-        """Show a text: its whole ``document`` when it has one, else a window of
-        it around the line in view now."""
-        if document is not None:
-            self._show(module, source, document, line_owners, 0)
+    def set_source(self, module: Module | None, source: TextSource, line_owners) -> None:
+        """Show a text: all of it when it is small, else a window of it around
+        the line in view now."""
+        if not source.windowed:
+            self._show(module, source, build_document(source.text), line_owners, 0)
             return
         top = self.first + self.verticalScrollBar().value() if self.source else 0
         first = self._window_start(source, top)

@@ -53,7 +53,7 @@ class CodePanel(QWidget):
     def show_code(self, code: LoadedCode) -> None:
         if code.note:
             self.header.setText(self.header.text() + f"<br><i>{esc(code.note)}</i>")
-        self.view.set_document(None, code.document, {})
+        self.view.set_document(None, build_document(code.text), {})
         if code.jump_line:
             self.view.show_span(code.jump_line)
             jump = [(code.jump_line, code.jump_line)]
