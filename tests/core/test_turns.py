@@ -141,6 +141,52 @@ def test_let_go_frees_what_only_it_holds_and_leaves_the_rest_whole() -> None:
     assert shared == {"kept": [1.5, 2.5]}
 
 
+def _freed_per_call(apart: turns.Apart, leaves: list[weakref.ref]) -> list[int]:
+    """How many of ``leaves`` each `Apart.free` call freed, to the end."""
+    alive = len(leaves)
+    counts = []
+    while apart.free(16):
+        now = sum(ref() is not None for ref in leaves)
+        counts.append(alive - now)
+        alive = now
+    assert alive == 0
+    return counts
+
+
+def test_a_long_container_at_the_last_level_is_freed_a_chunk_at_a_time() -> None:
+    rows = tuple(_Part(None) for _ in range(5 * turns.CHUNK_LEN))
+    leaves = [weakref.ref(row) for row in rows]
+    apart = turns.Apart(1)
+    apart.add(_Part(rows), 1)  # the holder opened, the rows tuple met at the last level
+    del rows
+    counts = _freed_per_call(apart, leaves)
+    assert max(counts) <= turns.CHUNK_LEN, counts  # dropped whole: all in one call
+    assert len(counts) < len(leaves) / 100  # chunks, not one row a call
+
+
+class _Heavy:
+    """Holds a long tuple: `Apart` opens it where it would drop it whole."""
+
+    __slots__ = ("rows", "__weakref__")
+    apart_levels = 1
+
+    def __init__(self, rows: tuple) -> None:
+        self.rows = rows
+
+
+def test_an_object_whose_class_says_it_is_heavy_is_opened_below_the_last_level() -> None:
+    shared = [_Part(None) for _ in range(turns.HEAVY_LEN)]
+    rows = tuple(_Part(None) for _ in range(5 * turns.CHUNK_LEN))
+    leaves = [weakref.ref(row) for row in rows]
+    apart = turns.Apart(0)
+    apart.add(_Heavy(rows), 0)  # at the last level at once
+    apart.add(_Heavy(tuple(shared)), 0)  # its rows held elsewhere: left alone
+    del rows
+    counts = _freed_per_call(apart, leaves)
+    assert max(counts) <= turns.CHUNK_LEN, counts
+    assert all(isinstance(part, _Part) for part in shared)
+
+
 def test_another_thread_gets_turns_while_a_big_structure_is_let_go() -> None:
     """Dropped at once, a structure's objects are all freed in one C call
     with the interpreter held (the reasons found on a 13 MB module: 40-110 ms)."""

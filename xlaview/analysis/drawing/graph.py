@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from itertools import chain, compress, filterfalse, repeat
 from operator import and_, eq, is_, itemgetter, not_
-from typing import NamedTuple
+from typing import ClassVar, NamedTuple
 
 from xlaview.analysis.drawing.records import LayoutNode
 from xlaview.analysis.kinds import Kind, op_label, opcode_kind
@@ -62,6 +62,10 @@ class GraphEdge(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class ComputationGraph:
+    # Let go a part at a time (`xlaview.turns.Apart`): its nodes, its edges,
+    # each mapping; a 27,000-node graph dropped whole took 13-65 ms in one call.
+    apart_levels: ClassVar[int] = 1
+
     computation: str
     nodes: tuple[GraphNode, ...]
     edges: tuple[GraphEdge, ...]
