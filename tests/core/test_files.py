@@ -112,7 +112,7 @@ def test_a_big_ascii_text_is_read_straight_into_its_str(tmp_path: Path) -> None:
     import tracemalloc
 
     line = b"  %add.1 = f32[8]{0} add(%p.0, %p.1)\n"
-    data = line * ((files.DECODE_AT_ONCE + 4 * 2**20) // len(line))
+    data = line * ((files.READ_STRAIGHT_FROM + 4 * 2**20) // len(line))
     path = tmp_path / "big.txt"
     path.write_bytes(data)
     tracemalloc.start()
@@ -131,7 +131,7 @@ def test_a_big_file_other_than_its_size_says_is_read_as_it_is(
 ) -> None:
     """A file that grows or shrinks as it is read (a dump being written) is
     read as the usual way reads it, not cut at the size it had."""
-    data = b"x" * (files.DECODE_AT_ONCE + 10) + b"\n"
+    data = b"x" * (files.READ_STRAIGHT_FROM + 10) + b"\n"
     path = tmp_path / "big.txt"
     path.write_bytes(data)
     fstat = os.fstat
@@ -148,7 +148,7 @@ def test_a_big_file_other_than_its_size_says_is_read_as_it_is(
 
 def test_a_nul_deep_in_a_big_text_is_refused_with_its_line(tmp_path: Path) -> None:
     line = b"  %add.1 = f32[8]{0} add(%p.0, %p.1)\n"
-    lines = (files.DECODE_AT_ONCE + 2**20) // len(line)
+    lines = (files.READ_STRAIGHT_FROM + 2**20) // len(line)
     path = tmp_path / "big.txt"
     path.write_bytes(line * lines + b"ab\0\n" + line)
     with pytest.raises(DumpReadError) as err:
