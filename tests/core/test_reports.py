@@ -324,6 +324,28 @@ def test_forwarded_values_need_the_values_file(zoo: dict[str, Path]) -> None:
     assert len(with_values.values_of(loop)) > len(without.values_of(loop))
 
 
+@pytest.mark.parametrize("program", ["scan", "conv", "attention"])
+def test_a_lookup_before_the_index_finds_what_the_index_finds(
+    zoo: dict[str, Path], program: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first lookups scan the values rather than index them all (a
+    command asks about one op); every op's slices, defined or forwarded, are
+    the same either way, and so for a name the report does not hold."""
+    from xlaview.dump.readers import buffer_assignment
+
+    (stem, *_) = [s for s in final_stems(zoo[program]) if s.endswith("cpu_after_optimizations")]
+    texts = module_texts(zoo[program], stem)
+    indexed = read_buffer_assignment(texts["assignment"], None, texts["values"])
+    indexed.index()
+    scanned = read_buffer_assignment(texts["assignment"], None, texts["values"])
+    monkeypatch.setattr(buffer_assignment, "DIRECT_LOOKUPS", 10**9)  # every lookup a scan
+    names = {v.instruction for a in indexed.allocations for v in a.values}
+    names |= set(indexed.positions) | {"no_such_op"}
+    assert len(names) > 5
+    for name in sorted(names):
+        assert scanned.values_of(name) == indexed.values_of(name), name
+
+
 # --------------------------------------------------------------------------- the corpus
 
 REPORT_KINDS = ("buffer-assignment", "memory-report", "live-range")

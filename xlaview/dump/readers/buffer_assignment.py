@@ -70,11 +70,13 @@ class BufferAssignment:
     total_bytes: int | None
     diagnostics: tuple[ReportError, ...]
     positions: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
-    # Built on first lookup and cached: a viewer asks for thousands of
-    # instructions, and a 21k-instruction module has tens of thousands of values.
+    # Built at the `DIRECT_LOOKUPS`-th lookup and cached: a viewer asks for
+    # thousands of instructions, and a 21k-instruction module has tens of
+    # thousands of values; the first few are answered by a scan.
     _holders: dict[str, list[tuple[str, Allocation, BufferValue]]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
+    _lookups: int = field(default=0, init=False, repr=False, compare=False)
 
     def values_of(self, instruction: str) -> list[tuple[Allocation, BufferValue]]:
         """Every slice holding one of ``instruction``'s values, in shape index order.
@@ -93,6 +95,11 @@ class BufferAssignment:
 
     def _slices(self, instruction: str) -> list[tuple[str, Allocation, BufferValue]]:
         """``(position shape index, allocation, value)`` for each value ``instruction`` holds."""
+        if self._holders is None and self._lookups < DIRECT_LOOKUPS:
+            # A command asks about one op: the index of a U-Net's 50,000
+            # values took 0.5 s, a scan for one op's 10-20 ms.
+            object.__setattr__(self, "_lookups", self._lookups + 1)
+            return self._slices_of(instruction)
         self.index()
         assert self._holders is not None
         return self._holders.get(instruction, [])
@@ -107,16 +114,50 @@ class BufferAssignment:
                     (value.shape_index, allocation, value)
                 )
         for name, pairs in self.positions.items():
-            held = holders.setdefault(name, [])
-            seen = {(index, v.id) for index, _, v in held}
-            for index, value_id in pairs:
-                found = by_id.get(value_id)
-                if found is not None and (index, value_id) not in seen:
-                    seen.add((index, value_id))
-                    held.append((index, *found))
+            _add_positions(holders.setdefault(name, []), pairs, by_id)
         for held in holders.values():
-            held.sort(key=lambda s: (index_key(s[0]), s[2].id))
+            _sort_slices(held)
         return holders
+
+    def _slices_of(self, instruction: str) -> list[tuple[str, Allocation, BufferValue]]:
+        """`_slices` of one instruction, found by a scan of every value (as
+        the index finds them)."""
+        held = [
+            (v.shape_index, a, v)
+            for a in self.allocations
+            for v in a.values
+            if v.instruction == instruction
+        ]
+        pairs = self.positions.get(instruction, ())
+        if pairs:
+            wanted = {value_id for _, value_id in pairs}
+            by_id = {v.id: (a, v) for a in self.allocations for v in a.values if v.id in wanted}
+            _add_positions(held, pairs, by_id)
+        _sort_slices(held)
+        return held
+
+
+# Lookups `BufferAssignment` answers by a scan before it builds its index.
+DIRECT_LOOKUPS = 4
+
+
+def _add_positions(
+    held: list[tuple[str, Allocation, BufferValue]],
+    pairs: tuple[tuple[str, int], ...],
+    by_id: dict[int, tuple[Allocation, BufferValue]],
+) -> None:
+    """The values an instruction holds by its positions (forwarded ones
+    included), after those it defines, each once."""
+    seen = {(index, v.id) for index, _, v in held}
+    for index, value_id in pairs:
+        found = by_id.get(value_id)
+        if found is not None and (index, value_id) not in seen:
+            seen.add((index, value_id))
+            held.append((index, *found))
+
+
+def _sort_slices(held: list[tuple[str, Allocation, BufferValue]]) -> None:
+    held.sort(key=lambda s: (index_key(s[0]), s[2].id))
 
 
 # A flag is text up to the next comma outside |shape| bars and {index} braces;
