@@ -120,19 +120,19 @@ class BufferAssignment:
         return holders
 
     def _slices_of(self, instruction: str) -> list[tuple[str, Allocation, BufferValue]]:
-        """`_slices` of one instruction, found by a scan of every value (as
+        """`_slices` of one instruction, found by one scan of every value (as
         the index finds them)."""
-        held = [
-            (v.shape_index, a, v)
-            for a in self.allocations
-            for v in a.values
-            if v.instruction == instruction
-        ]
         pairs = self.positions.get(instruction, ())
-        if pairs:
-            wanted = {value_id for _, value_id in pairs}
-            by_id = {v.id: (a, v) for a in self.allocations for v in a.values if v.id in wanted}
-            _add_positions(held, pairs, by_id)
+        wanted = {value_id for _, value_id in pairs}
+        held: list[tuple[str, Allocation, BufferValue]] = []
+        by_id: dict[int, tuple[Allocation, BufferValue]] = {}
+        for a in self.allocations:
+            for v in a.values:
+                if v.instruction == instruction:
+                    held.append((v.shape_index, a, v))
+                if v.id in wanted:
+                    by_id[v.id] = (a, v)
+        _add_positions(held, pairs, by_id)
         _sort_slices(held)
         return held
 
