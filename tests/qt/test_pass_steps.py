@@ -282,6 +282,56 @@ def test_steps_in_a_row_parse_only_the_pass_stayed_on(qtbot, gpt_dump, monkeypat
     assert started == [points[-1].file.path.name]
 
 
+def test_a_step_back_in_a_scrub_shows_the_graph_laid_out_before(
+    qtbot, gpt_dump, monkeypatch
+) -> None:
+    """Scrubbing back over passes just shown (each step asked as the one
+    before shows, before any pass is parsed) shows each pass's graph as it
+    was laid out, not drawn again from its text (150-1,000 ms a step on a
+    mixture of experts' 48,000-op entry)."""
+    from xlaview.qt.main_window import MainWindow
+    from xlaview.qt.model import tasks, workers
+
+    monkeypatch.setattr(workers, "STAY_SHOWN_MS", 2000)  # (no parse starts meanwhile)
+    window = MainWindow()
+    qtbot.addWidget(window)
+    window.resize(1600, 1000)
+    window.show()
+    window.set_animate(False)
+    drawn: list[str] = []
+    early = tasks.early_graph
+
+    def counted(cache, dump_file, *args, **kwargs):
+        drawn.append(dump_file.path.name)
+        return early(cache, dump_file, *args, **kwargs)
+
+    monkeypatch.setattr(tasks, "early_graph", counted)
+    window.open_dump(gpt_dump)
+    window.wait_idle()
+
+    def step(point) -> dict[str, tuple[float, float]]:
+        window.select_pass(point.key)
+        want = int(point.key) if point.key.isdigit() else point.key
+        qtbot.waitUntil(
+            lambda: (
+                window.view_state()["text_pass"] == want
+                and window.view_state()["graph_pass"] == want
+            ),
+            timeout=60_000,
+        )
+        return window.graph_positions()
+
+    # (Not the last pass: the dump opens on it, its layout not stepped to from these.)
+    points = window.timeline.points[-9:-1]
+    drawn.clear()
+    seen = {point.key: step(point) for point in points}
+    assert drawn, "passes shown forward are drawn from their text"
+    drawn.clear()
+    for point in reversed(points[:-1]):
+        assert step(point) == seen[point.key], f"{point.title}: not as it was shown"
+    assert drawn == [], f"passes stepped back to were drawn again: {drawn}"
+
+
 def test_a_step_that_leaves_the_graph_alone_paints_it_not_again(window, gpt_dump) -> None:
     """A pass that prints the graph's computation as it was keeps its picture,
     and the view is not painted again for it (5 ms of every such step on a

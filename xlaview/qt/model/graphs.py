@@ -90,6 +90,17 @@ class Graphs(QObject):
         shown = self._views.shown_result(path[-1]) if path else None
         return target, shown, self._fold_for(path[-1] if path else "")
 
+    def laid_out_before(self, file_key: str) -> GraphResult | None:
+        """The main graph of the pass at ``file_key`` as laid out before, when
+        it is shown again as it was (a step back to a pass seen, its layout
+        kept: `ViewCache.layout`) and still folds as asked; else None (drawn
+        from its text: 150-1,000 ms for a big entry the pass edited)."""
+        if not self.path:
+            return None
+        computation = self.path[-1]
+        kept = self._views.layout((file_key, computation))
+        return kept if kept is not None and kept.matches(self._fold_for(computation)) else None
+
     def show_early(self, result: GraphResult | None, file_key: str) -> None:
         """The main graph of the pass asked, from its text alone (None: it waits
         for the pass's parse); the module's own request later finds it laid out."""

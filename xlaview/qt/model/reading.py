@@ -60,6 +60,34 @@ def _graph_and_parse(
     on_parsed: Callable[[tasks.PreparedPass], None],
     on_failed: Callable[[BaseException], None],
 ) -> None:
+    file_key = str(dump_file.path)
+    kept = graphs.laid_out_before(file_key)
+    if kept is not None:
+        # Queued all the same: it shows after the text, as a graph drawn from it would.
+        jobs.submit(
+            "graph", "early-graph", tasks.shown_again, kept,
+            on_done=partial(graphs.show_early, file_key=file_key), urgency=GRAPH_FIRST,
+        )  # fmt: skip
+    else:
+        _early_graph(jobs, cache, graphs, dump_file, ahead)
+    jobs.submit(
+        "pass",
+        "pass",
+        tasks.prepare_pass,
+        cache,
+        dump_file,
+        ahead,
+        on_done=on_parsed,
+        on_error=on_failed,
+        on_progress=lambda _fraction: None,
+        urgency=URGENT,
+    )
+
+
+def _early_graph(
+    jobs: JobHost, cache: ModuleCache, graphs: Graphs, dump_file: DumpFile, ahead: tasks.TextAhead
+) -> None:
+    """The graph shown now, drawn for the pass from its text alone."""
     target, shown, fold = graphs.early_request()
     jobs.submit(
         "graph",
@@ -76,18 +104,6 @@ def _graph_and_parse(
         # (Reporting progress lets a step away stop it, as the parse below.)
         on_progress=lambda _fraction: None,
         urgency=GRAPH_FIRST,
-    )
-    jobs.submit(
-        "pass",
-        "pass",
-        tasks.prepare_pass,
-        cache,
-        dump_file,
-        ahead,
-        on_done=on_parsed,
-        on_error=on_failed,
-        on_progress=lambda _fraction: None,
-        urgency=URGENT,
     )
 
 

@@ -335,6 +335,12 @@ def early_graph(
     return graph_and_layout(alone, comp.name, shown, fold, progress)
 
 
+def shown_again(result: GraphResult) -> GraphResult:
+    """``result``, a graph laid out before, handed back by the worker in its
+    turn: after the pass's text, as the graph drawn from it would come."""
+    return result
+
+
 @dataclass
 class PreparedPass:
     """A pass dump made ready off the GUI thread: parsed, its lines indexed and
