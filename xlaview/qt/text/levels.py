@@ -29,7 +29,7 @@ from xlaview.qt import theme
 from xlaview.qt.model.view_model import ViewModel
 from xlaview.qt.render.code import LoadedCode
 from xlaview.qt.render.documents import build_document
-from xlaview.qt.safe_text import ElidedLabel, esc, label, tooltip
+from xlaview.qt.safe_text import SteadyLabel, esc, label, tooltip
 from xlaview.qt.text.hlo_text import HloTextView
 from xlaview.units import human_bytes
 
@@ -243,7 +243,7 @@ class LevelsBar(QWidget):
         self._stages_layout = QHBoxLayout(self.kernel_stages)
         self._stages_layout.setContentsMargins(0, 0, 0, 0)
         self._stages_layout.setSpacing(2)
-        self.kernel_name = ElidedLabel(self.kernel_stages)
+        self.kernel_name = SteadyLabel(self.kernel_stages)
         self.kernel_name.setObjectName("kernelOfSelection")
         self.kernel_name.setMinimumWidth(80)
         self.kernel_name.setMaximumWidth(180)
