@@ -242,11 +242,9 @@ def test_a_scrub_prices_only_the_pass_it_stays_on(window, qtbot, gpt_dump, monke
     assert len(started) == 1
 
 
-def test_steps_in_a_row_parse_only_the_pass_stayed_on(qtbot, gpt_dump, monkeypatch) -> None:
-    """A step asked as soon as the one before shows (a scrub, clicks in a row)
-    starts no parse of the pass it leaves: each would be stopped by the next
-    step, which waited for it to reach a point where it could stop. The pass
-    stayed on is parsed."""
+def scrub_window(qtbot, monkeypatch, gpt_dump, counted: str):
+    """A window on ``gpt_dump`` for steps asked as the one before shows, and
+    the files ``tasks.<counted>`` then runs for (cleared once it is open)."""
     from xlaview.qt.main_window import MainWindow
     from xlaview.qt.model import tasks, workers
 
@@ -256,27 +254,42 @@ def test_steps_in_a_row_parse_only_the_pass_stayed_on(qtbot, gpt_dump, monkeypat
     qtbot.addWidget(window)
     window.resize(1600, 1000)
     window.show()
-    started: list[str] = []
-    prepare = tasks.prepare_pass
+    window.set_animate(False)
+    ran: list[str] = []
+    task = getattr(tasks, counted)
 
-    def counted(cache, dump_file, *args, **kwargs):
-        started.append(dump_file.path.name)
-        return prepare(cache, dump_file, *args, **kwargs)
+    def count(cache, dump_file, *args, **kwargs):
+        ran.append(dump_file.path.name)
+        return task(cache, dump_file, *args, **kwargs)
 
-    monkeypatch.setattr(tasks, "prepare_pass", counted)
+    monkeypatch.setattr(tasks, counted, count)
     window.open_dump(gpt_dump)
     window.wait_idle()
+    ran.clear()
+    return window, ran
+
+
+def step_shown(qtbot, window, point) -> None:
+    """Ask for ``point`` and wait until its text and its graph show."""
+    window.select_pass(point.key)
+    want = int(point.key) if point.key.isdigit() else point.key
+    qtbot.waitUntil(
+        lambda: (
+            window.view_state()["text_pass"] == want and window.view_state()["graph_pass"] == want
+        ),
+        timeout=60_000,
+    )
+
+
+def test_steps_in_a_row_parse_only_the_pass_stayed_on(qtbot, gpt_dump, monkeypatch) -> None:
+    """A step asked as soon as the one before shows (a scrub, clicks in a row)
+    starts no parse of the pass it leaves: each would be stopped by the next
+    step, which waited for it to reach a point where it could stop. The pass
+    stayed on is parsed."""
+    window, started = scrub_window(qtbot, monkeypatch, gpt_dump, "prepare_pass")
     points = window.timeline.points[-8:]
-    started.clear()
     for point in points:
-        window.select_pass(point.key)
-        want = int(point.key) if point.key.isdigit() else point.key
-        qtbot.waitUntil(
-            lambda w=want: (
-                window.view_state()["text_pass"] == w and window.view_state()["graph_pass"] == w
-            ),
-            timeout=60_000,
-        )
+        step_shown(qtbot, window, point)
     assert started == [], f"passes stepped away from were parsed: {started}"
     window.wait_idle()
     assert started == [points[-1].file.path.name]
@@ -289,46 +302,18 @@ def test_a_step_back_in_a_scrub_shows_the_graph_laid_out_before(
     before shows, before any pass is parsed) shows each pass's graph as it
     was laid out, not drawn again from its text (150-1,000 ms a step on a
     mixture of experts' 48,000-op entry)."""
-    from xlaview.qt.main_window import MainWindow
-    from xlaview.qt.model import tasks, workers
-
-    monkeypatch.setattr(workers, "STAY_SHOWN_MS", 2000)  # (no parse starts meanwhile)
-    window = MainWindow()
-    qtbot.addWidget(window)
-    window.resize(1600, 1000)
-    window.show()
-    window.set_animate(False)
-    drawn: list[str] = []
-    early = tasks.early_graph
-
-    def counted(cache, dump_file, *args, **kwargs):
-        drawn.append(dump_file.path.name)
-        return early(cache, dump_file, *args, **kwargs)
-
-    monkeypatch.setattr(tasks, "early_graph", counted)
-    window.open_dump(gpt_dump)
-    window.wait_idle()
-
-    def step(point) -> dict[str, tuple[float, float]]:
-        window.select_pass(point.key)
-        want = int(point.key) if point.key.isdigit() else point.key
-        qtbot.waitUntil(
-            lambda: (
-                window.view_state()["text_pass"] == want
-                and window.view_state()["graph_pass"] == want
-            ),
-            timeout=60_000,
-        )
-        return window.graph_positions()
-
+    window, drawn = scrub_window(qtbot, monkeypatch, gpt_dump, "early_graph")
     # (Not the last pass: the dump opens on it, its layout not stepped to from these.)
     points = window.timeline.points[-9:-1]
-    drawn.clear()
-    seen = {point.key: step(point) for point in points}
+    seen = {}
+    for point in points:
+        step_shown(qtbot, window, point)
+        seen[point.key] = window.graph_positions()
     assert drawn, "passes shown forward are drawn from their text"
     drawn.clear()
     for point in reversed(points[:-1]):
-        assert step(point) == seen[point.key], f"{point.title}: not as it was shown"
+        step_shown(qtbot, window, point)
+        assert window.graph_positions() == seen[point.key], f"{point.title}: not as it was shown"
     assert drawn == [], f"passes stepped back to were drawn again: {drawn}"
 
 
