@@ -44,7 +44,10 @@ MAIN = threading.get_ident()
 
 
 def _name(obj: QObject) -> str:
-    parent = obj.parent()
+    try:
+        parent = obj.parent()
+    except RuntimeError:  # an event it took as it was deleted (a document let go)
+        return type(obj).__name__
     inside = f"<{type(parent).__name__}:{parent.objectName()}" if parent is not None else ""
     return f"{type(obj).__name__}:{obj.objectName()}{inside}"
 
