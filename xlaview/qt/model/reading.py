@@ -69,7 +69,7 @@ def _graph_and_parse(
             on_done=partial(graphs.show_early, file_key=file_key), urgency=GRAPH_FIRST,
         )  # fmt: skip
     else:
-        _early_graph(jobs, cache, graphs, dump_file, ahead)
+        _early_graph(jobs, cache, graphs, dump_file, ahead, file_key)
     jobs.submit(
         "pass",
         "pass",
@@ -85,9 +85,14 @@ def _graph_and_parse(
 
 
 def _early_graph(
-    jobs: JobHost, cache: ModuleCache, graphs: Graphs, dump_file: DumpFile, ahead: tasks.TextAhead
+    jobs: JobHost,
+    cache: ModuleCache,
+    graphs: Graphs,
+    dump_file: DumpFile,
+    ahead: tasks.TextAhead,
+    file_key: str,
 ) -> None:
-    """The graph shown now, drawn for the pass from its text alone."""
+    """The graph shown now, drawn for the pass (``file_key``) from its text alone."""
     target, shown, fold = graphs.early_request()
     jobs.submit(
         "graph",
@@ -99,7 +104,7 @@ def _early_graph(
         target,
         shown,
         fold,
-        on_done=partial(graphs.show_early, file_key=str(dump_file.path)),
+        on_done=partial(graphs.show_early, file_key=file_key),
         on_error=lambda _error: graphs.show_early(None, ""),  # the module's graph says why
         # (Reporting progress lets a step away stop it, as the parse below.)
         on_progress=lambda _fraction: None,
