@@ -54,6 +54,11 @@ _ORDER = (
 
 
 _LAST = itemgetter(1)  # a line range's last line
+# Line marks are drawn over the lines in view and this many screens above and
+# below; a scroll past them draws them again. Marks over the whole text cost a
+# repaint per mark when they change (850 of a diff over a 5,000-line pass:
+# 190 ms), however few are in view.
+_MARKED_SCREENS = 2
 
 
 class HloTextView(QPlainTextEdit):
@@ -90,10 +95,12 @@ class HloTextView(QPlainTextEdit):
         self._formatting = False
         self._moving = False  # a window being put in place: its scroll events are ours
         self._marks: dict[str, tuple[Sequence[tuple[int, int]], str]] = {}  # by kind, file lines
+        self._marked_blocks = (0, -1)  # the blocks whose marks are drawn, first and last
         self._numbers = LineNumberArea(self)
         self.blockCountChanged.connect(self._update_margin)
         self.updateRequest.connect(self._on_update_request)
         self.verticalScrollBar().valueChanged.connect(self._on_inner_scroll)
+        self.verticalScrollBar().valueChanged.connect(self._keep_marks_in_view)
         self._update_margin()
 
     # -- content --------------------------------------------------------------
@@ -312,6 +319,7 @@ class HloTextView(QPlainTextEdit):
         width = self.file_scroll.sizeHint().width()
         self.file_scroll.setGeometry(QRect(cr.right() - width + 1, cr.top(), width, cr.height()))
         self._update_margin()
+        self._keep_marks_in_view()
 
     # -- lines ----------------------------------------------------------------
     def top_line(self) -> int:
@@ -351,19 +359,33 @@ class HloTextView(QPlainTextEdit):
         mark = self._marks.get(kind)
         return list(mark[0]) if mark else []
 
+    def _keep_marks_in_view(self) -> None:
+        """Draw the marks again when the lines in view leave those marked."""
+        if self._moving:
+            return  # a new document: `_show` draws its marks
+        top = self.verticalScrollBar().value()
+        bottom = min(top + self._visible_lines(), self.document().blockCount()) - 1
+        first, last = self._marked_blocks
+        if top < first or bottom > last:
+            self._refresh_selections()
+
     def _refresh_selections(self) -> None:
         # Later kinds paint over earlier ones: blocks, then neighbours, then the selection.
         doc, shown = self.document(), self.document().blockCount()
+        top, screen = self.verticalScrollBar().value(), self._visible_lines()
+        low = max(0, top - _MARKED_SCREENS * screen)
+        high = min(shown - 1, top + (_MARKED_SCREENS + 1) * screen)
+        self._marked_blocks = (low, high)
         selections = []
         for kind in _ORDER:
             ranges, colour = self._marks.get(kind, ((), ""))
-            # Only the ranges over the lines in the document (an unfused pass's
-            # diff marks 50,000; a big text's window holds 1,200 lines).
-            start = bisect_left(ranges, self.first + 1, key=_LAST)
+            # Only the ranges over the blocks marked (an unfused pass's diff
+            # marks 50,000 ranges; a big text's window holds 1,200 lines).
+            start = bisect_left(ranges, self.first + low + 1, key=_LAST)
             for first, last in islice(ranges, start, None):
-                if first > self.first + shown:
+                if first > self.first + high + 1:
                     break
-                lo, hi = max(first - 1 - self.first, 0), min(last - 1 - self.first, shown - 1)
+                lo, hi = max(first - 1 - self.first, low), min(last - 1 - self.first, high)
                 sel = QTextEdit.ExtraSelection()
                 sel.format.setBackground(QColor(colour))
                 sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
