@@ -418,6 +418,35 @@ def test_the_graphs_computation_is_read_from_its_edit_and_shared(passes) -> None
     assert edited and shared, (edited, shared)
 
 
+def test_an_entry_the_store_holds_is_read_without_searching_for_its_end(passes) -> None:
+    """A step that leaves the entry as it was takes it from the store by its
+    text up to the last closing line, without searching the text for its
+    end; where something follows the entry (a computation printed after it,
+    a stray brace), that text is not one the store holds, and the entry is
+    found and read as the parse alone reads it."""
+    from xlaview.hlo.parse import early
+    from xlaview.hlo.parse.early import lone_module, read_computation
+
+    text = passes[-1][1]
+    store = ComputationStore(1 << 30)
+    first = read_computation(text, None, store)
+    assert first is not None
+    with mock.patch.object(early.ComputationEnds, "end", side_effect=AssertionError("searched")):
+        again = read_computation(text, None, store)
+    assert again is not None and again.parsed is first.parsed
+    head, entry = text.rsplit("\nENTRY ", 1)
+    other = text[: text.index("\n}", text.index("\n%")) + 3]  # up to the first computation's end
+    callee = other[other.index("\n%") + 1 :]
+    for followed in (
+        f"{head}\nENTRY {entry.rstrip()}\n\n{callee}",  # a computation after the entry
+        text.rstrip() + "\n}\n",  # a stray closing brace
+    ):
+        read = read_computation(followed, None, store)
+        assert read is not None
+        alone = parse_module_tolerant(followed).module.entry
+        assert model(lone_module(followed, read)) == model(lone_module(followed, alone))
+
+
 def test_a_step_reads_from_the_computation_read_last_until_a_module_is_used(
     passes, tmp_path
 ) -> None:

@@ -140,13 +140,16 @@ def stored_computation(
     store: ComputationStore | None,
     check: Callable[[], None] | None = None,
     edit: Callable[[], ParsedComputation | None] | None = None,
+    key: bytes | None = None,
 ) -> tuple[ParsedComputation, Span] | None:
     """`parse_fast_computation`, through ``store`` (the computation's text
     parsed once, whichever module or pass asks), and where the computation
     stands in this ``text`` (a stored parse may come from elsewhere in another).
     ``edit``, if given, is tried first on a text the store lacks: the same
-    parse, from an earlier version of the computation."""
-    key = text_key(text, pos, end) if store is not None else b""
+    parse, from an earlier version of the computation. ``key``: the text's
+    `text_key`, when the caller made it already."""
+    if key is None:
+        key = text_key(text, pos, end) if store is not None else b""
     parsed = store.get(key) if store is not None else None
     if parsed is None:
         parsed = edit() if edit is not None else None
