@@ -11,54 +11,36 @@ view, so showing a module costs no more than showing one screen.
 from __future__ import annotations
 
 import re
-from bisect import bisect_left
 from collections.abc import Mapping, Sequence
-from itertools import islice
-from operator import itemgetter
 
 from PySide6.QtCore import QRect, Qt, Signal
 from PySide6.QtGui import (
-    QColor,
     QKeySequence,
     QMouseEvent,
     QResizeEvent,
     QShortcut,
     QTextCursor,
     QTextDocument,
-    QTextFormat,
 )
 from PySide6.QtWidgets import (
     QPlainTextDocumentLayout,
     QPlainTextEdit,
     QScrollBar,
-    QTextEdit,
     QVBoxLayout,
     QWidget,
 )
 
-from xlaview.analysis.marks import merged_ranges
 from xlaview.hlo import Module
 from xlaview.qt import theme
 from xlaview.qt.render import documents as text_window
 from xlaview.qt.render.documents import TextSource, build_document, text_source
 from xlaview.qt.text.find_bar import FindBar
+from xlaview.qt.text.line_marks import LineMarks
 from xlaview.qt.text.line_numbers import LineNumberArea
 from xlaview.qt.text.token_formats import TokenFormats
 from xlaview.text.spans import LineSpans
 
 _NAME_CHARS = re.compile(r"[A-Za-z0-9_.\-]")
-_ORDER = (
-    "compare-changed", "compare-regrouped", "compare-only",
-    "diff-added", "diff-changed", "block", "operands", "users", "search", "selection",
-)  # fmt: skip
-
-
-_LAST = itemgetter(1)  # a line range's last line
-# Line marks are drawn over the lines in view and this many screens above and
-# below; a scroll past them draws them again. Marks over the whole text cost a
-# repaint per mark when they change (850 of a diff over a 5,000-line pass:
-# 190 ms), however few are in view.
-_MARKED_SCREENS = 2
 
 
 class HloTextView(QPlainTextEdit):
@@ -94,8 +76,7 @@ class HloTextView(QPlainTextEdit):
         self._document: QTextDocument | None = None
         self._formatting = False
         self._moving = False  # a window being put in place: its scroll events are ours
-        self._marks: dict[str, tuple[Sequence[tuple[int, int]], str]] = {}  # by kind, file lines
-        self._marked_blocks = (0, -1)  # the blocks whose marks are drawn, first and last
+        self._marks = LineMarks()
         self._numbers = LineNumberArea(self)
         self.blockCountChanged.connect(self._update_margin)
         self.updateRequest.connect(self._on_update_request)
@@ -350,54 +331,28 @@ class HloTextView(QPlainTextEdit):
         """Background colour over file line ranges (1-based, inclusive), by kind:
         ``{kind: (ranges, colour)}``, the kinds not named kept; ``merged``: the
         ranges come sorted, none overlapping or touching (a diff's marks)."""
-        for kind, (lines, colour) in kinds.items():
-            self._marks[kind] = (lines if merged else merged_ranges(lines), colour)
+        self._marks.set(kinds, merged)
         self._refresh_selections()
 
     def highlighted(self, kind: str) -> list[tuple[int, int]]:
         """The file line ranges marked as ``kind`` (1-based, inclusive)."""
-        mark = self._marks.get(kind)
-        return list(mark[0]) if mark else []
+        return self._marks.ranges(kind)
 
     def _keep_marks_in_view(self) -> None:
-        """Draw the marks again when the lines in view leave those marked."""
+        """Draw the marks again when the lines in view leave those drawn."""
         if self._moving:
             return  # a new document: `_show` draws its marks
         top = self.verticalScrollBar().value()
-        bottom = min(top + self._visible_lines(), self.document().blockCount()) - 1
-        first, last = self._marked_blocks
-        if top < first or bottom > last:
+        if not self._marks.cover(
+            top, min(top + self._visible_lines(), self.document().blockCount()) - 1
+        ):
             self._refresh_selections()
 
     def _refresh_selections(self) -> None:
-        # Later kinds paint over earlier ones: blocks, then neighbours, then the selection.
-        doc, shown = self.document(), self.document().blockCount()
-        top, screen = self.verticalScrollBar().value(), self._visible_lines()
-        low = max(0, top - _MARKED_SCREENS * screen)
-        high = min(shown - 1, top + (_MARKED_SCREENS + 1) * screen)
-        self._marked_blocks = (low, high)
-        selections = []
-        for kind in _ORDER:
-            ranges, colour = self._marks.get(kind, ((), ""))
-            # Only the ranges over the blocks marked (an unfused pass's diff
-            # marks 50,000 ranges; a big text's window holds 1,200 lines).
-            start = bisect_left(ranges, self.first + low + 1, key=_LAST)
-            for first, last in islice(ranges, start, None):
-                if first > self.first + high + 1:
-                    break
-                lo, hi = max(first - 1 - self.first, low), min(last - 1 - self.first, high)
-                sel = QTextEdit.ExtraSelection()
-                sel.format.setBackground(QColor(colour))
-                sel.format.setProperty(QTextFormat.Property.FullWidthSelection, True)
-                cursor = QTextCursor(doc.findBlockByNumber(lo))
-                if hi != lo:  # to the end of the last line: its start left it out
-                    end = doc.findBlockByNumber(hi)
-                    cursor.setPosition(
-                        end.position() + end.length() - 1, QTextCursor.MoveMode.KeepAnchor
-                    )
-                sel.cursor = cursor
-                selections.append(sel)
-        self.setExtraSelections(selections)
+        top = self.verticalScrollBar().value()
+        self.setExtraSelections(
+            self._marks.selections(self.document(), self.first, top, self._visible_lines())
+        )
 
     def line_of_cursor(self, cursor: QTextCursor) -> int:
         """The file line (1-based) of a cursor in the document."""
