@@ -16,7 +16,7 @@ from functools import partial
 from xlaview.hlo.lines import find_at_line_start
 from xlaview.hlo.model import Computation, Module, StackFrames
 from xlaview.hlo.parse.edited import editable, parse_fast_edit
-from xlaview.hlo.parse.printed import ComputationEnds, stored_computation
+from xlaview.hlo.parse.printed import ComputationEnds, closing_line_end, stored_computation
 from xlaview.hlo.parse.store import ComputationStore, text_key
 
 
@@ -77,8 +77,7 @@ def _to_last_close(text: str, pos: int) -> tuple[int, int, bytes] | None:
     close = text.rfind("\n}", pos)
     if close < 0:
         return None
-    nl = text.find("\n", close + 2)
-    end = len(text) if nl < 0 else nl
+    end = closing_line_end(text, close)
     return close, end, text_key(text, pos, end)
 
 

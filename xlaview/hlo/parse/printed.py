@@ -121,14 +121,20 @@ class ComputationEnds:
         close = self._close_after(header_end)
         if close < 0:
             return None
-        nl = text.find("\n", close + 2)
-        return close, len(text) if nl < 0 else nl
+        return close, closing_line_end(text, close)
 
     def _close_after(self, pos: int) -> int:
         if self._found == -2 or pos < self._searched_from or 0 <= self._found < pos:
             self._searched_from = pos
             self._found = find(self.text, "\n}", pos)
         return self._found
+
+
+def closing_line_end(text: str, close: int) -> int:
+    """The end of the closing line after the newline at ``close``: where a
+    computation's text ends, as the store keys it."""
+    nl = text.find("\n", close + 2)
+    return len(text) if nl < 0 else nl
 
 
 def stored_computation(
