@@ -57,3 +57,43 @@ def test_step_messages_lay_nothing_out_again(window) -> None:
     assert window.status.text() == "reading pass 4 …"
     assert window.status.toolTip(), "a plain one-line label's whole text is in its tooltip"
     assert summary.textFormat() == Qt.TextFormat.RichText
+
+
+class Paints(QObject):
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def eventFilter(self, watched, event) -> bool:
+        if event.type() == QEvent.Type.Paint:
+            self.count += 1
+        return False
+
+
+def test_work_of_unknown_length_is_said_in_seconds_not_animated(window, qtbot) -> None:
+    """Qt's busy bar (range 0 to 0) is animated by the style, a paint of the
+    status bar each frame, taken from the worker that does the work; the
+    bar says how long the work has taken instead, at most once a second."""
+    window.wait_idle()
+    bar = window.progress
+    bar.show()
+    for _ in range(10):  # (the show's layout requests, an event at a time)
+        QCoreApplication.processEvents()
+    paints = Paints()
+    bar.installEventFilter(paints)
+    counter = LayoutRequests()
+    QApplication.instance().installEventFilter(counter)
+    try:
+        bar.set_fraction(None)
+        assert bar.maximum() > 0, "Qt's animated busy bar"
+        assert bar.busy_text() == "working …"
+        qtbot.waitUntil(lambda: bar.busy_text() == "working … 2 s", timeout=4000)
+        assert paints.count <= 4, f"{paints.count} paints in two seconds"
+        bar.set_fraction(0.25)
+        QCoreApplication.processEvents()
+        assert (bar.value(), bar.busy_text()) == (25, "")
+    finally:
+        QApplication.instance().removeEventFilter(counter)
+        bar.removeEventFilter(paints)
+        bar.hide()
+    assert counter.count == 0

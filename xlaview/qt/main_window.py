@@ -15,7 +15,6 @@ from PySide6.QtGui import QCloseEvent, QDragEnterEvent, QDropEvent, QIcon
 from PySide6.QtWidgets import (
     QDockWidget,
     QMainWindow,
-    QProgressBar,
     QSplitter,
     QTabWidget,
     QVBoxLayout,
@@ -31,6 +30,7 @@ from xlaview.qt.module_list import ModuleListPanel
 from xlaview.qt.panels.changes import ChangesPanel
 from xlaview.qt.panels.inspector import InspectorView
 from xlaview.qt.panels.tabs import AnalysisTabs
+from xlaview.qt.progress import ProgressBar
 from xlaview.qt.safe_text import steady_label
 from xlaview.qt.side_by_side import SideBySide
 from xlaview.qt.text.code_tabs import CodeTabs
@@ -40,23 +40,6 @@ from xlaview.resources import icon_path
 
 BUSY_SHOWN_AFTER_MS = 150
 MIN_PANE_WIDTH = 260
-
-
-class ProgressBar(QProgressBar):
-    """A progress bar that paints with the window's next paint, not at once:
-    `QProgressBar.setValue` repaints on the spot, and in a status bar that
-    paints every part of the window waiting to be painted (the graph, the
-    text), a hundred milliseconds per progress report."""
-
-    def set_fraction(self, fraction: float | None) -> None:
-        """Show ``fraction`` done, or that work goes on (None)."""
-        maximum, value = (100, int(fraction * 100)) if fraction is not None else (0, 0)
-        if (maximum, value) == (self.maximum(), self.value()):
-            return
-        self.setUpdatesEnabled(False)  # setValue's repaint does nothing ...
-        self.setRange(0, maximum)
-        self.setValue(value)
-        self.setUpdatesEnabled(True)  # ... and this asks for a paint later
 
 
 class MainWindow(QMainWindow):
@@ -138,7 +121,6 @@ class MainWindow(QMainWindow):
         self.status = steady_label(self)
         self.progress = ProgressBar(self)
         self.progress.setMaximumWidth(180)
-        self.progress.setTextVisible(False)
         # Showing and hiding it must not lay the window out again (and repaint
         # every view): its place in the status bar stays.
         policy = self.progress.sizePolicy()
