@@ -18,7 +18,7 @@ import gc
 import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from itertools import islice
 from typing import TypeVar
@@ -103,8 +103,30 @@ def _lift() -> None:
     _way.set()
 
 
+# The check each thread makes at its turns (`stopping`), if any.
+_stops = threading.local()
+
+
+@contextmanager
+def stopping(check: Callable[[], None]) -> Iterator[None]:
+    """While in it, every turn this thread takes calls ``check`` first, which
+    may raise to stop the work: a job nobody wants any more (the user stepped
+    on) stops at its next turn, not at its next progress report, which may be
+    a second away (a pass's graph read, built and folded between two)."""
+    before = getattr(_stops, "check", None)
+    _stops.check = check
+    try:
+        yield
+    finally:
+        _stops.check = before
+
+
 def turn() -> None:
-    """A point between turns: wait here while another thread has the right of way."""
+    """A point between turns: stop here if this thread's work is no longer
+    wanted (`stopping`); wait here while another thread has the right of way."""
+    check = getattr(_stops, "check", None)
+    if check is not None:
+        check()
     if not _way.is_set() and threading.get_ident() != _holder["thread"]:
         left = _holder["since"] + RIGHT_OF_WAY_AT_MOST_S - time.monotonic()
         if left > 0:

@@ -267,3 +267,42 @@ def test_a_thread_that_waits_for_a_worker_lifts_its_right_of_way(monkeypatch) ->
         assert abs(sys.getswitchinterval() - turns.RIGHT_OF_WAY_SWITCH_S) < 1e-6
     worker.join(5)
     assert waited < 1.0, waited  # not the 5 s the right of way would have held it
+
+
+def test_work_stops_at_its_next_turn_once_its_check_raises() -> None:
+    """`stopping`: a long map taken in turns stops at the first turn after
+    its check raises, on this thread only, and the check before comes back."""
+
+    class Unwanted(Exception):
+        pass
+
+    wanted = {"now": True}
+    mapped: list[int] = []
+
+    def check() -> None:
+        if not wanted["now"]:
+            raise Unwanted
+
+    def each(k: int) -> int:
+        mapped.append(k)
+        if k == turns.CHUNK + 10:
+            wanted["now"] = False  # the user stepped on, mid-chunk
+        return k
+
+    outer: list[str] = []
+    with turns.stopping(lambda: outer.append("outer")):
+        with turns.stopping(check):
+            try:
+                turns.listed(map(each, range(100 * turns.CHUNK)))
+            except Unwanted:
+                pass
+            else:
+                raise AssertionError("the work ran to its end")
+            other = threading.Thread(target=turns.listed, args=(range(3 * turns.CHUNK),))
+            other.start()  # another thread's turns do not ask this one's check
+            other.join()
+        assert len(mapped) == 2 * turns.CHUNK, "stopped at the turn after the check raised"
+        turns.turn()
+    assert outer == ["outer"]
+    turns.turn()  # no check left
+    assert outer == ["outer"]

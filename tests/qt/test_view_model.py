@@ -638,3 +638,34 @@ def test_a_folder_is_listed_on_the_worker(window, tmp_path: Path) -> None:
     window.open_dump(big)
     assert model.index.root == big.absolute(), "MainWindow.open_dump returns with it shown"
     assert window.view_state()["module"] is not None
+
+
+def test_a_superseded_job_stops_at_its_next_turn_not_its_next_report(qtbot) -> None:
+    """A job that reports progress and is superseded (the user stepped on)
+    stops at the next turn of its loops (`xlaview.turns.stepped`), not at
+    its next progress report: a pass's graph is read, built and folded
+    between two, and a held-down key waited a second for a stale one."""
+    from xlaview.qt.model.workers import Worker
+    from xlaview.turns import stepped
+
+    worker = Worker()
+    started, looped = [], []
+
+    def long_loop(progress) -> str:
+        progress(0.0)
+        started.append(time.perf_counter())
+        for k in stepped(range(50_000_000)):  # seconds of Python, no report
+            if k % 1_000_000 == 0:
+                looped.append(k)
+        progress(1.0)
+        return "done"
+
+    got: list[str] = []
+    worker.submit("graph", long_loop, on_done=got.append, on_progress=lambda _f: None)
+    qtbot.waitUntil(lambda: bool(started))
+    worker.submit("graph", lambda: "newer", on_done=got.append)  # supersedes it
+    superseded = time.perf_counter()
+    assert worker.wait()
+    qtbot.waitUntil(lambda: got == ["newer"])
+    assert time.perf_counter() - superseded < 1.0
+    assert len(looped) < 10, "the loop ran on"

@@ -18,7 +18,7 @@ from xlaview.analysis.kinds import Kind, op_label, opcode_kind
 from xlaview.hlo import Computation, Instruction, Module, Span
 from xlaview.hlo.attributes import fusion_head, split_attributes
 from xlaview.hlo.model import called_in, op_name_in
-from xlaview.turns import dict_of, every, listed
+from xlaview.turns import dict_of, every, listed, stepped
 
 SHARED_OPCODES = frozenset(("parameter", "constant", "iota"))
 _MAY_BE_CHEAP = SHARED_OPCODES | {"broadcast"}
@@ -152,7 +152,7 @@ def build_graph(
             compress(range(len(names)), map(eq, map(_OPCODE, instructions), repeat(ASYNC)))
         ):
             kept[k] = False
-        for k in listed(compress(range(len(names)), map(not_, kept))):
+        for k in stepped(listed(compress(range(len(names)), map(not_, kept)))):
             instr = instructions[k]
             name = names[k]
             made[k] = _made(instr, module, _drawn_for(name, users, shared), by_name, shared)
@@ -182,7 +182,7 @@ def build_graph(
     else:
         made = [
             _made(instr, module, _drawn_for(name, users, shared), by_name, shared)
-            for instr, name in zip(instructions, names, strict=True)
+            for instr, name in stepped(zip(instructions, names, strict=True))
         ]
     nodes = tuple(listed(chain.from_iterable(map(_NODES, made))))
     # A copied broadcast draws no edge: it is drawn without its input.

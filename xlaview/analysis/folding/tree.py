@@ -22,7 +22,7 @@ from xlaview.analysis.folding.repeats import find_repeats
 from xlaview.analysis.folding.scopes import APART, Phases, phase_of, scope_path
 from xlaview.analysis.groupings import Grouping
 from xlaview.hlo import Computation, ShapeSyntaxError, parse_shape
-from xlaview.turns import dict_of, listed
+from xlaview.turns import dict_of, listed, turn
 
 # The opcodes of cheap values, with `GraphNode.is_copy`: placed by their users.
 CHEAP_OPCODES = frozenset(("parameter", "constant", "iota"))
@@ -184,15 +184,21 @@ def fold_graph(
     builder = Builder()
     group = [-1] * len(nodes)
     if grouping != "none":
+        # A turn between the steps, each a loop in Python over every node
+        # (20-350 ms on a 60,000-node entry): work nobody wants stops there.
         op_names = _op_names(graph, computation, cheap)
         if grouping == "scope":
             _scope_groups(graph, op_names, cheap, phases, builder, group)
+            turn()
             _join_threaded(successors, cheap, builder, group)
             _merge_chains(builder, group)
+            turn()
         labels = _labels(graph, op_names, cheap)
+        turn()
         _repeat_groups(labels, cheap, successors, builder, group)
         _place_cheap(cheap, successors, builder, group)
         _fan_in(graph, cheap, successors, builder, group)
+        turn()
         _side_by_side(graph, labels, successors, builder, group)
     return finish_folding(graph, grouping, builder, group, edge_ends, edge_bytes, position)
 
@@ -393,6 +399,7 @@ def _repeat_groups(
     for parent, members in own.items():
         if len(members) < REPEAT_SEARCH_NODES:
             continue
+        turn()
         for run in find_repeats(members, successors, labels):
             _add_run(builder, group, parent, f"block x {len(run)}", "block", run, True)
         _absorb(members, successors, cheap, parent, group)
@@ -507,6 +514,7 @@ def _side_by_side(
     for parent, members in sorted(own.items()):
         if parent not in searched:
             continue
+        turn()
         alike: dict[tuple[tuple[int, ...], tuple[tuple[int, int], ...]], list[list[int]]] = {}
         for piece in _pieces(members, root):
             if all(labels[i] < 0 for i in piece):

@@ -26,7 +26,7 @@ from PySide6.QtCore import QEvent, QObject, QRunnable, QThreadPool, QTimer, Sign
 
 from xlaview.collector import freeze_built, gc_paused
 from xlaview.helper import HelperProcess
-from xlaview.turns import right_of_way, turn
+from xlaview.turns import right_of_way, stopping, turn
 
 # The worker's priorities of what a step shows, first to last (others: 0).
 # While a step is on its way to the screen (`Worker.hold`), only its text and
@@ -80,13 +80,16 @@ class _Job(QRunnable):
 
     def report(self, fraction: float) -> None:
         turn()
-        if not self.is_current(self.token):
-            raise Cancelled
+        self.stop_if_unwanted()
         # Only news goes to the GUI thread: a parse asks here every slice of
         # text read (its fraction unchanged), 450 times on a U-Net pass.
         if fraction != self.reported:
             self.reported = fraction
             _emit(self.relay.progress, self.token, fraction)
+
+    def stop_if_unwanted(self) -> None:
+        if not self.is_current(self.token):
+            raise Cancelled
 
     def run(self) -> None:
         if not self.is_current(self.token):
@@ -99,7 +102,9 @@ class _Job(QRunnable):
             # passes, finding nothing).
             with gc_paused(settle=True):
                 if self.wants_progress:
-                    result = self.fn(*self.args, progress=self.report)
+                    # A job that reports progress also stops at its turns.
+                    with stopping(self.stop_if_unwanted):
+                        result = self.fn(*self.args, progress=self.report)
                 else:
                     result = self.fn(*self.args)
         except Cancelled:
