@@ -580,3 +580,42 @@ def test_the_calls_of_an_attribute_list_are_the_names_its_values_hold(items) -> 
         "a",
         "b",
     ]
+
+
+def test_names_asked_again_are_answered_without_indexing_every_name(monkeypatch) -> None:
+    """`Module.find` searches the text for the first few names asked and
+    indexes all names only when a program keeps asking for others: a name
+    asked again (an instruction's description asks for its op four times)
+    and a name no line holds count once each, and the answers are the same."""
+    from xlaview.hlo import model
+
+    module = parse_module(GOOD)
+    expected: dict[str, tuple[str, object]] = {}
+    for comp in module.computations:
+        for instr in comp.instructions:
+            expected.setdefault(instr.name, (comp.name, instr))  # the first definition wins
+    assert len(expected) > model._TEXT_SEARCHES
+    built: list[int] = []
+    real = model.Module._index_names
+
+    def counted(self):
+        built.append(1)
+        return real(self)
+
+    monkeypatch.setattr(model.Module, "_index_names", counted)
+
+    def found(name: str) -> tuple[str, object]:
+        comp, instr = module.find(name)
+        return comp.name, instr
+
+    for _ in range(6):
+        for name in list(expected)[: model._TEXT_SEARCHES - 1]:
+            assert found(name) == expected[name]
+        with pytest.raises(KeyError):
+            module.find("no_such_op")
+    assert built == []
+    for name in expected:  # asking for more names than that builds the index once
+        assert found(name) == expected[name]
+    with pytest.raises(KeyError):
+        module.find("no_such_op")
+    assert built == [1]

@@ -399,7 +399,7 @@ class Module:
         "_by_name",
         "_instr_index",
         "_instr_starts",
-        "_finds",
+        "_asked",
         "_callers",
         "_line_owners",
         "_count",
@@ -429,7 +429,7 @@ class Module:
         self._by_name = {c.name: c for c in computations}
         self._instr_index: dict[str, int] | None = None
         self._instr_starts: list[int] = []
-        self._finds = 0
+        self._asked: dict[str, tuple[Computation, Instruction] | tuple[()] | None] = {}
         self._callers: _Callers | None = None
         self._line_owners: LineOwners | None = None
         self._count: int | None = None
@@ -499,16 +499,28 @@ class Module:
         """
         name = name.lstrip("%")
         if self._instr_index is None:
-            # The first few questions search the text (in C) rather than
-            # index 300k names; a program that keeps asking gets the index.
-            self._finds += 1
-            if self._finds <= _TEXT_SEARCHES:
-                found = self._find_in_text(name)
-                if found is not None:
-                    return found
-                if name not in self.text:  # not even written: no index to build
+            # The first few names asked are searched for in the text (in C)
+            # rather than index 300k names; a program that keeps asking for
+            # others gets the index. A name asked again has the answer it had:
+            # `xlaview inspect -i` asks for its op four times, and the fifth
+            # question, a name no line holds, built the index (0.7 s of a
+            # mixture of experts' 95,000 instructions).
+            asked = self._asked
+            answer = asked.get(name, ())  # (one lookup: another thread may clear it)
+            if answer is None:
+                raise KeyError(name)
+            if answer:
+                return answer
+            if len(asked) < _TEXT_SEARCHES:
+                answer = self._find_in_text(name)
+                if answer is None and name not in self.text:
+                    asked[name] = None  # not even written: no index to build
                     raise KeyError(name)
+                if answer is not None:
+                    asked[name] = answer
+                    return answer
             self._instr_index = self._index_names()
+            asked.clear()
         position = self._instr_index[name]
         k = bisect_right(self._instr_starts, position) - 1
         comp = self.computations[k]
