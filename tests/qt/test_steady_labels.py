@@ -11,13 +11,16 @@ from PySide6.QtWidgets import QApplication
 from xlaview.qt.safe_text import label
 
 
-class LayoutRequests(QObject):
-    def __init__(self) -> None:
+class Events(QObject):
+    """Counts the events of one type that the objects it filters receive."""
+
+    def __init__(self, kind: QEvent.Type) -> None:
         super().__init__()
+        self.kind = kind
         self.count = 0
 
     def eventFilter(self, watched, event) -> bool:
-        if event.type() == QEvent.Type.LayoutRequest:
+        if event.type() == self.kind:
             self.count += 1
         return False
 
@@ -27,7 +30,7 @@ def requests_for(window, set_texts) -> int:
     window.wait_idle()
     for _ in range(10):  # (a layout request goes up the widgets an event at a time)
         QCoreApplication.processEvents()
-    counter = LayoutRequests()
+    counter = Events(QEvent.Type.LayoutRequest)
     QApplication.instance().installEventFilter(counter)
     try:
         for k in range(5):
@@ -59,17 +62,6 @@ def test_step_messages_lay_nothing_out_again(window) -> None:
     assert summary.textFormat() == Qt.TextFormat.RichText
 
 
-class Paints(QObject):
-    def __init__(self) -> None:
-        super().__init__()
-        self.count = 0
-
-    def eventFilter(self, watched, event) -> bool:
-        if event.type() == QEvent.Type.Paint:
-            self.count += 1
-        return False
-
-
 def test_work_of_unknown_length_is_said_in_seconds_not_animated(window, qtbot) -> None:
     """Qt's busy bar (range 0 to 0) is animated by the style, a paint of the
     status bar each frame, taken from the worker that does the work; the
@@ -79,9 +71,9 @@ def test_work_of_unknown_length_is_said_in_seconds_not_animated(window, qtbot) -
     bar.show()
     for _ in range(10):  # (the show's layout requests, an event at a time)
         QCoreApplication.processEvents()
-    paints = Paints()
+    paints = Events(QEvent.Type.Paint)
     bar.installEventFilter(paints)
-    counter = LayoutRequests()
+    counter = Events(QEvent.Type.LayoutRequest)
     QApplication.instance().installEventFilter(counter)
     try:
         bar.set_fraction(None)
