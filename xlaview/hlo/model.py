@@ -429,7 +429,7 @@ class Module:
         self._by_name = {c.name: c for c in computations}
         self._instr_index: dict[str, int] | None = None
         self._instr_starts: list[int] = []
-        self._asked: dict[str, tuple[Computation, Instruction] | tuple[()] | None] = {}
+        self._asked: dict[str, tuple[Computation, Instruction] | None] = {}
         self._callers: _Callers | None = None
         self._line_owners: LineOwners | None = None
         self._count: int | None = None
