@@ -79,8 +79,7 @@ class _Job(QRunnable):
         self.reported: float | None = None
 
     def report(self, fraction: float) -> None:
-        turn()
-        self.stop_if_unwanted()
+        turn()  # (in `run`'s `stopping`: a job nobody wants stops there)
         # Only news goes to the GUI thread: a parse asks here every slice of
         # text read (its fraction unchanged), 450 times on a U-Net pass.
         if fraction != self.reported:
