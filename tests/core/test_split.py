@@ -6,6 +6,7 @@ still gives it, without waiting long."""
 from __future__ import annotations
 
 import os
+import pickle
 import re
 import time
 from pathlib import Path
@@ -96,19 +97,89 @@ def test_a_helper_that_dies_leaves_the_work_to_the_parent(
 ) -> None:
     real = split._help
 
-    def dies(text: str, mid: int, send) -> None:
+    def dies(text: str, mid: int, send, claims) -> None:
         if when == "at once":
             os._exit(3)
-        real(text, mid, lambda message: (send(message), os._exit(3)))
+        real(text, mid, lambda message: (send(message), os._exit(3)), claims)
 
     helper_doing(monkeypatch, dies)
     assert_same(sample_final(), expect_split=False)
 
 
+def test_a_helper_that_dies_holding_the_claims_lock_is_given_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = split._help
+
+    class TakesTheLockAndDies:
+        def __init__(self, claims) -> None:
+            self.claims = claims
+
+        def take(self, **_) -> None:
+            self.claims._acquire(None)
+            os._exit(3)
+
+    helper_doing(
+        monkeypatch,
+        lambda text, mid, send, claims: real(text, mid, send, TakesTheLockAndDies(claims)),
+    )
+    start = time.monotonic()
+    assert_same(sample_final(), expect_split=False)
+    assert time.monotonic() - start < 10
+
+
+def test_the_processes_meet_where_their_speeds_put_them(
+    gpt_dump: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parent takes the entry's instructions from the front, the helper
+    from the back, until they meet: a helper slowed down takes fewer, one
+    that takes none is not waited for, one beside a slow parent takes
+    nearly all (reading the bodies of the parent's half too), and the
+    prices are always one process's."""
+    path = max(gpt_dump.glob("*after_optimizations.txt"), key=lambda p: p.stat().st_size)
+    monkeypatch.setattr(split, "CLAIM", 4)
+    real_take, real_prices = split._Claims.take, split._ParentShare.prices
+    taken: list[int] = []
+    entry: list[int] = []
+
+    def prices(share) -> object:
+        taken.append(len(share.theirs or ()))
+        entry.append(len(share.module.entry))
+        return real_prices(share)
+
+    monkeypatch.setattr(split._ParentShare, "prices", prices)
+    for slow_front, pause in ((False, 0.0), (False, 0.02), (False, 60.0), (True, 0.02)):
+
+        def take(claims, *, front: bool, pause=pause, slow_front=slow_front, **kwargs):
+            if front == slow_front:
+                time.sleep(pause)
+            return real_take(claims, front=front, **kwargs)
+
+        monkeypatch.setattr(split._Claims, "take", take)
+        start = time.monotonic()
+        assert_same(path, expect_split=not pause)  # (a slow helper's bodies are read here)
+        assert time.monotonic() - start < 30
+    helper, slowed, stuck, beside_slow_parent = taken
+    assert helper > slowed > 0 == stuck
+    assert beside_slow_parent > entry[0] * 3 // 4 > helper
+
+
+def test_prices_cross_the_pipe_as_they_were(gpt_dump: Path) -> None:
+    from xlaview.analysis.cost.totals import SharePrices, price_share
+
+    path = next(gpt_dump.glob("*after_optimizations.txt"))
+    loaded, _ = load_and_price(path, helper=False)
+    prices = price_share(loaded.module, lambda entry: [entry.instructions])
+    assert any(r is not None and r.collective is None for r in prices.records.values())
+    assert SharePrices.unpacked(pickle.loads(pickle.dumps(prices.packed()))) == prices
+    with pytest.raises((TypeError, ValueError)):
+        SharePrices.unpacked(("not", "prices"))
+
+
 def test_a_helper_that_reads_another_module_is_not_believed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    def lies(text: str, mid: int, send) -> None:
+    def lies(text: str, mid: int, send, claims) -> None:
         send([(mid, "not_there", ())])
         send("not prices either")
 
@@ -118,7 +189,7 @@ def test_a_helper_that_reads_another_module_is_not_believed(
 
 def test_a_helper_that_hangs_is_given_up(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(split, "HELPER_TIMEOUT_S", 0.5)
-    helper_doing(monkeypatch, lambda text, mid, send: time.sleep(60))
+    helper_doing(monkeypatch, lambda text, mid, send, claims: time.sleep(60))
     start = time.monotonic()
     assert_same(sample_final(), expect_split=False)
     assert time.monotonic() - start < 10

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 
 from xlaview.analysis.cost.fusion_bytes import FusedBody, parameter_users
 from xlaview.analysis.cost.library_calls import library_call_cost
@@ -191,19 +191,15 @@ class CostModel:
         totals = self._sums[name] = (flops, transcendentals, accessed)
         return totals
 
-    def price_some(
-        self, comp: Computation, which: Callable[[Instruction], bool]
-    ) -> list[Instruction]:
-        """Price the instructions of ``comp`` (run as steps) that ``which``
-        selects, as `sum_of` would: the part of it one process does. Returns them."""
-        chosen = [instr for instr in comp.instructions if which(instr)]
+    def price_some(self, comp: Computation, instructions: Sequence[Instruction]) -> None:
+        """Price ``instructions`` of ``comp`` (run as steps) as `sum_of`
+        would: the part of it one process does, a few at a time."""
         self._enter(comp.name)
         try:
-            for instr in chosen:
+            for instr in instructions:
                 self.price(instr, comp)
         finally:
             self._visiting.pop()
-        return chosen
 
     def adopt(
         self, comp: Computation, props: Mapping[str, OpProperties], callers: Mapping[str, str]
