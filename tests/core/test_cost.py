@@ -326,3 +326,28 @@ def test_device_from_the_dump(
         (tmp_path / "c/module_0001.jit_f.cpu_after_optimizations.txt").write_text("HloModule f\n")
     choice = detect_device(None, tmp_path / path, platform)
     assert (choice.device.name, choice.detected) == (expected, detected), choice.reason
+
+
+def test_library_bodies_alike_but_for_names_are_staged_once(tmp_path: Path) -> None:
+    """Five inputs of two sizes pooled twice under XLA:CPU's default flags
+    (as a U-Net's pooling gradients): a library fusion each, whose bodies
+    run two programs under other names. Each program is staged and priced
+    once, and every op's interior bytes are those of its own body staged."""
+    pytest.importorskip("jax")
+    from programs.figures import generate
+
+    from xlaview.analysis.cost.interior import interior_bytes, interior_of, is_opaque
+
+    folder = generate(tmp_path, ("pooled_layers",))["pooled_layers"]
+    module = load_module(next(folder.glob("*after_optimizations.txt"))).module
+    assert module.entry is not None
+    opaque = [i for i in module.entry.instructions if is_opaque(i)]
+    staged = {i.name: interior_of(module, i) for i in opaque}
+    staged = {name: found for name, found in staged.items() if found and found.module}
+    assert len(staged) >= 4, "fewer library fusions of two stages or more: did XLA fuse otherwise?"
+    known: dict[str, int] = {}
+    for instr in opaque:
+        found = staged.get(instr.name)
+        assert interior_bytes(module, instr, known) == (found.interior_bytes if found else 0)
+    assert 2 <= len(known) < len(staged)
+    assert len(set(known.values())) == len(known), "the two sizes' interiors differ"

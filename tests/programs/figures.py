@@ -29,6 +29,19 @@ def _compile(name: str) -> None:
         jax.jit(attention).lower(
             spec((8192, 64), bf16), spec((64, 64), bf16), spec((64, 64), bf16)
         ).compile()
+    elif name == "pooled_layers":
+        # Five inputs of two sizes, each pooled twice: a library fusion
+        # each, whose body runs the program of the others of its size
+        # under other names.
+        def pool(z):
+            b, h, w, c = z.shape
+            return z.reshape(b, h // 2, 2, w // 2, 2, c).sum(axis=(2, 4))
+
+        def pooled(*xs):
+            return [pool(pool(x)) for x in xs]
+
+        shapes = [(2, 64, 64, 16)] * 3 + [(2, 32, 32, 8)] * 2
+        jax.jit(pooled).lower(*(spec(s, jnp.float32) for s in shapes)).compile()
     elif name == "allreduce8":
         from jax.sharding import Mesh, NamedSharding
         from jax.sharding import PartitionSpec as P

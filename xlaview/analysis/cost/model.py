@@ -113,6 +113,8 @@ class CostModel:
         self._sizes: dict[int, int] = {}
         self._elements: dict[int, int] = {}
         self._users: dict[str, FusedBody] = {}
+        # A library body's interior bytes, by its program (`interior.interior_bytes`).
+        self.interiors: dict[str, int] = {}
         # computation -> the computation whose instruction first called it
         self.callers: dict[str, str] = {}
         self._visiting: list[str] = []

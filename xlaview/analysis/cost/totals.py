@@ -23,7 +23,7 @@ from operator import attrgetter
 from typing import Any, NamedTuple, Protocol
 
 from xlaview.analysis.cost.collectives import Collective, collective_kind, group_size, wire_bytes
-from xlaview.analysis.cost.interior import interior_of, is_opaque
+from xlaview.analysis.cost.interior import interior_bytes, is_opaque
 from xlaview.analysis.cost.library_calls import is_library_call
 from xlaview.analysis.cost.loops import (
     LoopCount,
@@ -536,7 +536,6 @@ def _op_cost(
     accessed = round(props.bytes_accessed)
     off_chip = _off_main_memory(model, instr, comp, props, platform) if spaces else 0
     opaque = top_level and is_opaque(instr)
-    interior = interior_of(model.module, instr) if opaque else None
     return OpCost(
         instr.name,
         comp.name,
@@ -555,7 +554,7 @@ def _op_cost(
         precision,
         props.known,
         opaque,
-        interior.interior_bytes if interior is not None else 0,
+        interior_bytes(model.module, instr, model.interiors) if opaque else 0,
         _padding(model, instr, comp, props) if model.module.names_tiles else 0,
         _collective(model, instr, comp),
     )
