@@ -224,6 +224,20 @@ def test_a_body_only_the_careful_parser_takes(tmp_path: Path) -> None:
     assert_same(broken, expect_split=False)
 
 
+def test_a_fork_that_fails_leaves_one_process_and_no_descriptor_open(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def fails() -> int:
+        raise OSError("no more processes")
+
+    one_loaded, one = load_and_price(sample_final(), helper=False)
+    monkeypatch.setattr(os, "fork", fails)
+    before = len(os.listdir("/proc/self/fd"))
+    loaded, cost = load_and_price(sample_final(), helper=True)
+    assert len(os.listdir("/proc/self/fd")) == before
+    assert cost.ops == one.ops and described(loaded) == described(one_loaded)
+
+
 def test_small_modules_stay_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None:
     def forbidden(*args, **kwargs):
         raise AssertionError("forked for a small module")

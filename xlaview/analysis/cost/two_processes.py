@@ -79,6 +79,8 @@ def load_and_price(
     if meanwhile is not None:
         meanwhile()
     if helper_process is None or claims is None:
+        if claims is not None:
+            claims.close()  # (the fork failed)
         loaded = load_text(path, text)
         return loaded, module_cost(loaded.module)
     try:
