@@ -230,6 +230,8 @@ def test_a_fork_that_fails_leaves_one_process_and_no_descriptor_open(
     def fails() -> int:
         raise OSError("no more processes")
 
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("open descriptors are counted in /proc (Linux)")
     one_loaded, one = load_and_price(sample_final(), helper=False)
     monkeypatch.setattr(os, "fork", fails)
     before = len(os.listdir("/proc/self/fd"))
