@@ -264,7 +264,7 @@ class _ParentShare:
     def prices(self) -> SharePrices | None:
         theirs = self.theirs
         if not theirs:
-            return None if theirs is None else SharePrices({}, {}, {})
+            return None  # the helper took nothing, or is gone: nothing to take from it
         try:
             prices = SharePrices.unpacked(self.helper.receive())
         except (TypeError, ValueError):
